@@ -1,0 +1,98 @@
+// The Hono app: guards, error handling, docs, and each capability's routes.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { requireToken } from "./auth";
+import { budgetMs, database, RequestDb } from "./db";
+import { renderDocs } from "./docs";
+import type { AppEnv } from "./env";
+import { httpProblem, onError, problemResponse } from "./errors";
+import { problemResponses } from "./openapi";
+import { reservations } from "./reservations";
+import { validationHook } from "./validation";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+const HEALTH_BUDGET_MS = 4_000;
+
+const DOC_CONFIG = {
+  openapi: "3.1.0",
+  info: {
+    title: "Admit",
+    version: "0.1.0",
+    description: [
+      "Correct yes/no answers under burst traffic: each request is one short Postgres transaction using transaction-scoped locks and constraints only.",
+      "Errors are `application/problem+json`. Times are RFC 3339 (returned in UTC with `Z`); intervals are half-open `[start, end)`.",
+      "`409`/`429` mean a lost race or a limit (nothing applied); `503` + `Retry-After` means nothing was applied, retry; `504` means the write was sent and no answer came.",
+    ].join("\n\n"),
+  },
+  security: [{ bearer: [] }],
+};
+
+function afterResponse(c: Context, work: Promise<unknown>): void {
+  try {
+    c.executionCtx.waitUntil(work);
+  } catch {
+    // No execution context (a plain app.request in a script): let the promise finish on its own.
+  }
+}
+
+/** Bodies are JSON and at most 64 KiB; anything else is refused before a handler runs. */
+function jsonBodies(): MiddlewareHandler<AppEnv> {
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw httpProblem(413, `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+    },
+  });
+  return async (c, next) => {
+    const hasBody = Number(c.req.header("Content-Length") ?? "0") > 0 || c.req.header("Transfer-Encoding") !== undefined;
+    if (!hasBody || c.req.method === "GET" || c.req.method === "HEAD") return next();
+    const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
+    if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
+      throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);
+    }
+    return limit(c, next);
+  };
+}
+
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.onError(onError);
+  app.notFound((c) => problemResponse(c, httpProblem(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}. See /docs.`).problem));
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API_TOKEN>`" });
+
+  app.use("*", jsonBodies());
+  app.use("*", database());
+  app.use("/v1/*", requireToken());
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/health",
+      tags: ["Service"],
+      summary: "Liveness and database reachability",
+      security: [],
+      responses: {
+        200: { description: "The database answered `select 1`", content: { "application/json": { schema: z.object({ ok: z.literal(true) }) } } },
+        ...problemResponses(503),
+      },
+    }),
+    async (c) => {
+      const db = new RequestDb(c.env ?? {}, Math.min(budgetMs(c.env ?? {}), HEALTH_BUDGET_MS));
+      try {
+        await db.query("SELECT 1");
+      } finally {
+        afterResponse(c, db.close());
+      }
+      return c.json({ ok: true as const }, 200);
+    },
+  );
+
+  app.route("/", reservations);
+
+  app.doc31("/openapi.json", DOC_CONFIG);
+  app.get("/docs", (c) => c.html(renderDocs(app.getOpenAPI31Document(DOC_CONFIG) as Parameters<typeof renderDocs>[0])));
+  app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", openapi: "/openapi.json", health: "/health" }));
+  return app;
+}

@@ -1,0 +1,192 @@
+// One Postgres connection per request, over @neondatabase/serverless, with a time budget and honest outcomes.
+//
+// - The client is created lazily on the first query and closed in `waitUntil` after the response.
+// - Every database call races the request's remaining budget; nothing waits forever.
+// - Failures are classified by what is known: a Postgres error (SQLSTATE) means the statement was
+//   rolled back; a network failure or timeout *before* a write was sent means "not applied" (503);
+//   after a write was sent it means "outcome unknown" (504) — the write may still commit.
+import { Client } from "@neondatabase/serverless";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv, Bindings } from "./env";
+import { problem, ProblemError } from "./errors";
+
+export const DEFAULT_BUDGET_MS = 5_000;
+export const DEFAULT_LOCK_TIMEOUT_MS = 2_000;
+
+function intSetting(value: string | undefined, fallback: number, min: number, max: number): number {
+  const n = value === undefined || value === "" ? fallback : Number(value);
+  return Number.isInteger(n) && n >= min && n <= max ? n : fallback;
+}
+
+export function budgetMs(b: Bindings): number {
+  return intSetting(b.DB_BUDGET_MS, DEFAULT_BUDGET_MS, 100, 60_000);
+}
+
+export function lockTimeoutMs(b: Bindings): number {
+  return intSetting(b.LOCK_TIMEOUT_MS, DEFAULT_LOCK_TIMEOUT_MS, 1, 60_000);
+}
+
+/** A configured, unconnected client. Locally `NEON_WS_PROXY` points the driver at the bridge. */
+export function createClient(b: Pick<Bindings, "DATABASE_URL" | "NEON_WS_PROXY">): Client {
+  if (!b.DATABASE_URL) {
+    throw problem(503, "database-not-configured", "Database not configured", "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).", {}, { "Retry-After": "30" });
+  }
+  const client = new Client({ connectionString: b.DATABASE_URL });
+  if (b.NEON_WS_PROXY) {
+    client.neonConfig.wsProxy = b.NEON_WS_PROXY;
+    client.neonConfig.useSecureWebSocket = false;
+    client.neonConfig.pipelineTLS = false;
+  }
+  // Startup, cleartext password and first query go out together: one round trip saved per request.
+  client.neonConfig.pipelineConnect = "password";
+  // An idle connection that dies emits 'error'; without a listener that would be an uncaught exception.
+  client.on("error", () => {});
+  return client;
+}
+
+export function unavailable(detail: string, retryAfterS = 2): ProblemError {
+  return problem(503, "database-unavailable", "Database unavailable", `${detail} Nothing was applied; retry after ${retryAfterS} s.`, {}, { "Retry-After": String(retryAfterS) });
+}
+
+export function outcomeUnknown(detail: string): ProblemError {
+  return problem(504, "outcome-unknown", "Outcome unknown", `${detail} The write was sent but no answer came, so it may or may not have been applied. Retry with the same Idempotency-Key to learn the real outcome, or read the resource back.`);
+}
+
+/** A Postgres error carries a 5-character SQLSTATE in `code`; anything else from the driver is the connection. */
+export function sqlState(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/**
+ * SQLSTATE → HTTP for failures no capability handles itself. The statement was rolled back in every
+ * case here, so "not applied" is certain.
+ */
+export function mapSqlError(state: string, err: unknown): ProblemError {
+  const msg = (err as { message?: string }).message ?? "";
+  if (state === "40P01" || state === "40001") return problem(409, "concurrent-conflict", "Concurrent conflict", "Another request changed the same data at the same moment; nothing was applied. Retry.", {}, { "Retry-After": "1" });
+  if (state === "23P01" || state === "23505") return problem(409, "conflict", "Conflict", "The write conflicts with existing data (a concurrent request won); nothing was applied.");
+  if (state === "55P03") return problem(503, "lock-timeout", "Lock wait timed out", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
+  if (state === "57014") return unavailable("The statement timed out in the database.", 1);
+  if (state.startsWith("22")) return problem(422, "validation", "Validation failed", `The database rejected a value: ${msg}`);
+  if (state === "42P01" || state === "42883" || state === "42703") return unavailable("The database schema is missing or out of date: run `npm run migrate` against DATABASE_URL.", 30);
+  if (state.startsWith("28")) return unavailable("The database rejected the credentials in DATABASE_URL.", 30);
+  if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P") || state === "3D000") return unavailable(`The database cannot serve requests now (${state}).`);
+  const bug = new Error(`unexpected SQLSTATE ${state}: ${msg}`);
+  throw bug;
+}
+
+class Timeout extends Error {}
+
+export interface QueryOptions {
+  /** The statement changes data: a lost answer after sending it is "outcome unknown" (504), not 503. */
+  write?: boolean;
+}
+
+/** The request's database handle: at most one connection, opened on first use, bounded by the budget. */
+export class RequestDb {
+  private client?: Client;
+  private connecting?: Promise<Client>;
+  private readonly deadline: number;
+  private broken = false;
+
+  constructor(
+    private readonly bindings: Bindings,
+    budget = budgetMs(bindings),
+  ) {
+    this.deadline = Date.now() + budget;
+  }
+
+  get lockTimeoutMs(): number {
+    return Math.max(1, Math.min(lockTimeoutMs(this.bindings), this.remainingMs() - 50));
+  }
+
+  remainingMs(): number {
+    return this.deadline - Date.now();
+  }
+
+  private async withDeadline<T>(work: Promise<T>): Promise<T> {
+    const left = this.remainingMs();
+    if (left <= 0) throw new Timeout();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        work,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Timeout()), left);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private connect(): Promise<Client> {
+    this.connecting ??= (async () => {
+      const client = createClient(this.bindings);
+      this.client = client;
+      await client.connect();
+      return client;
+    })();
+    return this.connecting;
+  }
+
+  /** Runs one statement (its own transaction) and returns its rows. */
+  async query<R = Record<string, unknown>>(text: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<R[]> {
+    if (this.broken) throw unavailable("The database connection of this request was lost.");
+    let sent = false;
+    try {
+      const client = await this.withDeadline(this.connect());
+      sent = true;
+      const result = await this.withDeadline(client.query(text, params));
+      return result.rows as R[];
+    } catch (err) {
+      const state = sqlState(err);
+      if (state) throw mapSqlError(state, err);
+      if (err instanceof ProblemError) throw err;
+      this.broken = true;
+      this.destroy();
+      const what = err instanceof Timeout ? `No answer from the database within ${budgetMs(this.bindings)} ms.` : "The database connection failed.";
+      if (sent && opts.write) throw outcomeUnknown(what);
+      throw unavailable(what);
+    }
+  }
+
+  private destroy(): void {
+    const client = this.client;
+    this.client = undefined;
+    this.connecting = undefined;
+    if (client) void client.end().catch(() => {});
+  }
+
+  /** Closes the connection; called from `waitUntil` once the response is on its way. */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    try {
+      // Never let a stalled close keep the invocation alive.
+      await Promise.race([client.end(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    } catch {
+      /* the connection is gone either way */
+    }
+  }
+}
+
+/** Gives each request `c.var.db` and closes it after the response via `executionCtx.waitUntil`. */
+export function database(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const db = new RequestDb(c.env ?? {});
+    c.set("db", db);
+    try {
+      await next();
+    } finally {
+      const closing = db.close();
+      try {
+        c.executionCtx.waitUntil(closing);
+      } catch {
+        // No execution context (plain app.request in a script): let the promise run on its own.
+      }
+    }
+  };
+}

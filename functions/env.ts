@@ -1,0 +1,20 @@
+// What the Worker is given (wrangler vars/secrets) and what each request carries.
+import type { RequestDb } from "./db";
+
+export interface Bindings {
+  /** postgres://… of Neon (or the embedded Postgres locally). */
+  DATABASE_URL?: string;
+  /** Bearer token for every /v1 route (a wrangler secret in production). */
+  API_TOKEN?: string;
+  /** Local only: the WebSocket→TCP bridge in front of Postgres, e.g. "127.0.0.1:8788/v1". Unset on Neon. */
+  NEON_WS_PROXY?: string;
+  /** A request's whole database time budget in ms (connect + statements). Default 5000. */
+  DB_BUDGET_MS?: string;
+  /** How long one statement may wait for a lock, in ms. Default 2000. */
+  LOCK_TIMEOUT_MS?: string;
+}
+
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: { db: RequestDb };
+}

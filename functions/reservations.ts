@@ -1,0 +1,230 @@
+// Reservations: a resource held for a half-open time range [start, end), never two at once (seed 000).
+// SQL: schema/000002_reservations.sql. Tests: test/reservations*.test.ts.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "./env";
+import { problem } from "./errors";
+import { lockKey } from "./keys";
+import { ProblemSchema, problemResponses } from "./openapi";
+import { name, Rfc3339, validationHook } from "./validation";
+
+const MAX_PAGE = 1000;
+const MAX_AVAILABILITY_DAYS = 366;
+
+const Interval = z.object({ start: z.string().openapi({ format: "date-time" }), end: z.string().openapi({ format: "date-time" }) }).openapi("Interval");
+const Availability = z
+  .object({ resource: z.string(), from: z.string(), to: z.string(), free: z.array(Interval), busy: z.array(Interval) })
+  .openapi("Availability");
+
+export const Reservation = z
+  .object({
+    id: z.uuid(),
+    resource: z.string(),
+    holder: z.string(),
+    start: z.string().openapi({ format: "date-time", description: "Inclusive, UTC" }),
+    end: z.string().openapi({ format: "date-time", description: "Exclusive, UTC" }),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+    status: z.enum(["active", "cancelled"]),
+    created_at: z.string().openapi({ format: "date-time" }),
+    cancelled_at: z.string().nullable().openapi({ format: "date-time" }),
+  })
+  .openapi("Reservation");
+
+const Conflict = z.object({ id: z.uuid(), holder: z.string(), start: z.string(), end: z.string() }).openapi("ReservationConflictItem");
+
+const ConflictProblem = ProblemSchema.extend({ conflicts: z.array(Conflict) }).openapi("ReservationConflict");
+
+const CreateBody = z
+  .object({
+    resource: name().openapi({ example: "223/345", description: "What is reserved (e.g. datacenter/server). 1–200 characters, matched verbatim." }),
+    holder: name().openapi({ example: "user-3126", description: "Who holds it. 1–200 characters." }),
+    start: Rfc3339,
+    end: Rfc3339,
+    metadata: z.record(z.string(), z.unknown()).optional().openapi({ description: "Any JSON object, stored and returned as is." }),
+  })
+  .refine((b) => Date.parse(b.end) > Date.parse(b.start), { path: ["end"], message: "end must be after start (intervals are half-open [start, end))" })
+  .openapi("NewReservation");
+
+const ListQuery = z
+  .object({
+    resource: name().openapi({ param: { name: "resource", in: "query" }, example: "223/345" }),
+    from: Rfc3339.optional().openapi({ param: { name: "from", in: "query" }, description: "Window start (inclusive); omitted = unbounded" }),
+    to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" }, description: "Window end (exclusive); omitted = unbounded" }),
+    limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(MAX_PAGE).openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1–1000 (default 1000)" }),
+    cursor: z.string().max(200).optional().openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" }),
+  })
+  .refine((q) => !q.from || !q.to || Date.parse(q.to) > Date.parse(q.from), { path: ["to"], message: "to must be after from" });
+
+const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" }) });
+
+const AvailabilityParams = z.object({ resource: name().openapi({ param: { name: "resource", in: "path" }, example: "223/345" }) });
+const AvailabilityQuery = z
+  .object({
+    from: Rfc3339.openapi({ param: { name: "from", in: "query" } }),
+    to: Rfc3339.openapi({ param: { name: "to", in: "query" } }),
+  })
+  .refine((q) => Date.parse(q.to) > Date.parse(q.from), { path: ["to"], message: "to must be after from" })
+  .refine((q) => Date.parse(q.to) - Date.parse(q.from) <= MAX_AVAILABILITY_DAYS * 86_400_000, { path: ["to"], message: `the window may span at most ${MAX_AVAILABILITY_DAYS} days` });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function notFound(id: string) {
+  return problem(404, "not-found", "Not found", `No reservation with id ${JSON.stringify(id)}.`);
+}
+
+/** Cursor = base64url("start|id") of the last item of the previous page. */
+function encodeCursor(start: string, id: string): string {
+  return btoa(`${start}|${id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decodeCursor(cursor: string): { start: string; id: string } {
+  try {
+    const [start, id] = atob(cursor.replace(/-/g, "+").replace(/_/g, "/")).split("|");
+    if (UUID.test(id) && !Number.isNaN(Date.parse(start))) return { start, id };
+  } catch {
+    /* fall through */
+  }
+  throw problem(422, "validation", "Validation failed", "cursor is not a next_cursor returned by this endpoint.", {
+    errors: [{ in: "query", path: "cursor", message: "invalid cursor" }],
+  });
+}
+
+type ReservationJson = z.infer<typeof Reservation>;
+type ReserveResult = { created: true; reservation: ReservationJson } | { created: false; conflicts: z.infer<typeof Conflict>[] };
+
+export const reservations = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+reservations.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/reservations",
+    tags: ["Reservations"],
+    summary: "Reserve a resource for [start, end)",
+    description:
+      "Atomically checks for overlap and inserts, under `pg_advisory_xact_lock(fnv64('reservation/' + resource))`, backed by an `EXCLUDE` constraint. Back-to-back intervals do not overlap.",
+    request: { body: { required: true, content: { "application/json": { schema: CreateBody } } } },
+    responses: {
+      201: { description: "Reserved", content: { "application/json": { schema: Reservation } } },
+      409: { description: "Overlaps active reservations (listed in `conflicts`); nothing was written", content: { "application/problem+json": { schema: ConflictProblem } } },
+      ...problemResponses(400, 401, 413, 415, 422, 503, 504),
+    },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    const db = c.var.db;
+    const [{ r }] = await db.query<{ r: ReserveResult }>(
+      "SELECT admit_reserve($1::bigint, $2, $3, $4::timestamptz, $5::timestamptz, $6::jsonb, $7::integer) AS r",
+      [lockKey("reservation", body.resource), body.resource, body.holder, body.start, body.end, body.metadata === undefined ? null : JSON.stringify(body.metadata), db.lockTimeoutMs],
+      { write: true },
+    );
+    if (!r.created) {
+      throw problem(409, "reservation-conflict", "Reservation overlaps", `${JSON.stringify(body.resource)} is already reserved during part of [${body.start}, ${body.end}).`, {
+        conflicts: r.conflicts,
+      });
+    }
+    return c.json(r.reservation, 201, { Location: `/v1/reservations/${r.reservation.id}` });
+  },
+);
+
+reservations.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/reservations",
+    tags: ["Reservations"],
+    summary: "List active reservations of a resource overlapping [from, to)",
+    description: "Ordered by start. Up to `limit` (default and max 1000) per page; follow `next_cursor` for more.",
+    request: { query: ListQuery },
+    responses: {
+      200: {
+        description: "A page of reservations",
+        content: { "application/json": { schema: z.object({ items: z.array(Reservation), next_cursor: z.string().nullable() }) } },
+      },
+      ...problemResponses(401, 422, 503),
+    },
+  }),
+  async (c) => {
+    const q = c.req.valid("query");
+    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const [{ items }] = await c.var.db.query<{ items: ReservationJson[] }>(
+      "SELECT admit_list_reservations($1, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::uuid, $6::integer) AS items",
+      [q.resource, q.from ?? null, q.to ?? null, after?.start ?? null, after?.id ?? null, q.limit],
+    );
+    const more = items.length > q.limit;
+    const page = more ? items.slice(0, q.limit) : items;
+    const last = page[page.length - 1];
+    return c.json({ items: page, next_cursor: more && last ? encodeCursor(last.start, last.id) : null }, 200);
+  },
+);
+
+reservations.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/reservations/{id}",
+    tags: ["Reservations"],
+    summary: "Get a reservation (active or cancelled)",
+    request: { params: IdParam },
+    responses: {
+      200: { description: "The reservation", content: { "application/json": { schema: Reservation } } },
+      ...problemResponses(401, 404, 503),
+    },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    if (!UUID.test(id)) throw notFound(id);
+    const [{ r }] = await c.var.db.query<{ r: ReservationJson | null }>("SELECT admit_get_reservation($1::uuid) AS r", [id]);
+    if (!r) throw notFound(id);
+    return c.json(r, 200);
+  },
+);
+
+reservations.openapi(
+  createRoute({
+    method: "delete",
+    path: "/v1/reservations/{id}",
+    tags: ["Reservations"],
+    summary: "Cancel a reservation",
+    description: "The reservation is kept as history with `cancelled_at`; its time is free at once. Cancelling again is a no-op (204).",
+    request: { params: IdParam },
+    responses: {
+      204: { description: "Cancelled" },
+      ...problemResponses(401, 404, 503, 504),
+    },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    if (!UUID.test(id)) throw notFound(id);
+    const [{ r }] = await c.var.db.query<{ r: ReservationJson | null }>("SELECT admit_cancel_reservation($1::uuid) AS r", [id], { write: true });
+    if (!r) throw notFound(id);
+    return c.body(null, 204);
+  },
+);
+
+reservations.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/resources/{resource}/availability",
+    tags: ["Reservations"],
+    summary: "Free and busy intervals of a resource within [from, to)",
+    description: `The window may span at most ${MAX_AVAILABILITY_DAYS} days. Encode \`/\` in the resource as \`%2F\`.`,
+    request: { params: AvailabilityParams, query: AvailabilityQuery },
+    responses: {
+      200: {
+        description: "Free and busy intervals, in order, clipped to the window",
+        content: {
+          "application/json": {
+            schema: Availability,
+          },
+        },
+      },
+      ...problemResponses(401, 422, 503),
+    },
+  }),
+  async (c) => {
+    const { resource } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const [{ a }] = await c.var.db.query<{ a: z.infer<typeof Availability> }>(
+      "SELECT admit_resource_availability($1, $2::timestamptz, $3::timestamptz) AS a",
+      [resource, q.from, q.to],
+    );
+    return c.json(a, 200);
+  },
+);

@@ -1,0 +1,84 @@
+// What the suites share: a database of their own, a one-off SQL helper, and the app served over real HTTP.
+import { serve } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
+import { inject } from "vitest";
+import { createClient } from "../functions/db";
+import type { Bindings } from "../functions/env";
+import { app } from "../functions/index";
+
+export const TOKEN = "test-token-" + Math.random().toString(36).slice(2);
+
+/** Runs one statement on `url` through the bridge and returns its rows. */
+export async function sql<R = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+  const client = createClient({ DATABASE_URL: url, NEON_WS_PROXY: inject("wsProxy") });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as R[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new database cloned from the migrated template: this suite's rows only. */
+export async function freshDatabase(label: string): Promise<string> {
+  const name = `t_${label.replace(/[^a-z0-9]/gi, "_").toLowerCase()}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  await sql(inject("adminUrl"), `CREATE DATABASE ${name} TEMPLATE admit_template`);
+  const url = new URL(inject("templateUrl"));
+  url.pathname = "/" + name;
+  return url.toString();
+}
+
+export function bindings(databaseUrl: string, extra: Partial<Bindings> = {}): Bindings {
+  return { DATABASE_URL: databaseUrl, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, ...extra };
+}
+
+export interface Served {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves the Worker's app on a loopback port, with `waitUntil` work awaited on close. */
+export async function serveApp(env: Bindings): Promise<Served> {
+  const pending = new Set<Promise<unknown>>();
+  const ctx = {
+    waitUntil(p: Promise<unknown>) {
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+    },
+    passThroughOnException() {},
+    props: {},
+  };
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: (req) => app.fetch(req, env, ctx), port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([...pending]);
+    },
+  };
+}
+
+/** A small HTTP client for the API: JSON in, parsed JSON (or text) out, with the token unless told otherwise. */
+export function client(base: string, token: string | null = TOKEN) {
+  return async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const h: Record<string, string> = { ...headers };
+    if (token) h.Authorization = `Bearer ${token}`;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === "string" ? body : JSON.stringify(body);
+      h["Content-Type"] ??= "application/json";
+    }
+    const res = await fetch(base + path, { method, headers: h, body: payload });
+    const text = await res.text();
+    let json: any = undefined;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+}
