@@ -29,10 +29,11 @@ CREATE TABLE reservations (
 CREATE INDEX reservations_active_by_start ON reservations (resource, lower(during), id)
   WHERE cancelled_at IS NULL;
 
--- The public representation, built once here so every endpoint answers the same shape.
-CREATE FUNCTION admit_reservation_json(r reservations) RETURNS jsonb
+-- The public representation, built once here so every endpoint answers the same shape
+-- (json, not jsonb, to keep the fields in this order).
+CREATE FUNCTION admit_reservation_json(r reservations) RETURNS json
 LANGUAGE sql STABLE AS $$
-  SELECT jsonb_build_object(
+  SELECT json_build_object(
     'id', r.id,
     'resource', r.resource,
     'holder', r.holder,
@@ -55,18 +56,18 @@ CREATE FUNCTION admit_reserve(
   p_end timestamptz,
   p_metadata jsonb,
   p_lock_timeout_ms integer
-) RETURNS jsonb
+) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
   v_during tstzrange := tstzrange(p_start, p_end, '[)');
-  v_conflicts jsonb;
+  v_conflicts json;
   v_row reservations;
 BEGIN
   -- Local to this statement's transaction: a queue on a hot resource answers 503, never hangs.
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   PERFORM pg_advisory_xact_lock(p_lock_key);
 
-  SELECT jsonb_agg(jsonb_build_object(
+  SELECT json_agg(json_build_object(
            'id', c.id, 'holder', c.holder,
            'start', admit_rfc3339(lower(c.during)), 'end', admit_rfc3339(upper(c.during)))
          ORDER BY lower(c.during))
@@ -76,20 +77,20 @@ BEGIN
            ORDER BY lower(during) LIMIT 100) c;
 
   IF v_conflicts IS NOT NULL THEN
-    RETURN jsonb_build_object('created', false, 'conflicts', v_conflicts);
+    RETURN json_build_object('created', false, 'conflicts', v_conflicts);
   END IF;
 
   INSERT INTO reservations (resource, holder, during, metadata)
   VALUES (p_resource, p_holder, v_during, p_metadata)
   RETURNING * INTO v_row;
 
-  RETURN jsonb_build_object('created', true, 'reservation', admit_reservation_json(v_row));
+  RETURN json_build_object('created', true, 'reservation', admit_reservation_json(v_row));
 END
 $$;
 
 -- Cancel keeps the row as history; its time is free at once (the constraint ignores cancelled rows).
 -- Returns the reservation, or NULL when the id is unknown. Cancelling twice keeps the first time.
-CREATE FUNCTION admit_cancel_reservation(p_id uuid) RETURNS jsonb
+CREATE FUNCTION admit_cancel_reservation(p_id uuid) RETURNS json
 LANGUAGE sql AS $$
   WITH cancelled AS (
     UPDATE reservations SET cancelled_at = now()
@@ -102,7 +103,7 @@ LANGUAGE sql AS $$
   )
 $$;
 
-CREATE FUNCTION admit_get_reservation(p_id uuid) RETURNS jsonb
+CREATE FUNCTION admit_get_reservation(p_id uuid) RETURNS json
 LANGUAGE sql STABLE AS $$
   SELECT admit_reservation_json(r) FROM reservations r WHERE r.id = p_id
 $$;
@@ -112,9 +113,9 @@ $$;
 CREATE FUNCTION admit_list_reservations(
   p_resource text, p_from timestamptz, p_to timestamptz,
   p_after_start timestamptz, p_after_id uuid, p_limit integer
-) RETURNS jsonb
+) RETURNS json
 LANGUAGE sql STABLE AS $$
-  SELECT coalesce(jsonb_agg(admit_reservation_json(r) ORDER BY lower(r.during), r.id), '[]'::jsonb)
+  SELECT coalesce(json_agg(admit_reservation_json(r) ORDER BY lower(r.during), r.id), '[]'::json)
     FROM (SELECT * FROM reservations
            WHERE resource = p_resource AND cancelled_at IS NULL
              AND during && tstzrange(p_from, p_to, '[)')
@@ -125,7 +126,7 @@ $$;
 
 -- Free and busy intervals of a resource within [p_from, p_to), by multirange arithmetic.
 CREATE FUNCTION admit_resource_availability(p_resource text, p_from timestamptz, p_to timestamptz)
-RETURNS jsonb
+RETURNS json
 LANGUAGE sql STABLE AS $$
   WITH win AS (SELECT tstzrange(p_from, p_to, '[)') AS w),
   busy AS (
@@ -133,13 +134,13 @@ LANGUAGE sql STABLE AS $$
       FROM win JOIN reservations r
         ON r.resource = p_resource AND r.cancelled_at IS NULL AND r.during && win.w
   )
-  SELECT jsonb_build_object(
+  SELECT json_build_object(
     'resource', p_resource,
     'from', admit_rfc3339(p_from),
     'to', admit_rfc3339(p_to),
-    'free', (SELECT coalesce(jsonb_agg(jsonb_build_object('start', admit_rfc3339(lower(f)), 'end', admit_rfc3339(upper(f))) ORDER BY lower(f)), '[]'::jsonb)
+    'free', (SELECT coalesce(json_agg(json_build_object('start', admit_rfc3339(lower(f)), 'end', admit_rfc3339(upper(f))) ORDER BY lower(f)), '[]'::json)
                FROM win, busy, unnest(tstzmultirange(win.w) - busy.m) AS f),
-    'busy', (SELECT coalesce(jsonb_agg(jsonb_build_object('start', admit_rfc3339(lower(b)), 'end', admit_rfc3339(upper(b))) ORDER BY lower(b)), '[]'::jsonb)
+    'busy', (SELECT coalesce(json_agg(json_build_object('start', admit_rfc3339(lower(b)), 'end', admit_rfc3339(upper(b))) ORDER BY lower(b)), '[]'::json)
                FROM busy, unnest(busy.m) AS b)
   )
 $$;

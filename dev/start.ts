@@ -1,0 +1,107 @@
+// `npm start`: embedded Postgres (data in .data/postgres, kept across restarts) → migrations →
+// WebSocket bridge → the Worker in `wrangler dev` on PORT (default 8787). Ctrl-C stops it all.
+// With DATABASE_URL set, that Postgres is used instead of the embedded one.
+import "./node-ws";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startBridge, type Bridge } from "./bridge";
+import { isLoopbackUrl, migrate } from "./migrate";
+import { startPostgres, type PgHandle } from "./postgres";
+import { startWranglerDev, type WranglerDev } from "./wrangler";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const DATA = join(ROOT, ".data");
+const say = (line: string) => console.log(`[admit] ${line}`);
+
+/** The dev token survives restarts so curl commands keep working; API_TOKEN overrides it. */
+function devToken(): string {
+  if (process.env.API_TOKEN) return process.env.API_TOKEN;
+  const file = join(DATA, "dev-api-token");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const token = "dev_" + randomBytes(18).toString("base64url");
+  mkdirSync(DATA, { recursive: true });
+  writeFileSync(file, token + "\n", { mode: 0o600 });
+  return token;
+}
+
+function port(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name}=${raw} is not a port number (0–65535).`);
+  return n;
+}
+
+/** wrangler's offline chatter about Request.cf is expected here (no internet); keep the rest. */
+function wranglerLine(line: string): void {
+  if (/Request\.cf|workers\.cloudflare\.com|GetAddrInfoReqWrap|^\s+at /.test(line)) return;
+  console.log(`[wrangler] ${line}`);
+}
+
+async function main(): Promise<void> {
+  let pg: PgHandle | undefined;
+  let bridge: Bridge | undefined;
+  let worker: WranglerDev | undefined;
+  let stopping = false;
+
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say("stopping…");
+    await worker?.stop().catch(() => {});
+    await bridge?.close().catch(() => {});
+    await pg?.stop().catch(() => {});
+    say("stopped");
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void shutdown(0));
+  process.on("SIGTERM", () => void shutdown(0));
+
+  try {
+    let databaseUrl = process.env.DATABASE_URL;
+    if (databaseUrl) {
+      say(`using DATABASE_URL (${new URL(databaseUrl).host})`);
+    } else {
+      pg = await startPostgres({ dataDir: join(DATA, "postgres"), port: port("PGPORT", 0), persistent: true, log: say });
+      databaseUrl = pg.url;
+    }
+    let wsProxy: string | undefined;
+    if (isLoopbackUrl(databaseUrl)) {
+      bridge = await startBridge({ port: port("BRIDGE_PORT", 0) });
+      wsProxy = bridge.wsProxy;
+      say(`WebSocket bridge on ${bridge.wsProxy} (loopback targets only)`);
+    }
+    const { applied } = await migrate({ databaseUrl, wsProxy, log: say });
+    say(applied.length ? `applied ${applied.length} migration(s)` : "schema up to date");
+
+    const token = devToken();
+    say("starting the Worker in wrangler dev…");
+    const vars: Record<string, string> = { DATABASE_URL: databaseUrl, API_TOKEN: token };
+    if (wsProxy) vars.NEON_WS_PROXY = wsProxy;
+    worker = await startWranglerDev({ port: port("PORT", 8787), vars, log: wranglerLine });
+
+    console.log(`
+  Admit is running.
+
+    URL        ${worker.url}
+    API token  ${token}
+    Docs       ${worker.url}/docs
+
+  Try:
+    curl -s ${worker.url}/health
+    curl -s -X POST ${worker.url}/v1/reservations \\
+      -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" \\
+      -d '{"resource":"223/345","holder":"me","start":"2021-01-01T14:45:00Z","end":"2021-01-04T14:45:00Z"}'
+    npm run demo        # seed 000: 10 simultaneous identical reservations
+
+  Ctrl-C stops everything.
+`);
+  } catch (err) {
+    console.error(`[admit] could not start: ${(err as Error).message}`);
+    await shutdown(1);
+  }
+}
+
+void main();

@@ -1,0 +1,98 @@
+// Runs the Worker in the real Workers runtime (`wrangler dev`, workerd) on loopback, for npm start,
+// the runtime test suite and the benchmark. Its process group is killed on stop: no orphans.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface WranglerDev {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface WranglerOptions {
+  /** 0 or undefined = a free port. */
+  port?: number;
+  vars: Record<string, string>;
+  /** Each line wrangler prints, for progress or debugging. */
+  log?: (line: string) => void;
+  readyTimeoutMs?: number;
+}
+
+export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerDev> {
+  const port = opts.port || (await freePort());
+  const inspectorPort = await freePort();
+  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--log-level", "warn"];
+  for (const [k, v] of Object.entries(opts.vars)) args.push("--var", `${k}:${v}`);
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: true, // its own process group, so stop() takes workerd down with it
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_UPDATE_NOTIFIER: "1", CI: "true", FORCE_COLOR: "0" },
+  });
+  const output: string[] = [];
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) {
+      if (!line.trim()) continue;
+      output.push(line);
+      if (output.length > 200) output.shift();
+      opts.log?.(line);
+    }
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+  let exited = false;
+  const exit = new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
+
+  const stop = async () => {
+    if (exited || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
+    const killer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }, 5_000);
+    await exit;
+    clearTimeout(killer);
+  };
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
+  while (true) {
+    if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output.join("\n")}`);
+    try {
+      const res = await fetch(url + "/", { signal: AbortSignal.timeout(1_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`wrangler dev did not answer on ${url} within ${opts.readyTimeoutMs ?? 60_000} ms. Its output:\n${output.join("\n")}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { url, port, stop };
+}
