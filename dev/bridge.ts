@@ -111,8 +111,18 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
       }
     });
 
+    let reached = false;
+    upstream.once('connect', () => {
+      reached = true;
+    });
     upstream.on('error', (err: NodeJS.ErrnoException) => {
       log(`bridge: upstream ${target.host}:${target.port}: ${err.code ?? err.message}`);
+      // Postgres was never reached, so nothing the client pipelined can have run. Say so the way a
+      // server would (an ErrorResponse, SQLSTATE 08006), as Neon's proxy does, instead of a bare
+      // close the client could not tell apart from a connection lost after its write.
+      if (!reached && ws.readyState === ws.OPEN) {
+        ws.send(errorResponse('08006', `could not connect to Postgres at ${target.host}:${target.port} (${err.code ?? err.message})`), BINARY);
+      }
     });
     upstream.on('close', (hadError: boolean) => {
       upstreams.delete(upstream);
@@ -174,6 +184,19 @@ function parseTarget(url: string | undefined): Target | Refusal {
   const family = net.isIPv4(name) ? 'ipv4' : net.isIPv6(name) ? 'ipv6' : undefined;
   if (family && LOOPBACK.check(name, family)) return { host: name, port };
   return { status: 403, message: `target ${address} is not a loopback address` };
+}
+
+/** A Postgres wire-protocol ErrorResponse ('E') with severity FATAL. */
+function errorResponse(sqlstate: string, message: string): Buffer {
+  const fields = Buffer.concat(
+    [['S', 'FATAL'], ['V', 'FATAL'], ['C', sqlstate], ['M', message]].map(([k, v]) => Buffer.from(`${k}${v}\0`, 'utf8')),
+  );
+  const out = Buffer.alloc(1 + 4 + fields.length + 1);
+  out.write('E', 0, 'ascii');
+  out.writeInt32BE(4 + fields.length + 1, 1);
+  fields.copy(out, 5);
+  out[out.length - 1] = 0;
+  return out;
 }
 
 function refuse(socket: Duplex, { status, message }: Refusal): void {
