@@ -100,8 +100,10 @@ describe('bridge', () => {
     const started = Date.now();
     // With pipelineConnect the driver's connect() resolves as soon as the WebSocket opens, so the
     // failure surfaces on the first query.
+    // failure surfaces on the first query. The bridge reports it as Postgres would (SQLSTATE
+    // 08006), so the caller knows the pipelined query never reached a server.
     const attempt = c.connect().then(() => c.query('select 1'));
-    await expect(attempt).rejects.toThrow();
+    await expect(attempt).rejects.toMatchObject({ code: '08006', message: expect.stringContaining('could not connect') });
     expect(Date.now() - started).toBeLessThan(5_000);
   }, 10_000);
 });

@@ -1,0 +1,64 @@
+// The migrator: in order, once each, recorded, and safe with two migrators at once.
+import { cp, mkdtemp, writeFile, appendFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { loadMigrations, migrate, SCHEMA_DIR } from "../dev/migrate";
+import { sql } from "./support";
+
+async function emptyDatabase(label: string): Promise<string> {
+  const name = `m_${label}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  await sql(inject("adminUrl"), `CREATE DATABASE ${name}`);
+  const url = new URL(inject("adminUrl"));
+  url.pathname = "/" + name;
+  return url.toString();
+}
+
+describe("migrate", () => {
+  it("applies every schema file once, in order, and records it", async () => {
+    const url = await emptyDatabase("fresh");
+    const files = (await loadMigrations()).map((m) => m.name);
+    const first = await migrate({ databaseUrl: url, wsProxy: inject("wsProxy") });
+    expect(first.applied).toEqual(files);
+    const second = await migrate({ databaseUrl: url, wsProxy: inject("wsProxy") });
+    expect(second.applied).toEqual([]);
+    const rows = await sql<{ name: string }>(url, "SELECT name FROM admit_migrations ORDER BY id");
+    expect(rows.map((r) => r.name)).toEqual(files);
+  });
+
+  it("two migrators at once never interleave: each file applied exactly once", async () => {
+    const url = await emptyDatabase("race");
+    const runs = await Promise.all([1, 2, 3].map(() => migrate({ databaseUrl: url, wsProxy: inject("wsProxy") })));
+    const all = runs.flatMap((r) => r.applied).sort();
+    expect(all).toEqual((await loadMigrations()).map((m) => m.name).sort());
+    const [{ n }] = await sql<{ n: number }>(url, "SELECT count(*)::int AS n FROM admit_migrations");
+    expect(n).toBe(all.length);
+  });
+
+  it("refuses an applied file that was edited, and says what to do", async () => {
+    const url = await emptyDatabase("edited");
+    const dir = await mkdtemp(join(tmpdir(), "admit-schema-"));
+    await cp(SCHEMA_DIR, dir, { recursive: true });
+    await migrate({ databaseUrl: url, wsProxy: inject("wsProxy"), dir });
+    await appendFile(join(dir, "000001_core.sql"), "\n-- edited\n");
+    await expect(migrate({ databaseUrl: url, wsProxy: inject("wsProxy"), dir })).rejects.toThrow(/append-only.*new numbered file/);
+  });
+
+  it("a failing migration rolls back whole and is not recorded", async () => {
+    const url = await emptyDatabase("failing");
+    const dir = await mkdtemp(join(tmpdir(), "admit-schema-"));
+    await cp(SCHEMA_DIR, dir, { recursive: true });
+    await writeFile(join(dir, "999999_broken.sql"), "CREATE TABLE half_done (x int);\nSELECT no_such_function();\n");
+    await expect(migrate({ databaseUrl: url, wsProxy: inject("wsProxy"), dir })).rejects.toThrow(/999999_broken\.sql/);
+    const [{ t }] = await sql<{ t: string | null }>(url, "SELECT to_regclass('half_done')::text AS t");
+    expect(t).toBeNull();
+    const [{ n }] = await sql<{ n: number }>(url, "SELECT count(*)::int AS n FROM admit_migrations WHERE id = 999999");
+    expect(n).toBe(0);
+  });
+
+  it("rejects badly named files with a next step", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "admit-schema-"));
+    await writeFile(join(dir, "1_x.sql"), "SELECT 1;");
+    await expect(loadMigrations(dir)).rejects.toThrow(/six digits/);
+  });
+});
