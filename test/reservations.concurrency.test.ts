@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bindings, client, freshDatabase, serveApp, sql, type Served } from "./support";
 import { createClient } from "../functions/db";
 import { inject } from "vitest";
+import { lockKey } from "../functions/keys";
 
 let db: string;
 let server: Served;
@@ -101,5 +102,45 @@ describe("the EXCLUDE constraint on its own", () => {
     expect(ok).toBe(1);
     expect(codes.every((c) => c === "23P01" || c === "40P01")).toBe(true);
     expect(await sql(db, OVERLAPS)).toEqual([]);
+  });
+});
+
+describe("bounded lock waits", () => {
+  it("a transaction holding the resource's lock makes the next request answer 503 + Retry-After, not wait", async () => {
+    const holder = createClient({ DATABASE_URL: db, NEON_WS_PROXY: inject("wsProxy") });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", "held")]);
+      const slow = await serveApp(bindings(db, { LOCK_TIMEOUT_MS: "300" }));
+      try {
+        const res = await client(slow.url)("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
+        expect(res.status).toBe(503);
+        expect(res.json.type).toBe("/problems/lock-timeout");
+        expect(res.headers.get("retry-after")).toBe("1");
+        // Another resource is not behind that lock.
+        const other = await client(slow.url)("POST", "/v1/reservations", { resource: "free", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
+        expect(other.status).toBe(201);
+      } finally {
+        await slow.close();
+      }
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.end();
+    }
+    expect(await sql(db, "SELECT 1 FROM reservations WHERE resource = 'held'")).toEqual([]);
+    // Once the holder is gone the same request goes through.
+    expect((await api("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" })).status).toBe(201);
+  });
+
+  it("a connection that dies while holding the lock frees it at once", async () => {
+    const holder = createClient({ DATABASE_URL: db, NEON_WS_PROXY: inject("wsProxy") });
+    await holder.connect();
+    await holder.query("BEGIN");
+    await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", "crashed")]);
+    // Drop the connection mid-transaction, without COMMIT or ROLLBACK.
+    (holder as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    const res = await api("POST", "/v1/reservations", { resource: "crashed", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
+    expect(res.status).toBe(201);
   });
 });
