@@ -49,7 +49,7 @@ export function unavailable(detail: string, retryAfterS = 2): ProblemError {
 }
 
 export function outcomeUnknown(detail: string): ProblemError {
-  return problem(504, "outcome-unknown", "Outcome unknown", `${detail} The write was sent but no answer came, so it may or may not have been applied. Retry with the same Idempotency-Key to learn the real outcome, or read the resource back.`);
+  return problem(504, "outcome-unknown", "Outcome unknown", `${detail} The write was sent but no answer came, so it may or may not have been applied: read the resource back before retrying.`);
 }
 
 /** A Postgres error carries a 5-character SQLSTATE in `code`; anything else from the driver is the connection. */
