@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config";
+import SummaryLine from "./test/summary-reporter";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    reporters: ["default", new SummaryLine()],
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["dev/node-ws.ts"],
     testTimeout: 60_000,
