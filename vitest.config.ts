@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import SummaryLine from "./test/summary-reporter";
+import SummaryLine from "./test/summary-reporter.ts";
 
 export default defineConfig({
   test: {

