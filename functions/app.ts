@@ -62,9 +62,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API_TOKEN>`" });
 
+  // Auth first: a caller without the token learns nothing about the route or its body rules.
+  app.use("/v1/*", requireToken());
   app.use("*", jsonBodies());
   app.use("*", database());
-  app.use("/v1/*", requireToken());
 
   app.openapi(
     createRoute({
@@ -92,7 +93,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", reservations);
 
   app.doc31("/openapi.json", DOC_CONFIG);
-  app.get("/docs", (c) => c.html(renderDocs(app.getOpenAPI31Document(DOC_CONFIG) as Parameters<typeof renderDocs>[0])));
+  let docsPage: string | undefined;
+  app.get("/docs", (c) => c.html((docsPage ??= renderDocs(app.getOpenAPI31Document(DOC_CONFIG)))));
   app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", openapi: "/openapi.json", health: "/health" }));
   return app;
 }

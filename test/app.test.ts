@@ -1,16 +1,9 @@
 // The foundation's HTTP contract: auth, problem+json everywhere, bounded waits, docs.
 import { createServer, type Server } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bindings, client, freshDatabase, serveApp, TOKEN, type Served } from "./support";
+import { describe, expect, it } from "vitest";
+import { bindings, client, serveApp, servedApp, TOKEN } from "./support";
 
-let server: Served;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  server = await serveApp(bindings(await freshDatabase("app")));
-  api = client(server.url);
-});
-afterAll(async () => server?.close());
+const suite = servedApp("app");
 
 function expectProblem(res: { status: number; headers: Headers; json: any; text: string }, status: number) {
   expect(res.status).toBe(status);
@@ -23,30 +16,36 @@ const valid = { resource: "r", holder: "h", start: "2021-01-01T00:00:00Z", end: 
 
 describe("auth", () => {
   it("GET /health needs no token and answers ok", async () => {
-    const res = await client(server.url, null)("GET", "/health");
+    const res = await client(suite.server.url, null)("GET", "/health");
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ ok: true });
   });
 
   it("/v1 without a token, with a wrong one, or with another scheme → 401 problem", async () => {
-    const none = await client(server.url, null)("GET", "/v1/reservations?resource=r");
+    const none = await client(suite.server.url, null)("GET", "/v1/reservations?resource=r");
     expectProblem(none, 401);
     expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
-    expectProblem(await client(server.url, TOKEN + "x")("GET", "/v1/reservations?resource=r"), 401);
-    expectProblem(await client(server.url, TOKEN.slice(0, -1))("GET", "/v1/reservations?resource=r"), 401);
-    expectProblem(await client(server.url, null)("GET", "/v1/reservations?resource=r", undefined, { Authorization: `Basic ${TOKEN}` }), 401);
-    expect((await api("GET", "/v1/reservations?resource=r")).status).toBe(200);
+    expectProblem(await client(suite.server.url, TOKEN + "x")("GET", "/v1/reservations?resource=r"), 401);
+    expectProblem(await client(suite.server.url, TOKEN.slice(0, -1))("GET", "/v1/reservations?resource=r"), 401);
+    expectProblem(await client(suite.server.url, null)("GET", "/v1/reservations?resource=r", undefined, { Authorization: `Basic ${TOKEN}` }), 401);
+    expect((await suite.api("GET", "/v1/reservations?resource=r")).status).toBe(200);
+  });
+
+  it("checks the token before anything about the body", async () => {
+    const anon = client(suite.server.url, null);
+    expectProblem(await anon("POST", "/v1/reservations", "x".repeat(70 * 1024), { "Content-Type": "text/plain" }), 401);
+    expectProblem(await anon("POST", "/v1/reservations", "{broken"), 401);
   });
 
   it("every /v1 operation in the OpenAPI document refuses a missing token", async () => {
-    const doc = (await api("GET", "/openapi.json")).json;
+    const doc = (await suite.api("GET", "/openapi.json")).json;
     const ops: Array<[string, string]> = [];
     for (const [path, item] of Object.entries<Record<string, unknown>>(doc.paths)) {
       for (const method of Object.keys(item)) if (path.startsWith("/v1/")) ops.push([method.toUpperCase(), path.replace(/\{[^}]+\}/g, "x")]);
     }
     expect(ops.length).toBeGreaterThanOrEqual(5);
     for (const [method, path] of ops) {
-      const res = await client(server.url, null)(method, path, method === "GET" || method === "DELETE" ? undefined : valid);
+      const res = await client(suite.server.url, null)(method, path, method === "GET" || method === "DELETE" ? undefined : valid);
       expect(res.status, `${method} ${path}`).toBe(401);
     }
   });
@@ -54,26 +53,26 @@ describe("auth", () => {
 
 describe("problem+json for bad requests", () => {
   it("unknown route → 404", async () => {
-    expectProblem(await api("GET", "/v1/nope"), 404);
-    expectProblem(await client(server.url, null)("GET", "/nope"), 404);
+    expectProblem(await suite.api("GET", "/v1/nope"), 404);
+    expectProblem(await client(suite.server.url, null)("GET", "/nope"), 404);
   });
 
   it("malformed JSON → 400", async () => {
-    expectProblem(await api("POST", "/v1/reservations", "{not json"), 400);
+    expectProblem(await suite.api("POST", "/v1/reservations", "{not json"), 400);
   });
 
   it("a body over 64 KiB → 413, and nothing is read further", async () => {
-    const res = await api("POST", "/v1/reservations", { ...valid, metadata: { pad: "x".repeat(70 * 1024) } });
+    const res = await suite.api("POST", "/v1/reservations", { ...valid, metadata: { pad: "x".repeat(70 * 1024) } });
     expectProblem(res, 413);
   });
 
   it("a non-JSON content type → 415", async () => {
-    expectProblem(await api("POST", "/v1/reservations", "resource=r", { "Content-Type": "application/x-www-form-urlencoded" }), 415);
-    expectProblem(await api("POST", "/v1/reservations", JSON.stringify(valid), { "Content-Type": "text/plain" }), 415);
+    expectProblem(await suite.api("POST", "/v1/reservations", "resource=r", { "Content-Type": "application/x-www-form-urlencoded" }), 415);
+    expectProblem(await suite.api("POST", "/v1/reservations", JSON.stringify(valid), { "Content-Type": "text/plain" }), 415);
   });
 
   it("validation → 422 with errors [{path, message}]", async () => {
-    const res = await api("POST", "/v1/reservations", {});
+    const res = await suite.api("POST", "/v1/reservations", {});
     expectProblem(res, 422);
     expect(res.json.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: "resource", message: expect.any(String) })]));
   });
@@ -81,7 +80,7 @@ describe("problem+json for bad requests", () => {
 
 describe("docs", () => {
   it("serves an OpenAPI 3.1 document generated from the schemas", async () => {
-    const res = await client(server.url, null)("GET", "/openapi.json");
+    const res = await client(suite.server.url, null)("GET", "/openapi.json");
     expect(res.status).toBe(200);
     expect(res.json.openapi).toBe("3.1.0");
     expect(Object.keys(res.json.paths)).toEqual(expect.arrayContaining(["/health", "/v1/reservations", "/v1/reservations/{id}", "/v1/resources/{resource}/availability"]));
@@ -90,7 +89,7 @@ describe("docs", () => {
   });
 
   it("serves a readable reference page at /docs", async () => {
-    const res = await client(server.url, null)("GET", "/docs");
+    const res = await client(suite.server.url, null)("GET", "/docs");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     expect(res.text).toContain("/v1/reservations");

@@ -1,21 +1,11 @@
 // Seed 000's experiment and a larger burst, with real simultaneous HTTP requests against real
 // Postgres; the invariant is then checked in the database, not in the responses.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bindings, client, freshDatabase, serveApp, sql, type Served } from "./support";
+import { describe, expect, inject, it } from "vitest";
 import { createClient } from "../functions/db";
-import { inject } from "vitest";
 import { lockKey } from "../functions/keys";
+import { bindings, client, serveApp, servedApp, sql } from "./support";
 
-let db: string;
-let server: Served;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  db = await freshDatabase("reservations_burst");
-  server = await serveApp(bindings(db));
-  api = client(server.url);
-});
-afterAll(async () => server?.close());
+const suite = servedApp("reservations_burst");
 
 /** Pairs of active reservations of one resource that overlap: must always be empty. */
 const OVERLAPS = `
@@ -26,14 +16,14 @@ const OVERLAPS = `
 describe("seed 000: simultaneous identical reservations", () => {
   it("10 at once → exactly one 201 and nine 409, one row in the database", async () => {
     const body = { resource: "223 345", start: "2021-01-01T14:45:00Z", end: "2021-01-04T14:45:00Z" };
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => api("POST", "/v1/reservations", { ...body, holder: `user-${i}` })));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => suite.api("POST", "/v1/reservations", { ...body, holder: `user-${i}` })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
     const winner = results.find((r) => r.status === 201)!;
     for (const loser of results.filter((r) => r.status === 409)) {
       expect(loser.json.conflicts).toEqual([{ id: winner.json.id, holder: winner.json.holder, start: body.start, end: body.end }]);
     }
-    const rows = await sql(db, "SELECT id FROM reservations WHERE resource = '223 345'");
+    const rows = await sql(suite.db, "SELECT id FROM reservations WHERE resource = '223 345'");
     expect(rows).toEqual([{ id: winner.json.id }]);
   });
 });
@@ -50,7 +40,7 @@ describe("a burst of random overlapping and adjacent reservations", () => {
       const end = start + (1 + rand(8)) * hour;
       return { resource: `burst/${rand(3)}`, holder: `h${i}`, start: new Date(start).toISOString(), end: new Date(end).toISOString() };
     });
-    const results = await Promise.all(requests.map((r) => api("POST", "/v1/reservations", r)));
+    const results = await Promise.all(requests.map((r) => suite.api("POST", "/v1/reservations", r)));
 
     const counts: Record<number, number> = {};
     for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
@@ -60,10 +50,9 @@ describe("a burst of random overlapping and adjacent reservations", () => {
     expect(counts[201]).toBeGreaterThan(10);
     expect(counts[409]).toBeGreaterThan(10);
 
-    expect(await sql(db, OVERLAPS)).toEqual([]);
+    expect(await sql(suite.db, OVERLAPS)).toEqual([]);
 
-    const stored = await sql<{ id: string; resource: string; start: string; end: string }>(
-      db,
+    const stored = await sql<{ id: string; resource: string; start: string; end: string }>(suite.db,
       "SELECT id, resource, admit_rfc3339(lower(during)) AS start, admit_rfc3339(upper(during)) AS end FROM reservations WHERE resource LIKE 'burst/%' AND cancelled_at IS NULL",
     );
     const byId = new Map(stored.map((s) => [s.id, s]));
@@ -86,7 +75,7 @@ describe("the EXCLUDE constraint on its own", () => {
   it("holds even for writers that skip the advisory lock: 20 raw concurrent INSERTs → one row", async () => {
     const attempts = await Promise.allSettled(
       Array.from({ length: 20 }, async (_, i) => {
-        const c = createClient({ DATABASE_URL: db, NEON_WS_PROXY: inject("wsProxy") });
+        const c = createClient({ DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy") });
         await c.connect();
         try {
           // All start on the same day, so every pair overlaps.
@@ -101,18 +90,18 @@ describe("the EXCLUDE constraint on its own", () => {
     expect(codes.every((c) => c === "23P01" || c === "40P01"), JSON.stringify(codes)).toBe(true);
     expect(ok).toBe(1);
     expect(codes.every((c) => c === "23P01" || c === "40P01")).toBe(true);
-    expect(await sql(db, OVERLAPS)).toEqual([]);
+    expect(await sql(suite.db, OVERLAPS)).toEqual([]);
   });
 });
 
 describe("bounded lock waits", () => {
   it("a transaction holding the resource's lock makes the next request answer 503 + Retry-After, not wait", async () => {
-    const holder = createClient({ DATABASE_URL: db, NEON_WS_PROXY: inject("wsProxy") });
+    const holder = createClient({ DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy") });
     await holder.connect();
     try {
       await holder.query("BEGIN");
       await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", "held")]);
-      const slow = await serveApp(bindings(db, { LOCK_TIMEOUT_MS: "300" }));
+      const slow = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }));
       try {
         const res = await client(slow.url)("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
         expect(res.status).toBe(503);
@@ -128,19 +117,19 @@ describe("bounded lock waits", () => {
       await holder.query("ROLLBACK");
       await holder.end();
     }
-    expect(await sql(db, "SELECT 1 FROM reservations WHERE resource = 'held'")).toEqual([]);
+    expect(await sql(suite.db, "SELECT 1 FROM reservations WHERE resource = 'held'")).toEqual([]);
     // Once the holder is gone the same request goes through.
-    expect((await api("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" })).status).toBe(201);
+    expect((await suite.api("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" })).status).toBe(201);
   });
 
   it("a connection that dies while holding the lock frees it at once", async () => {
-    const holder = createClient({ DATABASE_URL: db, NEON_WS_PROXY: inject("wsProxy") });
+    const holder = createClient({ DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy") });
     await holder.connect();
     await holder.query("BEGIN");
     await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", "crashed")]);
     // Drop the connection mid-transaction, without COMMIT or ROLLBACK.
     (holder as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
-    const res = await api("POST", "/v1/reservations", { resource: "crashed", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
+    const res = await suite.api("POST", "/v1/reservations", { resource: "crashed", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
     expect(res.status).toBe(201);
   });
 });

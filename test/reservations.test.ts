@@ -1,20 +1,11 @@
 // The reservation contract over real HTTP against real Postgres.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bindings, client, freshDatabase, serveApp, sql, type Served } from "./support";
+import { describe, expect, it } from "vitest";
+import { servedApp, sql } from "./support";
 
-let db: string;
-let server: Served;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  db = await freshDatabase("reservations");
-  server = await serveApp(bindings(db));
-  api = client(server.url);
-});
-afterAll(async () => server?.close());
+const suite = servedApp("reservations");
 
 const book = (resource: string, start: string, end: string, extra: Record<string, unknown> = {}) =>
-  api("POST", "/v1/reservations", { resource, holder: "h", start, end, ...extra });
+  suite.api("POST", "/v1/reservations", { resource, holder: "h", start, end, ...extra });
 
 describe("POST /v1/reservations", () => {
   it("creates a reservation and answers it in UTC", async () => {
@@ -41,7 +32,7 @@ describe("POST /v1/reservations", () => {
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(res.json).toMatchObject({ status: 409, type: "/problems/reservation-conflict" });
     expect(res.json.conflicts).toEqual([{ id: first.json.id, holder: "alice", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" }]);
-    const rows = await sql(db, "SELECT holder FROM reservations WHERE resource = 'dc1/s2'");
+    const rows = await sql(suite.db, "SELECT holder FROM reservations WHERE resource = 'dc1/s2'");
     expect(rows).toEqual([{ holder: "alice" }]);
   });
 
@@ -65,7 +56,7 @@ describe("POST /v1/reservations", () => {
     [{ resource: "r\u0000x", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" }, "resource"],
     [{ resource: "r", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z", metadata: [1, 2] }, "metadata"],
   ])("422 with field errors for %j", async (body, field) => {
-    const res = await api("POST", "/v1/reservations", body);
+    const res = await suite.api("POST", "/v1/reservations", body);
     expect(res.status).toBe(422);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(field);
@@ -76,7 +67,7 @@ describe("POST /v1/reservations", () => {
     const res = await book(resource, "2021-01-01T00:00:00Z", "2021-01-02T00:00:00Z");
     expect(res.status).toBe(201);
     expect(res.json.resource).toBe(resource);
-    const rows = await sql(db, "SELECT count(*)::int AS n FROM reservations WHERE resource = $1", [resource]);
+    const rows = await sql(suite.db, "SELECT count(*)::int AS n FROM reservations WHERE resource = $1", [resource]);
     expect(rows[0].n).toBe(1);
   });
 });
@@ -84,11 +75,11 @@ describe("POST /v1/reservations", () => {
 describe("reading and cancelling", () => {
   it("GET by id, 404 for unknown or malformed ids", async () => {
     const made = await book("dc2/s1", "2022-01-01T00:00:00Z", "2022-01-02T00:00:00Z");
-    const got = await api("GET", `/v1/reservations/${made.json.id}`);
+    const got = await suite.api("GET", `/v1/reservations/${made.json.id}`);
     expect(got.status).toBe(200);
     expect(got.json).toEqual(made.json);
-    expect((await api("GET", "/v1/reservations/00000000-0000-0000-0000-000000000000")).status).toBe(404);
-    const bad = await api("GET", "/v1/reservations/not-a-uuid");
+    expect((await suite.api("GET", "/v1/reservations/00000000-0000-0000-0000-000000000000")).status).toBe(404);
+    const bad = await suite.api("GET", "/v1/reservations/not-a-uuid");
     expect(bad.status).toBe(404);
     expect(bad.headers.get("content-type")).toBe("application/problem+json");
   });
@@ -96,17 +87,17 @@ describe("reading and cancelling", () => {
   it("DELETE keeps history, frees the time at once, and is idempotent", async () => {
     const made = await book("dc2/s2", "2022-01-01T00:00:00Z", "2022-01-05T00:00:00Z");
     expect((await book("dc2/s2", "2022-01-02T00:00:00Z", "2022-01-03T00:00:00Z")).status).toBe(409);
-    const del = await api("DELETE", `/v1/reservations/${made.json.id}`);
+    const del = await suite.api("DELETE", `/v1/reservations/${made.json.id}`);
     expect(del.status).toBe(204);
     expect(del.text).toBe("");
-    const after = await api("GET", `/v1/reservations/${made.json.id}`);
+    const after = await suite.api("GET", `/v1/reservations/${made.json.id}`);
     expect(after.json.status).toBe("cancelled");
     expect(after.json.cancelled_at).toMatch(/Z$/);
     expect((await book("dc2/s2", "2022-01-02T00:00:00Z", "2022-01-03T00:00:00Z")).status).toBe(201);
-    const again = await api("DELETE", `/v1/reservations/${made.json.id}`);
+    const again = await suite.api("DELETE", `/v1/reservations/${made.json.id}`);
     expect(again.status).toBe(204);
-    expect((await api("GET", `/v1/reservations/${made.json.id}`)).json.cancelled_at).toBe(after.json.cancelled_at);
-    expect((await api("DELETE", "/v1/reservations/00000000-0000-0000-0000-000000000000")).status).toBe(404);
+    expect((await suite.api("GET", `/v1/reservations/${made.json.id}`)).json.cancelled_at).toBe(after.json.cancelled_at);
+    expect((await suite.api("DELETE", "/v1/reservations/00000000-0000-0000-0000-000000000000")).status).toBe(404);
   });
 
   it("lists active reservations overlapping the window in start order, with cursor pagination", async () => {
@@ -116,31 +107,31 @@ describe("reading and cancelling", () => {
       expect((await book(r, `2023-01-${day}T00:00:00Z`, `2023-01-${day}T12:00:00Z`)).status).toBe(201);
     }
     const cancelled = await book(r, "2023-01-05T12:00:00Z", "2023-01-05T13:00:00Z");
-    await api("DELETE", `/v1/reservations/${cancelled.json.id}`);
+    await suite.api("DELETE", `/v1/reservations/${cancelled.json.id}`);
 
-    const all = await api("GET", `/v1/reservations?resource=${encodeURIComponent(r)}`);
+    const all = await suite.api("GET", `/v1/reservations?resource=${encodeURIComponent(r)}`);
     expect(all.status).toBe(200);
     expect(all.json.items.map((i: { start: string }) => i.start.slice(8, 10))).toEqual(["01", "02", "03", "04", "05", "06", "07", "08", "09", "10"]);
     expect(all.json.next_cursor).toBeNull();
 
     // [from, to) overlap: the 03rd ends at 12:00 (excluded from a window starting then), the 06th starts at to (excluded).
-    const win = await api("GET", `/v1/reservations?resource=${encodeURIComponent(r)}&from=2023-01-03T12:00:00Z&to=2023-01-06T00:00:00Z`);
+    const win = await suite.api("GET", `/v1/reservations?resource=${encodeURIComponent(r)}&from=2023-01-03T12:00:00Z&to=2023-01-06T00:00:00Z`);
     expect(win.json.items.map((i: { start: string }) => i.start.slice(8, 10))).toEqual(["04", "05"]);
 
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await api("GET", `/v1/reservations?resource=${encodeURIComponent(r)}&limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: any = await suite.api("GET", `/v1/reservations?resource=${encodeURIComponent(r)}&limit=3${cursor ? `&cursor=${cursor}` : ""}`);
       expect(page.json.items.length).toBeLessThanOrEqual(3);
       seen.push(...page.json.items.map((i: { start: string }) => i.start.slice(8, 10)));
       cursor = page.json.next_cursor;
     } while (cursor);
     expect(seen).toEqual(["01", "02", "03", "04", "05", "06", "07", "08", "09", "10"]);
 
-    expect((await api("GET", "/v1/reservations")).status).toBe(422);
-    expect((await api("GET", `/v1/reservations?resource=x&limit=1001`)).status).toBe(422);
-    expect((await api("GET", `/v1/reservations?resource=x&cursor=garbage`)).status).toBe(422);
-    expect((await api("GET", `/v1/reservations?resource=x&from=2023-01-02T00:00:00Z&to=2023-01-01T00:00:00Z`)).status).toBe(422);
+    expect((await suite.api("GET", "/v1/reservations")).status).toBe(422);
+    expect((await suite.api("GET", `/v1/reservations?resource=x&limit=1001`)).status).toBe(422);
+    expect((await suite.api("GET", `/v1/reservations?resource=x&cursor=garbage`)).status).toBe(422);
+    expect((await suite.api("GET", `/v1/reservations?resource=x&from=2023-01-02T00:00:00Z&to=2023-01-01T00:00:00Z`)).status).toBe(422);
   });
 
   it("availability: free and busy intervals clipped to the window", async () => {
@@ -148,7 +139,7 @@ describe("reading and cancelling", () => {
     await book(r, "2024-01-01T10:00:00Z", "2024-01-01T11:00:00Z");
     await book(r, "2024-01-01T11:00:00Z", "2024-01-01T12:00:00Z");
     await book(r, "2024-01-01T14:00:00Z", "2024-01-01T20:00:00Z");
-    const res = await api("GET", `/v1/resources/${encodeURIComponent(r)}/availability?from=2024-01-01T09:00:00Z&to=2024-01-01T15:00:00Z`);
+    const res = await suite.api("GET", `/v1/resources/${encodeURIComponent(r)}/availability?from=2024-01-01T09:00:00Z&to=2024-01-01T15:00:00Z`);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       resource: r,
@@ -163,10 +154,10 @@ describe("reading and cancelling", () => {
         { start: "2024-01-01T14:00:00Z", end: "2024-01-01T15:00:00Z" },
       ],
     });
-    const empty = await api("GET", `/v1/resources/nothing-here/availability?from=2024-01-01T09:00:00Z&to=2024-01-01T15:00:00Z`);
+    const empty = await suite.api("GET", `/v1/resources/nothing-here/availability?from=2024-01-01T09:00:00Z&to=2024-01-01T15:00:00Z`);
     expect(empty.json.free).toEqual([{ start: "2024-01-01T09:00:00Z", end: "2024-01-01T15:00:00Z" }]);
     expect(empty.json.busy).toEqual([]);
-    expect((await api("GET", `/v1/resources/x/availability?from=2024-01-01T09:00:00Z`)).status).toBe(422);
-    expect((await api("GET", `/v1/resources/x/availability?from=2024-01-01T00:00:00Z&to=2026-01-01T00:00:00Z`)).status).toBe(422);
+    expect((await suite.api("GET", `/v1/resources/x/availability?from=2024-01-01T09:00:00Z`)).status).toBe(422);
+    expect((await suite.api("GET", `/v1/resources/x/availability?from=2024-01-01T00:00:00Z&to=2026-01-01T00:00:00Z`)).status).toBe(422);
   });
 });

@@ -1,7 +1,7 @@
 // What the suites share: a database of their own, a one-off SQL helper, and the app served over real HTTP.
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { createClient } from "../functions/db";
 import type { Bindings } from "../functions/env";
 import { app } from "../functions/index";
@@ -81,4 +81,16 @@ export function client(base: string, token: string | null = TOKEN) {
     }
     return { status: res.status, headers: res.headers, json, text };
   };
+}
+
+/** A suite's own database and the app served on it for the suite's lifetime. */
+export function servedApp(label: string, extra: Partial<Bindings> = {}) {
+  const suite = {} as { db: string; server: Served; api: ReturnType<typeof client> };
+  beforeAll(async () => {
+    suite.db = await freshDatabase(label);
+    suite.server = await serveApp(bindings(suite.db, extra));
+    suite.api = client(suite.server.url);
+  });
+  afterAll(async () => suite.server?.close());
+  return suite;
 }
