@@ -1,10 +1,21 @@
 // The migrator: in order, once each, recorded, and safe with two migrators at once.
-import { cp, mkdtemp, writeFile, appendFile } from "node:fs/promises";
+import { appendFile, cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { loadMigrations, migrate, SCHEMA_DIR } from "../dev/migrate";
 import { sql } from "./support";
+
+const scratch: string[] = [];
+afterAll(async () => {
+  await Promise.all(scratch.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function scratchDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "admit-schema-"));
+  scratch.push(dir);
+  return dir;
+}
 
 async function emptyDatabase(label: string): Promise<string> {
   const name = `m_${label}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -37,7 +48,7 @@ describe("migrate", () => {
 
   it("refuses an applied file that was edited, and says what to do", async () => {
     const url = await emptyDatabase("edited");
-    const dir = await mkdtemp(join(tmpdir(), "admit-schema-"));
+    const dir = await scratchDir();
     await cp(SCHEMA_DIR, dir, { recursive: true });
     await migrate({ databaseUrl: url, wsProxy: inject("wsProxy"), dir });
     await appendFile(join(dir, "000001_core.sql"), "\n-- edited\n");
@@ -46,7 +57,7 @@ describe("migrate", () => {
 
   it("a failing migration rolls back whole and is not recorded", async () => {
     const url = await emptyDatabase("failing");
-    const dir = await mkdtemp(join(tmpdir(), "admit-schema-"));
+    const dir = await scratchDir();
     await cp(SCHEMA_DIR, dir, { recursive: true });
     await writeFile(join(dir, "999999_broken.sql"), "CREATE TABLE half_done (x int);\nSELECT no_such_function();\n");
     await expect(migrate({ databaseUrl: url, wsProxy: inject("wsProxy"), dir })).rejects.toThrow(/999999_broken\.sql/);
@@ -57,7 +68,7 @@ describe("migrate", () => {
   });
 
   it("rejects badly named files with a next step", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "admit-schema-"));
+    const dir = await scratchDir();
     await writeFile(join(dir, "1_x.sql"), "SELECT 1;");
     await expect(loadMigrations(dir)).rejects.toThrow(/six digits/);
   });

@@ -1,6 +1,6 @@
 // dev/postgres.ts must not change how the host process exits: CI reads vitest's exit code.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -17,8 +17,12 @@ describe("embedded Postgres helper", () => {
        await pg.stop();
        process.exitCode = 3;`,
     );
-    const run = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", timeout: 60_000 });
-    expect(run.stderr).not.toMatch(/Error/);
-    expect(run.status).toBe(3);
+    try {
+      const run = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", timeout: 60_000 });
+      expect(run.stderr).not.toMatch(/Error/);
+      expect(run.status).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 90_000);
 });
