@@ -1,15 +1,11 @@
 // `npm run demo`: seed 000's experiment against the running stack (`npm start` in another terminal).
 // Ten simultaneous requests reserve server 345 in datacenter 223 for the same dates; exactly one
 // may win. The naive check-then-insert of the seed lets all ten in; Admit lets one.
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { fnv64, lockKey } from "../functions/keys";
+import { devToken } from "./local";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const base = (process.env.ADMIT_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`).replace(/\/$/, "");
-const tokenFile = join(ROOT, ".data", "dev-api-token");
-const token = process.env.API_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : "");
+const token = devToken({ create: false }) ?? "";
 
 async function main(): Promise<void> {
   try {

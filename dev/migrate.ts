@@ -8,11 +8,12 @@ import "./node-ws";
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { ROOT } from "./local";
 import { createClient } from "../functions/db";
 import { fnv64 } from "../functions/keys";
 
-export const SCHEMA_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "schema");
+export const SCHEMA_DIR = join(ROOT, "schema");
 const FILE = /^(\d{6})_([a-z0-9_]+)\.sql$/;
 const LOCK_KEY = fnv64("admit/migrations");
 

