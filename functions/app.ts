@@ -1,9 +1,9 @@
 // The Hono app: guards, error handling, docs, and each capability's routes.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requireToken } from "./auth";
-import { budgetMs, database, RequestDb } from "./db";
+import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problemResponse } from "./errors";
@@ -27,14 +27,6 @@ const DOC_CONFIG = {
   },
   security: [{ bearer: [] }],
 };
-
-function afterResponse(c: Context, work: Promise<unknown>): void {
-  try {
-    c.executionCtx.waitUntil(work);
-  } catch {
-    // No execution context (a plain app.request in a script): let the promise finish on its own.
-  }
-}
 
 /** Bodies are JSON and at most 64 KiB; anything else is refused before a handler runs. */
 function jsonBodies(): MiddlewareHandler<AppEnv> {
@@ -80,12 +72,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
       },
     }),
     async (c) => {
-      const db = new RequestDb(c.env ?? {}, Math.min(budgetMs(c.env ?? {}), HEALTH_BUDGET_MS));
-      try {
-        await db.query("SELECT 1");
-      } finally {
-        afterResponse(c, db.close());
-      }
+      await c.var.db.query("SELECT 1", [], { withinMs: HEALTH_BUDGET_MS });
       return c.json({ ok: true as const }, 200);
     },
   );

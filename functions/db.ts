@@ -81,6 +81,8 @@ class Timeout extends Error {}
 export interface QueryOptions {
   /** The statement changes data: a lost answer after sending it is "outcome unknown" (504), not 503. */
   write?: boolean;
+  /** Give up sooner than the request's budget (e.g. /health must answer within 5 s). */
+  withinMs?: number;
 }
 
 /** The request's database handle: at most one connection, opened on first use, bounded by the budget. */
@@ -90,11 +92,8 @@ export class RequestDb {
   private readonly deadline: number;
   private broken = false;
 
-  constructor(
-    private readonly bindings: Bindings,
-    budget = budgetMs(bindings),
-  ) {
-    this.deadline = Date.now() + budget;
+  constructor(private readonly bindings: Bindings) {
+    this.deadline = Date.now() + budgetMs(bindings);
   }
 
   get lockTimeoutMs(): number {
@@ -105,8 +104,8 @@ export class RequestDb {
     return this.deadline - Date.now();
   }
 
-  private async withDeadline<T>(work: Promise<T>): Promise<T> {
-    const left = this.remainingMs();
+  private async withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+    const left = deadline - Date.now();
     if (left <= 0) throw new Timeout();
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -134,29 +133,24 @@ export class RequestDb {
   /** Runs one statement (its own transaction) and returns its rows. */
   async query<R = Record<string, unknown>>(text: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<R[]> {
     if (this.broken) throw unavailable("The database connection of this request was lost.");
+    const started = Date.now();
+    const deadline = Math.min(this.deadline, opts.withinMs === undefined ? Infinity : started + opts.withinMs);
     let sent = false;
     try {
-      const client = await this.withDeadline(this.connect());
+      const client = await this.withDeadline(this.connect(), deadline);
       sent = true;
-      const result = await this.withDeadline(client.query(text, params));
+      const result = await this.withDeadline(client.query(text, params), deadline);
       return result.rows as R[];
     } catch (err) {
       const state = sqlState(err);
       if (state) throw mapSqlError(state, err);
       if (err instanceof ProblemError) throw err;
       this.broken = true;
-      this.destroy();
-      const what = err instanceof Timeout ? `No answer from the database within ${budgetMs(this.bindings)} ms.` : "The database connection failed.";
+      void this.close();
+      const what = err instanceof Timeout ? `No answer from the database within ${Date.now() - started} ms.` : "The database connection failed.";
       if (sent && opts.write) throw outcomeUnknown(what);
       throw unavailable(what);
     }
-  }
-
-  private destroy(): void {
-    const client = this.client;
-    this.client = undefined;
-    this.connecting = undefined;
-    if (client) void client.end().catch(() => {});
   }
 
   /** Closes the connection; called from `waitUntil` once the response is on its way. */
@@ -185,7 +179,7 @@ export function database(): MiddlewareHandler<AppEnv> {
       try {
         c.executionCtx.waitUntil(closing);
       } catch {
-        // No execution context (plain app.request in a script): let the promise run on its own.
+        // No execution context (a plain app.request in a script): let the promise run on its own.
       }
     }
   };
