@@ -24,7 +24,7 @@ export interface WranglerOptions {
 export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerDev> {
   const port = opts.port || (await freePort());
   const inspectorPort = await freePort();
-  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--log-level", "warn"];
+  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--test-scheduled", "--log-level", "warn"];
   for (const [k, v] of Object.entries(opts.vars)) args.push("--var", `${k}:${v}`);
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,

@@ -83,6 +83,8 @@ export interface QueryOptions {
   write?: boolean;
   /** Give up sooner than the request's budget (e.g. /health must answer within 5 s). */
   withinMs?: number;
+  /** Internal: this statement is the COMMIT of an explicit transaction. */
+  commit?: boolean;
 }
 
 /** The request's database handle: at most one connection, opened on first use, bounded by the budget. */
@@ -91,6 +93,8 @@ export class RequestDb {
   private connecting?: Promise<Client>;
   private readonly deadline: number;
   private broken = false;
+  private inTx = false;
+  private txFailed = false;
 
   constructor(private readonly bindings: Bindings) {
     this.deadline = Date.now() + budgetMs(bindings);
@@ -139,18 +143,79 @@ export class RequestDb {
     try {
       const client = await this.withDeadline(this.connect(), deadline);
       sent = true;
+      // Use the unnamed statement only (no named prepared statements): works behind PgBouncer in transaction mode.
       const result = await this.withDeadline(client.query(text, params), deadline);
       return result.rows as R[];
     } catch (err) {
+      if (this.inTx) this.txFailed = true;
       const state = sqlState(err);
       if (state) throw mapSqlError(state, err);
       if (err instanceof ProblemError) throw err;
       this.broken = true;
       void this.close();
       const what = err instanceof Timeout ? `No answer from the database within ${Date.now() - started} ms.` : "The database connection failed.";
-      if (sent && opts.write) throw outcomeUnknown(what);
+      // Inside an explicit transaction nothing commits until COMMIT, and a dropped connection rolls back.
+      if (sent && opts.write && (!this.inTx || opts.commit)) throw outcomeUnknown(what);
       throw unavailable(what);
     }
+  }
+
+  /** True between begin() and commit()/rollback(). */
+  get inTransaction(): boolean {
+    return this.inTx;
+  }
+
+  /** A statement failed inside the open transaction: Postgres will only accept ROLLBACK now. */
+  get transactionFailed(): boolean {
+    return this.inTx && this.txFailed;
+  }
+
+  /** Opens an explicit transaction; every query until commit()/rollback() runs inside it. */
+  async begin(): Promise<void> {
+    if (this.inTx) throw new Error("begin(): a transaction is already open on this request");
+    await this.query("BEGIN");
+    this.inTx = true;
+    this.txFailed = false;
+  }
+
+  /** Commits. A connection lost after COMMIT was sent is "outcome unknown" (504). */
+  async commit(): Promise<void> {
+    try {
+      await this.query("COMMIT", [], { write: true, commit: true });
+    } finally {
+      this.inTx = false;
+    }
+  }
+
+  /** Rolls back if a transaction is open; never throws (a lost connection rolls back by itself). */
+  async rollback(): Promise<void> {
+    if (!this.inTx) return;
+    this.inTx = false;
+    if (this.broken) return;
+    try {
+      await this.query("ROLLBACK");
+    } catch {
+      /* the server rolls back when the connection goes */
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction: BEGIN … COMMIT, or ROLLBACK if it throws. If a transaction is
+   * already open (an outer caller such as the idempotency layer owns it), `fn` joins it and the
+   * outer owner commits.
+   */
+  async transaction<T>(fn: (db: RequestDb) => Promise<T>): Promise<T> {
+    if (this.inTx) return fn(this);
+    await this.begin();
+    let result: T;
+    try {
+      result = await fn(this);
+    } catch (err) {
+      await this.rollback();
+      throw err;
+    }
+    await this.commit();
+    return result;
   }
 
   /** Closes the connection; called from `waitUntil` once the response is on its way. */

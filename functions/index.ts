@@ -1,8 +1,10 @@
-// The Worker entry.
+// The Worker entry: HTTP routes and the cron housekeeping.
 import { createApp } from "./app";
+import { scheduled } from "./scheduled";
 
 export const app = createApp();
 
 export default {
   fetch: app.fetch,
+  scheduled,
 };
