@@ -1,0 +1,175 @@
+// The bench's pure pieces and its violation counting, so `npm run bench` code is typechecked and
+// exercised by `npm test` without running the (slow, machine-dependent) benchmark itself.
+import { describe, expect, it } from "vitest";
+import { runLoad } from "../bench/load";
+import { peerSql, sqlSections } from "../bench/peers/index";
+import { parsePgbenchLog, parsePgbenchSummary, pgbenchArgs } from "../bench/pgbench";
+import { evaluateTargets, markdownTable, percentile, roundTripsPerDecision, summarize, tally, type Row } from "../bench/report";
+import { parseArgs } from "../bench/run";
+import { ADMIT_OVERLAPS, PEER_OVERLAPS, slotOf } from "../bench/scenarios/reservation-burst";
+import { freshDatabase, sql } from "./support";
+
+function row(over: Partial<Row>): Row {
+  return {
+    scenario: "ratelimit-hot",
+    layer: "library",
+    impl: "admit",
+    connection: "pooled",
+    concurrency: 16,
+    requests: 1000,
+    throughput_rps: 1000,
+    p50_ms: 1,
+    p95_ms: 2,
+    p99_ms: 3,
+    violations: 0,
+    round_trips_per_decision: 1,
+    ...over,
+  };
+}
+
+describe("latency figures", () => {
+  it("nearest-rank percentiles", () => {
+    const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(xs, 50)).toBe(50);
+    expect(percentile(xs, 95)).toBe(95);
+    expect(percentile(xs, 99)).toBe(99);
+    expect(percentile(xs, 100)).toBe(100);
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBeNull();
+  });
+
+  it("summarize sorts its input and rounds to 0.01 ms", () => {
+    expect(summarize([3.14159, 1, 2, 10, 5])).toEqual({ p50_ms: 3.14, p95_ms: 10, p99_ms: 10 });
+    expect(summarize([])).toEqual({ p50_ms: null, p95_ms: null, p99_ms: null });
+  });
+
+  it("round trips per decision subtract one Terminate per closed connection", () => {
+    expect(roundTripsPerDecision(300, 100, 100)).toBe(2);
+    expect(roundTripsPerDecision(100, 100)).toBe(1);
+    expect(roundTripsPerDecision(5, 0)).toBeNull();
+    expect(tally(["201", "409", "409"])).toEqual({ "201": 1, "409": 2 });
+  });
+});
+
+describe("report", () => {
+  it("a markdown table with one line per row, skipped rows saying why", () => {
+    const table = markdownTable([row({}), row({ layer: "ceiling", impl: "pgbench", skipped: "pgbench not installed", throughput_rps: null })]);
+    const lines = table.split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^\| scenario \| layer \| impl \| connection \|/);
+    expect(lines[2]).toContain("| ratelimit-hot | library | admit | pooled | 16 | 1000 | 1000 |");
+    expect(lines[3]).toContain("skipped: pgbench not installed");
+  });
+
+  it("evaluates the issue's targets as ratios of throughput in the same run", () => {
+    const rows = [
+      row({ throughput_rps: 900 }),
+      row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000 }),
+      row({ impl: "rate-limiter-flexible", throughput_rps: 1000 }),
+      row({ layer: "edge", connection: "per-request", throughput_rps: 100 }),
+      row({ layer: "ceiling", impl: "pgbench", connection: "per-request", throughput_rps: 200 }),
+    ];
+    const t = evaluateTargets(rows);
+    const byName = Object.fromEntries(t.map((x) => [x.name, x]));
+    expect(byName["ratelimit-hot: library pooled ≥ 0.8× pgbench pooled"]).toMatchObject({ value: 0.9, met: true });
+    expect(byName["ratelimit-hot: library pooled ≥ 1.0× rate-limiter-flexible"]).toMatchObject({ value: 0.9, met: false });
+    expect(byName["ratelimit-hot: edge ≥ 0.8× pgbench -C"]).toMatchObject({ value: 0.5, met: false });
+    expect(byName["zero violations in every Admit scenario"]).toMatchObject({ value: 0, met: true });
+  });
+
+  it("a violation in any Admit row (peers excepted) fails the zero-violation target", () => {
+    const t = evaluateTargets([row({ violations: 2 }), row({ impl: "seed000-naive", violations: 40 })]);
+    expect(t[0]).toMatchObject({ value: 2, met: false });
+    expect(t[0].detail).toContain("ratelimit-hot library admit pooled");
+    expect(evaluateTargets([row({ impl: "seed000-naive", violations: 40 })])[0].met).toBeNull();
+  });
+});
+
+describe("pgbench", () => {
+  it("runs the statement with extended protocol (unnamed statements), -C per request", () => {
+    const r = { script: "", clients: 16, seconds: 5, connectPerTransaction: true, defines: { resource: "rb/x" }, host: "127.0.0.1", port: 5432, user: "u", password: "p", database: "d" };
+    const args = pgbenchArgs(r, "/tmp/s.sql", "/tmp/log");
+    expect(args.join(" ")).toBe("-n -M extended -c 16 -j 2 -T 5 -C -D resource=rb/x -l --log-prefix=/tmp/log -f /tmp/s.sql -h 127.0.0.1 -p 5432 -U u d");
+    expect(pgbenchArgs({ ...r, connectPerTransaction: false }, "s", "l")).not.toContain("-C");
+  });
+
+  it("parses per-transaction logs (µs) and the summary", () => {
+    const log = "0 0 1500 0 1700000000 1\n1 0 2500 0 1700000000 2\n1 1 failed 0 1700000000 3\n\n";
+    expect(parsePgbenchLog(log)).toEqual({ latencies: [1.5, 2.5], failed: 1 });
+    const out = "number of transactions actually processed: 10206\nlatency average = 3.1 ms\ntps = 5236.123 (without initial connection time)\n";
+    expect(parsePgbenchSummary(out)).toEqual({ tps: 5236.123, transactions: 10206 });
+  });
+});
+
+describe("load loop", () => {
+  it("stops at the request count, records every answer, and labels throws", async () => {
+    const seen = new Set<number>();
+    const r = await runLoad({ concurrency: 4, requests: 25, timeLimitMs: 60_000 }, async (i) => {
+      seen.add(i);
+      if (i % 5 === 0) throw Object.assign(new Error("x"), { code: "55P03" });
+      return i % 2 ? "odd" : "even";
+    });
+    expect(r.latencies).toHaveLength(25);
+    expect(seen.size).toBe(25);
+    expect(tally(r.outcomes)).toEqual({ "error:55P03": 5, odd: 10, even: 10 });
+  });
+
+  it("stops at the time limit when the count is out of reach", async () => {
+    const r = await runLoad({ concurrency: 2, requests: 1_000_000, timeLimitMs: 200 }, () => new Promise((res) => setTimeout(() => res("ok"), 20)));
+    expect(r.latencies.length).toBeGreaterThan(0);
+    expect(r.latencies.length).toBeLessThan(1_000_000);
+  });
+});
+
+describe("arguments and scenario inputs", () => {
+  it("--quick shortens rows; unknown flags are refused", () => {
+    expect(parseArgs(["--quick"])).toMatchObject({ quick: true, seconds: 2, edge: true, concurrency: 16 });
+    expect(parseArgs(["--only=reservation-burst", "--no-edge", "--concurrency=8"])).toMatchObject({ only: ["reservation-burst"], edge: false, concurrency: 8, seconds: 10 });
+    expect(() => parseArgs(["--fast"])).toThrow(/unknown argument/);
+    expect(() => parseArgs(["--concurrency=0"])).toThrow(/--concurrency/);
+  });
+
+  it("reservation intervals are deterministic, 1–3 hours long, on the hour", () => {
+    expect(slotOf(7)).toEqual(slotOf(7));
+    for (let i = 0; i < 200; i++) {
+      const { start, end } = slotOf(i);
+      const hours = (Date.parse(end) - Date.parse(start)) / 3_600_000;
+      expect([1, 2, 3]).toContain(hours);
+      expect(Date.parse(start) % 3_600_000).toBe(0);
+    }
+  });
+
+  it("peer SQL files split into named statements", async () => {
+    expect(sqlSections("-- intro\nSELECT 0;\n-- name: a\nSELECT 1;\n-- a comment\n-- name: b\nSELECT\n  2;\n")).toEqual({ a: "SELECT 1;", b: "SELECT\n  2;" });
+    expect(Object.keys(await peerSql("seed000-naive.sql"))).toEqual(["setup", "check", "insert"]);
+    expect(Object.keys(await peerSql("seed000-advisory.sql"))).toEqual(["setup", "lock", "check", "insert"]);
+  });
+});
+
+describe("violations are counted from the database", () => {
+  it("overlapping pairs among a resource's active reservations, and in the peers' table", async () => {
+    const db = await freshDatabase("bench_violations");
+    // The EXCLUDE constraint forbids what this counts: drop it in this throwaway database to plant overlaps.
+    await sql(db, "ALTER TABLE reservations DROP CONSTRAINT reservations_no_overlap");
+    const put = (resource: string, from: string, to: string, cancelled = false) =>
+      sql(db, `INSERT INTO reservations (resource, holder, during, cancelled_at) VALUES ($1, 'h', tstzrange($2::timestamptz, $3::timestamptz, '[)'), ${cancelled ? "now()" : "NULL"})`, [resource, from, to]);
+    await put("rb/a", "2030-01-01T00:00:00Z", "2030-01-01T03:00:00Z");
+    await put("rb/a", "2030-01-01T02:00:00Z", "2030-01-01T04:00:00Z"); // overlaps the first
+    await put("rb/a", "2030-01-01T01:00:00Z", "2030-01-01T02:00:00Z"); // overlaps the first only
+    await put("rb/a", "2030-01-01T04:00:00Z", "2030-01-01T05:00:00Z"); // back to back: no overlap
+    await put("rb/a", "2030-01-01T00:00:00Z", "2030-01-01T09:00:00Z", true); // cancelled: ignored
+    await put("rb/b", "2030-01-01T00:00:00Z", "2030-01-01T03:00:00Z"); // another resource
+    expect(await sql(db, ADMIT_OVERLAPS, ["rb/a"])).toEqual([{ n: 2 }]);
+    expect(await sql(db, ADMIT_OVERLAPS, ["rb/b"])).toEqual([{ n: 0 }]);
+
+    const naive = await peerSql("seed000-naive.sql");
+    await sql(db, naive.setup);
+    // [0,2) then [1,3) (overlaps it; the check says so, but nothing stops an insert) then [3,4) (back to back).
+    const plan: [string, string, number][] = [["2030-01-01T00:00:00Z", "2030-01-01T02:00:00Z", 0], ["2030-01-01T01:00:00Z", "2030-01-01T03:00:00Z", 1], ["2030-01-01T03:00:00Z", "2030-01-01T04:00:00Z", 0]];
+    for (const [from, to, taken] of plan) {
+      expect(await sql(db, naive.check, ["p", from, to])).toHaveLength(taken);
+      await sql(db, naive.insert, ["p", from, to, "u"]);
+    }
+    expect(await sql(db, PEER_OVERLAPS, ["p"])).toEqual([{ n: 1 }]);
+  });
+});
