@@ -21,13 +21,21 @@ export interface BenchContext {
   log(line: string): void;
   /** Extra figures for the closing targets (e.g. the deny-cache burst). */
   figure(t: Target): void;
+  /** Set while re-running per-request rows through a pooler ("pgbouncer"); null for the direct run. */
+  profile: string | null;
+}
+
+/** A name unique to this row of this run (profile included), for keys and resources. */
+export function rowKey(ctx: BenchContext, ...parts: string[]): string {
+  return [ctx.profile, ...parts].filter(Boolean).join("-");
 }
 
 export interface Scenario {
   name: string;
   /** Why the scenario cannot run on this build (its capability is not on this branch yet), or null. */
   unavailable(ctx: BenchContext): Promise<string | null>;
-  run(ctx: BenchContext): Promise<Row[]>;
+  /** The rows; null for a row the current profile does not run. */
+  run(ctx: BenchContext): Promise<(Row | null)[]>;
 }
 
 /** True when every named SQL function exists in the bench database. */
@@ -47,8 +55,14 @@ interface Common {
   seconds?: number;
 }
 
+/** The pooler profile re-runs only Admit's own per-request rows: that is what a pooler changes. */
+function outOfProfile(ctx: BenchContext, impl: string, connection: Connection): boolean {
+  return ctx.profile !== null && (connection === "pooled" || (impl !== "admit" && impl !== "pgbench"));
+}
+
 function baseRow(ctx: BenchContext, c: Common, layer: Layer, connection: Connection): Row {
   return {
+    ...(ctx.profile ? { profile: ctx.profile } : {}),
     scenario: c.scenario,
     layer,
     impl: c.impl,
@@ -79,6 +93,10 @@ function finish(row: Row, load: LoadResult, violations: number | null, rt: numbe
   return row;
 }
 
+function rowName(r: Row): string {
+  return `${r.layer}/${r.impl}/${r.connection}${r.profile ? ` via ${r.profile}` : ""}`;
+}
+
 function describeRow(r: Row): string {
   if (r.skipped) return `skipped (${r.skipped})`;
   const out = Object.entries(r.outcomes ?? {}).map(([k, v]) => `${k}×${v}`).join(" ");
@@ -86,7 +104,7 @@ function describeRow(r: Row): string {
 }
 
 function announce(ctx: BenchContext, row: Row): void {
-  ctx.log(`  ${row.layer}/${row.impl}/${row.connection} c=${row.concurrency}: ${describeRow(row)}`);
+  ctx.log(`  ${rowName(row)} c=${row.concurrency}: ${describeRow(row)}`);
 }
 
 /** Waits (bounded) until the bridge has no more open connections than `open`, so Terminates are in. */
@@ -101,9 +119,10 @@ async function settle(bridge: BenchBridge, open: number): Promise<BridgeStats> {
 }
 
 /** Library layer: `op` makes one decision with the TypeScript path on a Neon-driver connection. */
-export async function library(ctx: BenchContext, c: Common & { connection: Connection; op: (q: Query, i: number) => Promise<string> }): Promise<Row> {
+export async function library(ctx: BenchContext, c: Common & { connection: Connection; op: (q: Query, i: number) => Promise<string> }): Promise<Row | null> {
+  if (outOfProfile(ctx, c.impl, c.connection)) return null;
   const row = baseRow(ctx, c, "library", c.connection);
-  ctx.log(`  ${row.layer}/${row.impl}/${row.connection} c=${row.concurrency} …`);
+  ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
   const requests = c.requests ?? ctx.requests;
   let conns: Connections | undefined;
   try {
@@ -129,10 +148,11 @@ export async function library(ctx: BenchContext, c: Common & { connection: Conne
 }
 
 /** Edge layer: `op` sends one HTTP request to the Worker (which opens a connection per request). */
-export async function edge(ctx: BenchContext, c: Common & { op: (call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>, i: number) => Promise<string> }): Promise<Row> {
+export async function edge(ctx: BenchContext, c: Common & { op: (call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>, i: number) => Promise<string> }): Promise<Row | null> {
+  if (outOfProfile(ctx, c.impl, "per-request")) return null;
   const row = baseRow(ctx, c, "edge", "per-request");
   if (!ctx.worker) return { ...row, skipped: "--no-edge" };
-  ctx.log(`  ${row.layer}/${row.impl}/${row.connection} c=${row.concurrency} …`);
+  ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
   const { url, token } = ctx.worker;
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => httpCall(url, token, method, path, body, headers);
   const requests = c.requests ?? ctx.requests;
@@ -146,14 +166,15 @@ export async function edge(ctx: BenchContext, c: Common & { op: (call: (method: 
 }
 
 /** Ceiling layer: pgbench runs `script` (the project's own statement) pooled or with -C. */
-export async function ceiling(ctx: BenchContext, c: Common & { connection: Connection; script: string; defines?: Record<string, string> }): Promise<Row> {
+export async function ceiling(ctx: BenchContext, c: Common & { connection: Connection; script: string; defines?: Record<string, string> }): Promise<Row | null> {
+  if (outOfProfile(ctx, c.impl, c.connection)) return null;
   const row = baseRow(ctx, { ...c, impl: c.impl || "pgbench" }, "ceiling", c.connection);
   if (!ctx.pgbench) {
     const skipped = { ...row, skipped: "pgbench not installed" };
     announce(ctx, skipped);
     return skipped;
   }
-  ctx.log(`  ${row.layer}/${row.impl}/${row.connection} c=${row.concurrency} …`);
+  ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
   const r = await runPgbench(ctx.pgbench, {
     script: c.script,
     clients: row.concurrency,

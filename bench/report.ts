@@ -27,6 +27,8 @@ export interface Row {
   round_trips_per_decision: number | null;
   /** Answers by kind (e.g. {"201": 90, "409": 910}), for reading the figures. */
   outcomes?: Record<string, number>;
+  /** Set when the row ran through a pooler (e.g. "pgbouncer" in transaction mode). */
+  profile?: string;
   /** Why the row has no figures (e.g. pgbench not installed). */
   skipped?: string;
   note?: string;
@@ -95,6 +97,7 @@ function cell(row: Row, key: keyof Row): string {
   if (row.skipped && ["throughput_rps", "p50_ms", "p95_ms", "p99_ms", "violations", "round_trips_per_decision", "requests"].includes(key)) {
     return key === "requests" ? `skipped: ${row.skipped}` : "";
   }
+  if (key === "connection" && row.profile) return `${row.connection} via ${row.profile}`;
   if (v === null || v === undefined) return "–";
   if (key === "throughput_rps" && typeof v === "number") return String(Math.round(v));
   return String(v).replaceAll("|", "\\|");
@@ -121,8 +124,9 @@ export interface Target {
 
 type Match = Partial<Pick<Row, "scenario" | "layer" | "impl" | "connection">>;
 
+/** The direct (no pooler profile) row matching `m`, with figures. */
 export function findRow(rows: Row[], m: Match): Row | undefined {
-  return rows.find((r) => !r.skipped && Object.entries(m).every(([k, v]) => r[k as keyof Row] === v));
+  return rows.find((r) => !r.skipped && !r.profile && Object.entries(m).every(([k, v]) => r[k as keyof Row] === v));
 }
 
 function label(m: Match): string {

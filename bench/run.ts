@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { ROOT } from "../dev/local";
 import { pgbenchMissing, type BenchContext, type Scenario } from "./measure";
 import { findPgbench } from "./pgbench";
+import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
 import { evaluateTargets, markdownTable, targetsMarkdown, writeReport, type Report, type Row, type Target } from "./report";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { startStack, type Stack } from "./stack";
@@ -21,6 +22,7 @@ export interface Options {
   quick: boolean;
   only: string[] | null;
   edge: boolean;
+  pgbouncer: boolean;
   concurrency: number;
   seconds: number;
   requests: number;
@@ -36,7 +38,7 @@ export function parseArgs(argv: string[]): Options {
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name}=${raw}: expected a number from ${min} to ${max}`);
     return n;
   };
-  const known = /^--(quick|no-edge|only=.*|concurrency=.*|seconds=.*|requests=.*|help)$/;
+  const known = /^--(quick|no-edge|no-pgbouncer|only=.*|concurrency=.*|seconds=.*|requests=.*|help)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length) throw new Error(`unknown argument(s): ${unknown.join(" ")}`);
   const quick = flag("quick");
@@ -44,6 +46,7 @@ export function parseArgs(argv: string[]): Options {
     quick,
     only: value("only")?.split(",").filter(Boolean) ?? null,
     edge: !flag("no-edge"),
+    pgbouncer: !flag("no-pgbouncer"),
     concurrency: num("concurrency", 16, 1, 256),
     // Every row is bounded by a count and a time; quick keeps the whole run under 3 minutes.
     seconds: num("seconds", quick ? 2 : 10, 1, 120),
@@ -55,6 +58,7 @@ const HELP = `npm run bench [-- options]
   --quick            short rows (2 s each): the whole run in under 3 minutes
   --only=a,b         only these scenarios (${SCENARIOS.map((s) => s.name).join(", ")})
   --no-edge          skip wrangler dev and the edge rows
+  --no-pgbouncer     skip the PgBouncer profile even when pgbouncer is installed
   --concurrency=N    simultaneous clients in every layer (default 16)
   --seconds=S        time limit per row (default 10, quick 2)
   --requests=N       request limit per row (default 40000, quick 4000)`;
@@ -84,6 +88,14 @@ async function main(): Promise<void> {
     notes.push(pgbenchMissing);
   }
 
+  const pgbouncer = opts.pgbouncer ? await findPgbouncer() : null;
+  if (pgbouncer) log(`pooled profile: ${pgbouncer.version} in transaction mode — Admit's per-request rows run again through it`);
+  else {
+    const why = opts.pgbouncer ? `pgbouncer not installed (\`${PGBOUNCER_INSTALL}\` adds it)` : "--no-pgbouncer";
+    log(`no PgBouncer profile: ${why}`);
+    notes.push(`PgBouncer profile not run: ${why}`);
+  }
+
   log(`starting the stack${opts.edge ? "" : " (no edge)"}…`);
   let stack: Stack | undefined;
   const stop = async () => {
@@ -97,7 +109,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const figures: Target[] = [];
   try {
-    stack = await startStack({ edge: opts.edge, log });
+    stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log });
     const s = stack;
     const ctx: BenchContext = {
       quick: opts.quick,
@@ -111,7 +123,9 @@ async function main(): Promise<void> {
       sql: async (text, params) => (await s.admin.query(text, params as unknown[])).rows,
       log,
       figure: (t) => void figures.push(t),
+      profile: null,
     };
+    const ran: Scenario[] = [];
     log(`${scenarios.length} scenario(s), concurrency ${opts.concurrency}, each row ≤ ${opts.requests} decisions and ≤ ${opts.seconds} s`);
     for (const [i, scenario] of scenarios.entries()) {
       const why = await scenario.unavailable(ctx);
@@ -123,7 +137,8 @@ async function main(): Promise<void> {
       log(`[${i + 1}/${scenarios.length}] ${scenario.name}`);
       const t0 = Date.now();
       try {
-        rows.push(...(await scenario.run(ctx)));
+        rows.push(...(await scenario.run(ctx)).filter((r) => r !== null));
+        ran.push(scenario);
       } catch (err) {
         const msg = `${scenario.name} failed: ${(err as Error).stack ?? err}`;
         log(msg);
@@ -131,6 +146,28 @@ async function main(): Promise<void> {
         process.exitCode = 1;
       }
       log(`    ${scenario.name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+    if (s.pooler) {
+      // Neon's pooled endpoint is PgBouncer in transaction mode: the per-request rows again, through it.
+      const pooled: BenchContext = {
+        ...ctx,
+        profile: "pgbouncer",
+        db: { ...ctx.db, url: s.pooler.bouncer.url, host: s.pooler.bouncer.host, port: s.pooler.bouncer.port },
+        worker: s.pooler.worker ? { url: s.pooler.worker.url, token: s.token } : null,
+      };
+      const profiled = opts.quick ? ran.slice(0, 2) : ran;
+      for (const [i, scenario] of profiled.entries()) {
+        log(`[pgbouncer ${i + 1}/${profiled.length}] ${scenario.name}, per-request rows through PgBouncer`);
+        try {
+          rows.push(...(await scenario.run(pooled)).filter((r) => r !== null));
+        } catch (err) {
+          const msg = `${scenario.name} through pgbouncer failed: ${(err as Error).stack ?? err}`;
+          log(msg);
+          notes.push(msg.split("\n")[0]);
+          process.exitCode = 1;
+        }
+      }
+      if (opts.quick && ran.length > profiled.length) notes.push(`--quick: the PgBouncer profile ran for ${profiled.map((s) => s.name).join(", ")} only`);
     }
   } finally {
     log("stopping the stack…");
@@ -145,7 +182,7 @@ async function main(): Promise<void> {
     quick: opts.quick,
     machine: { cpus: cpus().length, node: process.version, platform: `${process.platform}-${process.arch}` },
     pgbench: pgbench?.version ?? null,
-    pgbouncer: null,
+    pgbouncer: pgbouncer?.version ?? null,
     scenarios: rows,
     targets,
     notes,

@@ -9,6 +9,7 @@ import { migrate } from "../dev/migrate";
 import { startPostgres, type PgHandle } from "../dev/postgres";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { startBridgeProcess, type BenchBridge } from "./bridge-process";
+import { startPgbouncer, type Pgbouncer, type PgbouncerBin } from "./pgbouncer";
 
 export interface Stack {
   pg: PgHandle;
@@ -18,10 +19,19 @@ export interface Stack {
   token: string;
   /** One admin connection over plain TCP (node-postgres), so setup and counting never show up in the bridge's figures. */
   admin: pg.Client;
+  /** The pooled profile, when PgBouncer is installed: PgBouncer and a Worker whose DATABASE_URL points at it. */
+  pooler: { bouncer: Pgbouncer; worker: WranglerDev | null } | null;
   stop(): Promise<void>;
 }
 
-export async function startStack(opts: { edge: boolean; log: (line: string) => void }): Promise<Stack> {
+export interface StackOptions {
+  edge: boolean;
+  pgbouncer: PgbouncerBin | null;
+  poolSize: number;
+  log: (line: string) => void;
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
   const stops: (() => Promise<unknown>)[] = [];
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch(() => {});
@@ -50,7 +60,21 @@ export async function startStack(opts: { edge: boolean; log: (line: string) => v
       stops.push(() => w.stop());
       opts.log(`wrangler dev on ${worker.url}`);
     }
-    return { pg: pgh, bridge, worker, token, admin, stop };
+    let pooler: Stack["pooler"] = null;
+    if (opts.pgbouncer) {
+      const bouncer = await startPgbouncer(opts.pgbouncer, pgh, opts.poolSize);
+      stops.push(() => bouncer.stop());
+      opts.log(`pgbouncer (transaction mode, pool ${opts.poolSize}) on ${bouncer.host}:${bouncer.port}`);
+      let pooledWorker: WranglerDev | null = null;
+      if (opts.edge) {
+        pooledWorker = await startWranglerDev({ vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000 });
+        const w = pooledWorker;
+        stops.push(() => w.stop());
+        opts.log(`wrangler dev through pgbouncer on ${pooledWorker.url}`);
+      }
+      pooler = { bouncer, worker: pooledWorker };
+    }
+    return { pg: pgh, bridge, worker, token, admin, pooler, stop };
   } catch (err) {
     await stop();
     throw err;

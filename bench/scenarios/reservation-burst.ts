@@ -3,7 +3,7 @@
 // fills within the first few hundred decisions and the rest are refusals.
 // Violations = pairs of stored reservations of the row's resource that overlap.
 import { lockKey } from "../../functions/keys";
-import { ceiling, edge, hasFunctions, library, type BenchContext, type Scenario } from "../measure";
+import { ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
 import type { Connection, Row } from "../report";
 import { peerSql } from "../peers/index";
 
@@ -49,8 +49,8 @@ const PGBENCH_SCRIPT = `
 SELECT admit_reserve(:key::bigint, :resource, 'pgbench-' || :client_id, to_timestamp(:s::double precision), to_timestamp(:e::double precision), NULL::jsonb, ${LOCK_TIMEOUT_MS}) AS r;
 `;
 
-function resourceFor(layer: string, impl: string, connection: Connection): string {
-  return `rb/${layer}-${impl}-${connection}`;
+function resourceFor(ctx: BenchContext, layer: string, impl: string, connection: Connection): string {
+  return `rb/${rowKey(ctx, layer, impl, connection)}`;
 }
 
 function count(ctx: BenchContext, query: string, resource: string) {
@@ -63,9 +63,9 @@ export const reservationBurst: Scenario = {
     return (await hasFunctions(ctx, "admit_reserve")) ? null : "admit_reserve() not in the schema";
   },
   async run(ctx) {
-    const rows: Row[] = [];
+    const rows: (Row | null)[] = [];
     for (const connection of ["pooled", "per-request"] as const) {
-      const resource = resourceFor("ceiling", "pgbench", connection);
+      const resource = resourceFor(ctx, "ceiling", "pgbench", connection);
       rows.push(
         await ceiling(ctx, {
           scenario: NAME,
@@ -78,7 +78,7 @@ export const reservationBurst: Scenario = {
       );
     }
     for (const connection of ["pooled", "per-request"] as const) {
-      const resource = resourceFor("library", "admit", connection);
+      const resource = resourceFor(ctx, "library", "admit", connection);
       const key = lockKey("reservation", resource);
       rows.push(
         await library(ctx, {
@@ -95,7 +95,7 @@ export const reservationBurst: Scenario = {
       );
     }
     {
-      const resource = resourceFor("edge", "admit", "per-request");
+      const resource = resourceFor(ctx, "edge", "admit", "per-request");
       rows.push(
         await edge(ctx, {
           scenario: NAME,
@@ -111,12 +111,13 @@ export const reservationBurst: Scenario = {
 
     // Peers: seed 000's check-then-insert without and with the advisory lock, as transactions of
     // separate statements (the article's shape), on a table of their own without the EXCLUDE guard.
+    if (ctx.profile) return rows;
     const naive = await peerSql("seed000-naive.sql");
     const advisory = await peerSql("seed000-advisory.sql");
     await ctx.sql(naive.setup);
     for (const [impl, stmts] of [["seed000-naive", naive], ["seed000-advisory-lock", advisory]] as const) {
       for (const connection of ["pooled", "per-request"] as const) {
-        const resource = resourceFor("library", impl, connection);
+        const resource = resourceFor(ctx, "library", impl, connection);
         const key = lockKey("reservation", resource);
         rows.push(
           await library(ctx, {
