@@ -118,7 +118,7 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- The lock key, the semaphore's size and TTL: a lease is one permit with the caller's TTL.
--- Returns NULL for a semaphore that was never created.
+-- Both NULL for a semaphore that was never created.
 CREATE FUNCTION admit_permit_config(p_kind text, p_name text, p_ttl_ms integer, OUT permits integer, OUT ttl_ms integer)
 LANGUAGE sql STABLE AS $$
   SELECT 1, p_ttl_ms WHERE p_kind = 'lease'
@@ -143,7 +143,7 @@ DECLARE
   v_row permits;
 BEGIN
   SELECT c.permits, c.ttl_ms INTO v_permits, v_ttl FROM admit_permit_config(p_kind, p_name, p_ttl_ms) c;
-  IF NOT FOUND THEN
+  IF v_permits IS NULL THEN
     RETURN json_build_object('status', 'not_found');
   END IF;
 

@@ -4,24 +4,9 @@ import { RequestDb } from "../functions/db";
 import { ProblemError } from "../functions/errors";
 import { lockKey } from "../functions/keys";
 import { orConflict, withLock, withTryLock } from "../functions/locks";
-import { bindings, connect, servedApp, sql } from "./support";
+import { bindings, connect, heldAdvisoryKeys, servedApp, sql, until } from "./support";
 
 const suite = servedApp("locks");
-
-/** Advisory locks (bigint keys) granted to anyone right now, as signed decimal strings. */
-export async function heldAdvisoryKeys(db: string): Promise<string[]> {
-  const rows = await sql<{ key: string }>(db, "SELECT ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted");
-  return rows.map((r) => r.key);
-}
-
-/** Polls `check` every 50 ms until it is true; fails after `ms`. */
-export async function until(check: () => Promise<boolean>, ms = 10_000, what = "condition"): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A test connection holding the in-request lock of `key` in an open transaction. */
 async function holdLock(db: string, key: string) {
