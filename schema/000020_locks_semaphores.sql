@@ -103,7 +103,8 @@ LANGUAGE sql AS $$
   SELECT count(*)::integer FROM t
 $$;
 
--- "No permit free": how many, who, and when the earliest one expires (Retry-After).
+-- The claims in use now: how many, who (for a lease), and when the earliest expires (Retry-After).
+-- One statement, so the count and the expiry come from the same snapshot.
 CREATE FUNCTION admit_permit_busy(p_kind text, p_name text, p_permits integer, p_now timestamptz) RETURNS json
 LANGUAGE sql STABLE AS $$
   SELECT json_build_object(
@@ -140,6 +141,7 @@ DECLARE
   v_ttl integer;
   v_now timestamptz := coalesce(p_now, clock_timestamp());
   v_slot integer;
+  v_busy json;
   v_row permits;
 BEGIN
   SELECT c.permits, c.ttl_ms INTO v_permits, v_ttl FROM admit_permit_config(p_kind, p_name, p_ttl_ms) c;
@@ -149,9 +151,9 @@ BEGIN
 
   -- Full already (by this statement's snapshot): refuse without queueing on the lock, so a burst of
   -- losers does not stand in line behind each other just to hear "no".
-  IF (SELECT count(*) FROM permits
-       WHERE kind = p_kind AND name = p_name AND released_at IS NULL AND timed_out_at IS NULL AND expires_at > v_now) >= v_permits THEN
-    RETURN admit_permit_busy(p_kind, p_name, v_permits, v_now);
+  v_busy := admit_permit_busy(p_kind, p_name, v_permits, v_now);
+  IF (v_busy->>'in_use')::integer >= v_permits THEN
+    RETURN v_busy;
   END IF;
 
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
@@ -160,10 +162,9 @@ BEGIN
   v_now := coalesce(p_now, clock_timestamp());
   SELECT c.permits INTO v_permits FROM admit_permit_config(p_kind, p_name, p_ttl_ms) c;
   PERFORM admit_permits_time_out(p_kind, p_name, v_now);
-
-  IF (SELECT count(*) FROM permits
-       WHERE kind = p_kind AND name = p_name AND released_at IS NULL AND timed_out_at IS NULL) >= v_permits THEN
-    RETURN admit_permit_busy(p_kind, p_name, v_permits, v_now);
+  v_busy := admit_permit_busy(p_kind, p_name, v_permits, v_now);
+  IF (v_busy->>'in_use')::integer >= v_permits THEN
+    RETURN v_busy;
   END IF;
 
   -- The lowest free slot: 0 if free, else the lowest slot just above a taken one that is free.
