@@ -4,7 +4,7 @@ import { RequestDb } from "../functions/db";
 import { ProblemError } from "../functions/errors";
 import { lockKey } from "../functions/keys";
 import { orConflict, withLock, withTryLock } from "../functions/locks";
-import { bindings, connect, heldAdvisoryKeys, servedApp, sql, until } from "./support";
+import { bindings, client, connect, heldAdvisoryKeys, serveApp, servedApp, sql, until } from "./support";
 
 const suite = servedApp("locks");
 
@@ -201,5 +201,28 @@ describe("leases over HTTP", () => {
     }
     const long = await suite.api("POST", `/v1/locks/${"k".repeat(201)}/acquire`, { holder: "a", ttl_ms: 1_000 });
     expect(long.status).toBe(422);
+  });
+});
+
+describe("an unreachable database", () => {
+  it("lease, semaphore and invoice writes answer 503 + Retry-After (nothing applied), never hang or 500", async () => {
+    const down = await serveApp(bindings("postgres://admit:x@127.0.0.1:1/nothing"));
+    try {
+      const api = client(down.url);
+      for (const [method, path, body] of [
+        ["POST", "/v1/locks/k/acquire", { holder: "h", ttl_ms: 1_000 }],
+        ["GET", "/v1/locks/k", undefined],
+        ["PUT", "/v1/semaphores/s", { permits: 2 }],
+        ["POST", "/v1/semaphores/s/acquire", { holder: "h" }],
+        ["POST", "/v1/invoices/generate", { subscription_id: "S", kind: "usage" }],
+      ] as const) {
+        const res = await api(method, path, body);
+        expect(res.status, path).toBe(503);
+        expect(res.json.type).toBe("/problems/database-unavailable");
+        expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      }
+    } finally {
+      await down.close();
+    }
   });
 });
