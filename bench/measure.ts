@@ -147,6 +147,21 @@ export async function library(ctx: BenchContext, c: Common & { connection: Conne
   return row;
 }
 
+/**
+ * A peer that brings its own client and connections (e.g. a `pg` Pool over TCP): timed like the
+ * library layer, but its traffic does not cross the bridge, so it has no round-trip figure.
+ */
+export async function peer(ctx: BenchContext, c: Common & { connection: Connection; op: (i: number) => Promise<string> }): Promise<Row | null> {
+  if (outOfProfile(ctx, c.impl, c.connection)) return null;
+  const row = baseRow(ctx, c, "library", c.connection);
+  ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
+  const requests = c.requests ?? ctx.requests;
+  const load = await runLoad({ concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "decisions", requests) }, (i) => c.op(i));
+  finish(row, load, c.violations ? await c.violations() : null, null);
+  announce(ctx, row);
+  return row;
+}
+
 /** Edge layer: `op` sends one HTTP request to the Worker (which opens a connection per request). */
 export async function edge(ctx: BenchContext, c: Common & { op: (call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>, i: number) => Promise<string> }): Promise<Row | null> {
   if (outOfProfile(ctx, c.impl, "per-request")) return null;

@@ -12,11 +12,12 @@ import { pgbenchMissing, type BenchContext, type Scenario } from "./measure";
 import { findPgbench } from "./pgbench";
 import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
 import { evaluateTargets, markdownTable, targetsMarkdown, writeReport, type Report, type Row, type Target } from "./report";
+import { lockContention, semaphoreChurn } from "./scenarios/permits";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { startStack, type Stack } from "./stack";
 
 /** In the order they run; each says itself whether its capability exists on this build. */
-export const SCENARIOS: Scenario[] = [reservationBurst];
+export const SCENARIOS: Scenario[] = [reservationBurst, semaphoreChurn, lockContention];
 
 export interface Options {
   quick: boolean;

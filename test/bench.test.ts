@@ -4,8 +4,10 @@ import { describe, expect, it } from "vitest";
 import { runLoad } from "../bench/load";
 import { peerSql, sqlSections } from "../bench/peers/index";
 import { parsePgbenchLog, parsePgbenchSummary, pgbenchArgs } from "../bench/pgbench";
+import { pgbouncerIni } from "../bench/pgbouncer";
 import { evaluateTargets, markdownTable, percentile, roundTripsPerDecision, summarize, tally, type Row } from "../bench/report";
 import { parseArgs } from "../bench/run";
+import { DUPLICATE_PERMITS } from "../bench/scenarios/permits";
 import { ADMIT_OVERLAPS, PEER_OVERLAPS, slotOf } from "../bench/scenarios/reservation-burst";
 import { freshDatabase, sql } from "./support";
 
@@ -101,6 +103,17 @@ describe("pgbench", () => {
   });
 });
 
+describe("pgbouncer profile", () => {
+  it("transaction pooling, cleartext auth for the Neon driver's pipelined password, loopback only", () => {
+    const ini = pgbouncerIni({ host: "127.0.0.1", port: 5432, user: "postgres", password: "p", database: "admit_bench" }, 6432, "/tmp/x", 20);
+    expect(ini).toContain("admit_bench = host=127.0.0.1 port=5432 dbname=admit_bench");
+    expect(ini).toMatch(/^pool_mode = transaction$/m);
+    expect(ini).toMatch(/^auth_type = plain$/m);
+    expect(ini).toMatch(/^listen_addr = 127\.0\.0\.1$/m);
+    expect(ini).toMatch(/^listen_port = 6432$/m);
+  });
+});
+
 describe("load loop", () => {
   it("stops at the request count, records every answer, and labels throws", async () => {
     const seen = new Set<number>();
@@ -171,5 +184,21 @@ describe("violations are counted from the database", () => {
       await sql(db, naive.insert, ["p", from, to, "u"]);
     }
     expect(await sql(db, PEER_OVERLAPS, ["p"])).toEqual([{ n: 1 }]);
+  });
+});
+
+describe("duplicate permits are counted from the history", () => {
+  it("a claim overlapping an earlier one on its slot, a slot beyond the size, a token out of order", async () => {
+    const db = await freshDatabase("bench_permits");
+    const put = (slot: number, from: string, to: string, token: number) =>
+      sql(db, "INSERT INTO permits (kind, name, slot, holder, fencing_token, ttl_ms, claimed_at, expires_at, released_at) VALUES ('semaphore', 's', $1, 'h', $2, 60000, $3::timestamptz, $3::timestamptz + interval '1 min', $4::timestamptz)", [slot, token, from, to]);
+    await put(0, "2030-01-01T10:00:00Z", "2030-01-01T10:05:00Z", 1);
+    await put(0, "2030-01-01T10:03:00Z", "2030-01-01T10:06:00Z", 2); // slot 0 still held by the first: 1
+    await put(1, "2030-01-01T10:04:00Z", "2030-01-01T10:10:00Z", 3);
+    await put(0, "2030-01-01T10:06:00Z", "2030-01-01T10:07:00Z", 4); // starts as the second ends: fine
+    await put(4, "2030-01-01T10:20:00Z", "2030-01-01T10:21:00Z", 5); // slot 4 of a 4-permit semaphore: 1
+    await put(2, "2030-01-01T10:30:00Z", "2030-01-01T10:31:00Z", 0); // granted last, smaller token: 1
+    expect(await sql(db, DUPLICATE_PERMITS, ["semaphore", "s", 4])).toEqual([{ n: 3 }]);
+    expect(await sql(db, DUPLICATE_PERMITS, ["semaphore", "other", 4])).toEqual([{ n: 0 }]);
   });
 });
