@@ -4,7 +4,10 @@ import type { BridgeStats } from "../dev/bridge";
 import type { BenchBridge } from "./bridge-process";
 import { httpCall, perRequestConnections, pooledConnections, runLoad, type Connections, type LoadResult, type Query } from "./load";
 import { PGBENCH_INSTALL, runPgbench, type Pgbench } from "./pgbench";
-import { round, roundTripsPerDecision, summarize, tally, type Connection, type Layer, type Row, type Target } from "./report";
+import { round, roundTripsPerDecision, summarize, tally, type Connection, type Layer, type RawFigures, type Row, type Target } from "./report";
+
+/** Each measured row's latencies and elapsed time, for merging rounds (see mergeRounds). */
+export const rawFigures = new WeakMap<Row, RawFigures>();
 
 export interface BenchContext {
   quick: boolean;
@@ -23,11 +26,19 @@ export interface BenchContext {
   figure(t: Target): void;
   /** Set while re-running per-request rows through a pooler ("pgbouncer"); null for the direct run. */
   profile: string | null;
+  /** This pass over the scenario's rows (0-based) of `rounds`; each round uses keys of its own. */
+  round: number;
+  rounds: number;
+}
+
+/** Work done once per scenario (bursts, sell-outs) goes in the last round. */
+export function lastRound(ctx: BenchContext): boolean {
+  return ctx.round === ctx.rounds - 1;
 }
 
 /** A name unique to this row of this run (profile included), for keys and resources. */
 export function rowKey(ctx: BenchContext, ...parts: string[]): string {
-  return [ctx.profile, ...parts].filter(Boolean).join("-");
+  return [ctx.profile, ...parts, ctx.rounds > 1 ? `r${ctx.round}` : ""].filter(Boolean).join("-");
 }
 
 export interface Scenario {
@@ -90,6 +101,7 @@ function finish(row: Row, load: LoadResult, violations: number | null, rt: numbe
   row.violations = violations;
   row.round_trips_per_decision = rt;
   row.outcomes = tally(load.outcomes);
+  rawFigures.set(row, { latenciesMs: load.latencies, elapsedMs: load.elapsedMs });
   return row;
 }
 
@@ -206,6 +218,7 @@ export async function ceiling(ctx: BenchContext, c: Common & { connection: Conne
   row.throughput_rps = r.tps === null ? null : round(r.tps, 1);
   Object.assign(row, summarize(r.latencies));
   row.outcomes = { ok: r.latencies.length, ...(r.failed ? { failed: r.failed } : {}) };
+  rawFigures.set(row, { latenciesMs: r.latencies, elapsedMs: r.tps ? (r.transactions * 1000) / r.tps : 0 });
   if (/aborted/.test(r.output)) row.note = (row.note ? row.note + "; " : "") + "some pgbench clients aborted: " + (/ERROR:.*$/m.exec(r.output)?.[0] ?? "see output");
   row.violations = c.violations ? await c.violations() : null;
   announce(ctx, row);

@@ -70,6 +70,51 @@ export function roundTripsPerDecision(clientMessages: number, decisions: number,
   return round(Math.max(0, clientMessages - closedConnections) / decisions, 2);
 }
 
+/** What a row was computed from, kept beside it (not in the report) so rounds can be merged. */
+export interface RawFigures {
+  latenciesMs: number[];
+  elapsedMs: number;
+}
+
+/**
+ * One row per (layer, impl, connection, profile) from several rounds of the same scenario: counts
+ * and violations add up, throughput is all decisions over all the time, percentiles are taken over
+ * every latency, round trips are weighted by decisions. Rounds interleave the rows in time, so a
+ * burst of noise from a neighbour on the machine is shared out instead of landing on one row.
+ */
+export function mergeRounds(rounds: Row[][], raw: (r: Row) => RawFigures | undefined): Row[] {
+  const groups = new Map<string, Row[]>();
+  for (const rows of rounds) {
+    for (const r of rows) {
+      const id = [r.scenario, r.layer, r.impl, r.connection, r.profile ?? ""].join("|");
+      groups.set(id, [...(groups.get(id) ?? []), r]);
+    }
+  }
+  return [...groups.values()].map((rs) => {
+    const done = rs.filter((r) => !r.skipped);
+    if (done.length === 0 || rs.length === 1) return rs[0];
+    const requests = done.reduce((s, r) => s + r.requests, 0);
+    const elapsed = done.reduce((s, r) => s + (raw(r)?.elapsedMs ?? 0), 0);
+    const latencies = done.flatMap((r) => raw(r)?.latenciesMs ?? []);
+    const counted = done.filter((r) => r.violations !== null);
+    const withRt = done.filter((r) => r.round_trips_per_decision !== null);
+    const rtWeight = withRt.reduce((s, r) => s + r.requests, 0);
+    const outcomes: Record<string, number> = {};
+    for (const r of done) for (const [k, v] of Object.entries(r.outcomes ?? {})) outcomes[k] = (outcomes[k] ?? 0) + v;
+    const notes = [...new Set(done.map((r) => r.note).filter(Boolean))];
+    return {
+      ...done[0],
+      requests,
+      throughput_rps: elapsed > 0 ? round((requests * 1000) / elapsed, 1) : null,
+      ...summarize(latencies),
+      violations: counted.length ? counted.reduce((s, r) => s + (r.violations ?? 0), 0) : null,
+      round_trips_per_decision: rtWeight > 0 ? round(withRt.reduce((s, r) => s + (r.round_trips_per_decision ?? 0) * r.requests, 0) / rtWeight, 2) : null,
+      outcomes,
+      note: [`${done.length} rounds`, ...notes].join("; "),
+    };
+  });
+}
+
 /** Counts answers by label. */
 export function tally(labels: Iterable<string>): Record<string, number> {
   const out: Record<string, number> = {};

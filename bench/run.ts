@@ -8,10 +8,10 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../dev/local";
-import { pgbenchMissing, type BenchContext, type Scenario } from "./measure";
+import { pgbenchMissing, rawFigures, type BenchContext, type Scenario } from "./measure";
 import { findPgbench } from "./pgbench";
 import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
-import { evaluateTargets, markdownTable, targetsMarkdown, writeReport, type Report, type Row, type Target } from "./report";
+import { evaluateTargets, markdownTable, mergeRounds, targetsMarkdown, writeReport, type Report, type Row, type Target } from "./report";
 import { lockContention, semaphoreChurn } from "./scenarios/permits";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { startStack, type Stack } from "./stack";
@@ -27,6 +27,7 @@ export interface Options {
   concurrency: number;
   seconds: number;
   requests: number;
+  rounds: number;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -39,7 +40,7 @@ export function parseArgs(argv: string[]): Options {
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name}=${raw}: expected a number from ${min} to ${max}`);
     return n;
   };
-  const known = /^--(quick|no-edge|no-pgbouncer|only=.*|concurrency=.*|seconds=.*|requests=.*|help)$/;
+  const known = /^--(quick|no-edge|no-pgbouncer|only=.*|concurrency=.*|seconds=.*|requests=.*|rounds=.*|help)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length) throw new Error(`unknown argument(s): ${unknown.join(" ")}`);
   const quick = flag("quick");
@@ -52,6 +53,8 @@ export function parseArgs(argv: string[]): Options {
     // Every row is bounded by a count and a time; quick keeps the whole run under 3 minutes.
     seconds: num("seconds", quick ? 2 : 10, 1, 120),
     requests: num("requests", quick ? 4_000 : 40_000, 1, 1_000_000),
+    // The rows of a scenario run this many times in turn, each for its share of the time, and are merged.
+    rounds: num("rounds", quick ? 1 : 3, 1, 10),
   };
 }
 
@@ -62,7 +65,10 @@ const HELP = `npm run bench [-- options]
   --no-pgbouncer     skip the PgBouncer profile even when pgbouncer is installed
   --concurrency=N    simultaneous clients in every layer (default 16)
   --seconds=S        time limit per row (default 10, quick 2)
-  --requests=N       request limit per row (default 40000, quick 4000)`;
+  --requests=N       request limit per row (default 40000, quick 4000)
+  --rounds=N         run each scenario's rows N times in turn, each with 1/N of the time and
+                     requests, and merge them, so noise from neighbours spreads over all rows
+                     (default 3, quick 1)`;
 
 function log(line: string): void {
   const t = new Date().toISOString().slice(11, 19);
@@ -125,9 +131,21 @@ async function main(): Promise<void> {
       log,
       figure: (t) => void figures.push(t),
       profile: null,
+      round: 0,
+      rounds: opts.rounds,
+    };
+    /** All rounds of a scenario in `base`'s profile, merged into one row per layer/impl/connection. */
+    const inRounds = async (scenario: Scenario, base: BenchContext): Promise<Row[]> => {
+      const rounds: Row[][] = [];
+      for (let round = 0; round < opts.rounds; round++) {
+        if (opts.rounds > 1) log(`  round ${round + 1}/${opts.rounds}`);
+        const c: BenchContext = { ...base, round, seconds: base.seconds / opts.rounds, requests: Math.ceil(base.requests / opts.rounds) };
+        rounds.push((await scenario.run(c)).filter((r) => r !== null));
+      }
+      return mergeRounds(rounds, (r) => rawFigures.get(r));
     };
     const ran: Scenario[] = [];
-    log(`${scenarios.length} scenario(s), concurrency ${opts.concurrency}, each row ≤ ${opts.requests} decisions and ≤ ${opts.seconds} s`);
+    log(`${scenarios.length} scenario(s), concurrency ${opts.concurrency}, each row ≤ ${opts.requests} decisions and ≤ ${opts.seconds} s` + (opts.rounds > 1 ? `, in ${opts.rounds} rounds` : ""));
     for (const [i, scenario] of scenarios.entries()) {
       const why = await scenario.unavailable(ctx);
       if (why) {
@@ -138,7 +156,7 @@ async function main(): Promise<void> {
       log(`[${i + 1}/${scenarios.length}] ${scenario.name}`);
       const t0 = Date.now();
       try {
-        rows.push(...(await scenario.run(ctx)).filter((r) => r !== null));
+        rows.push(...(await inRounds(scenario, ctx)));
         ran.push(scenario);
       } catch (err) {
         const msg = `${scenario.name} failed: ${(err as Error).stack ?? err}`;
@@ -160,7 +178,7 @@ async function main(): Promise<void> {
       for (const [i, scenario] of profiled.entries()) {
         log(`[pgbouncer ${i + 1}/${profiled.length}] ${scenario.name}, per-request rows through PgBouncer`);
         try {
-          rows.push(...(await scenario.run(pooled)).filter((r) => r !== null));
+          rows.push(...(await inRounds(scenario, pooled)));
         } catch (err) {
           const msg = `${scenario.name} through pgbouncer failed: ${(err as Error).stack ?? err}`;
           log(msg);

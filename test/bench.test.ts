@@ -5,7 +5,7 @@ import { runLoad } from "../bench/load";
 import { peerSql, sqlSections } from "../bench/peers/index";
 import { parsePgbenchLog, parsePgbenchSummary, pgbenchArgs } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
-import { evaluateTargets, markdownTable, percentile, roundTripsPerDecision, summarize, tally, type Row } from "../bench/report";
+import { evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, type RawFigures, type Row } from "../bench/report";
 import { parseArgs } from "../bench/run";
 import { DUPLICATE_PERMITS } from "../bench/scenarios/permits";
 import { ADMIT_OVERLAPS, PEER_OVERLAPS, slotOf } from "../bench/scenarios/reservation-burst";
@@ -87,6 +87,27 @@ describe("report", () => {
   });
 });
 
+describe("rounds", () => {
+  it("merge into one row per layer/impl/connection: counts add up, throughput over all the time, percentiles over every latency", () => {
+    const raw = new Map<Row, RawFigures>();
+    const made = (over: Partial<Row>, latenciesMs: number[], elapsedMs: number) => {
+      const r = row({ requests: latenciesMs.length, ...over });
+      raw.set(r, { latenciesMs, elapsedMs });
+      return r;
+    };
+    const a1 = made({ violations: 0, round_trips_per_decision: 1, outcomes: { "201": 1, "409": 1 } }, [1, 2], 1000);
+    const b1 = made({ layer: "ceiling", impl: "pgbench", violations: null, round_trips_per_decision: null }, [5], 500);
+    const a2 = made({ violations: 1, round_trips_per_decision: 2, outcomes: { "409": 2 } }, [3, 4], 3000);
+    const b2 = made({ layer: "ceiling", impl: "pgbench", violations: null, round_trips_per_decision: null }, [7], 500);
+    const merged = mergeRounds([[a1, b1], [a2, b2]], (r) => raw.get(r));
+    expect(merged).toHaveLength(2);
+    expect(merged[0]).toMatchObject({ layer: "library", requests: 4, throughput_rps: 1, p50_ms: 2, p99_ms: 4, violations: 1, round_trips_per_decision: 1.5, outcomes: { "201": 1, "409": 3 }, note: "2 rounds" });
+    expect(merged[1]).toMatchObject({ layer: "ceiling", requests: 2, throughput_rps: 2, violations: null, round_trips_per_decision: null });
+    const single = made({}, [1], 10);
+    expect(mergeRounds([[single]], (r) => raw.get(r))).toEqual([single]);
+  });
+});
+
 describe("pgbench", () => {
   it("runs the statement with extended protocol (unnamed statements), -C per request", () => {
     const r = { script: "", clients: 16, seconds: 5, connectPerTransaction: true, defines: { resource: "rb/x" }, host: "127.0.0.1", port: 5432, user: "u", password: "p", database: "d" };
@@ -136,7 +157,8 @@ describe("load loop", () => {
 
 describe("arguments and scenario inputs", () => {
   it("--quick shortens rows; unknown flags are refused", () => {
-    expect(parseArgs(["--quick"])).toMatchObject({ quick: true, seconds: 2, edge: true, concurrency: 16 });
+    expect(parseArgs(["--quick"])).toMatchObject({ quick: true, seconds: 2, edge: true, concurrency: 16, rounds: 1 });
+    expect(parseArgs([])).toMatchObject({ quick: false, seconds: 10, rounds: 3 });
     expect(parseArgs(["--only=reservation-burst", "--no-edge", "--concurrency=8"])).toMatchObject({ only: ["reservation-burst"], edge: false, concurrency: 8, seconds: 10 });
     expect(() => parseArgs(["--fast"])).toThrow(/unknown argument/);
     expect(() => parseArgs(["--concurrency=0"])).toThrow(/--concurrency/);
