@@ -7,9 +7,11 @@ import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problemResponse } from "./errors";
+import { idempotency } from "./idempotency";
 import { problemResponses } from "./openapi";
 import { reservations } from "./reservations";
 import { validationHook } from "./validation";
+import { isWebhookDelivery, webhooks } from "./webhooks";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 const HEALTH_BUDGET_MS = 4_000;
@@ -55,9 +57,13 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API_TOKEN>`" });
 
   // Auth first: a caller without the token learns nothing about the route or its body rules.
-  app.use("/v1/*", requireToken());
+  // Webhook deliveries (exactly POST /v1/webhooks/:source) are authenticated by their signature instead.
+  const token = requireToken();
+  app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : token(c, next)));
   app.use("*", jsonBodies());
   app.use("*", database());
+  // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
+  app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));
 
   app.openapi(
     createRoute({
@@ -78,6 +84,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
 
   app.route("/", reservations);
+  app.route("/", webhooks);
 
   app.doc31("/openapi.json", DOC_CONFIG);
   let docsPage: string | undefined;
