@@ -1,31 +1,11 @@
 // Webhook receiving over HTTP against real Postgres: sources, signature checks (standardwebhooks),
 // exactly-once storage, and the consumer queue (claim, visibility timeout, ack, ordering key).
 import { randomBytes } from "node:crypto";
-import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { client, servedApp, sql } from "./support";
+import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
 const suite = servedApp("webhooks");
-
-export function newSecret(): string {
-  return "whsec_" + randomBytes(32).toString("base64");
-}
-
-/** Standard Webhooks headers for `body`, signed with each secret in turn (several = key rotation). */
-export function signedHeaders(secrets: string[], id: string, timestampS: number, body: string): Record<string, string> {
-  const at = new Date(timestampS * 1000);
-  return {
-    "webhook-id": id,
-    "webhook-timestamp": String(timestampS),
-    "webhook-signature": secrets.map((s) => new Webhook(s).sign(id, at, body)).join(" "),
-  };
-}
-
-/** Seconds since the epoch on the database clock, the clock the receiver judges timestamps by. */
-export async function dbNowS(db: string): Promise<number> {
-  const [{ s }] = await sql<{ s: number }>(db, "SELECT extract(epoch FROM now())::int AS s");
-  return s;
-}
 
 const anon = () => client(suite.server.url, null);
 
