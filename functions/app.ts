@@ -7,11 +7,11 @@ import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problemResponse } from "./errors";
-import { idempotency } from "./idempotency";
+import { documentIdempotencyKey, idempotency } from "./idempotency";
 import { problemResponses } from "./openapi";
 import { reservations } from "./reservations";
 import { validationHook } from "./validation";
-import { isWebhookDelivery, webhooks } from "./webhooks";
+import { isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "./webhooks";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 const HEALTH_BUDGET_MS = 4_000;
@@ -86,9 +86,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", reservations);
   app.route("/", webhooks);
 
-  app.doc31("/openapi.json", DOC_CONFIG);
+  const openApi = () => documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), (method, path) => method === "post" && path === WEBHOOK_DELIVERY_PATH);
+  app.get("/openapi.json", (c) => c.json(openApi()));
   let docsPage: string | undefined;
-  app.get("/docs", (c) => c.html((docsPage ??= renderDocs(app.getOpenAPI31Document(DOC_CONFIG)))));
+  app.get("/docs", (c) => c.html((docsPage ??= renderDocs(openApi()))));
   app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", openapi: "/openapi.json", health: "/health" }));
   return app;
 }

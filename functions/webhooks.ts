@@ -18,6 +18,9 @@ const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const MAX_WEBHOOK_ID = 255;
 const MAX_PAGE = 1000;
 
+/** The delivery route in the OpenAPI document. */
+export const WEBHOOK_DELIVERY_PATH = "/v1/webhooks/{source}";
+
 /** Exactly the delivery route: POST /v1/webhooks/:source (one path segment). It carries no bearer token. */
 export function isWebhookDelivery(c: Context): boolean {
   return c.req.method === "POST" && /^\/v1\/webhooks\/[^/]+$/.test(c.req.path);
@@ -188,7 +191,7 @@ webhooks.openapi(
 webhooks.openapi(
   createRoute({
     method: "post",
-    path: "/v1/webhooks/{source}",
+    path: WEBHOOK_DELIVERY_PATH,
     tags: ["Webhooks"],
     summary: "Receive a Standard Webhooks delivery (signature auth, no bearer token)",
     description: [

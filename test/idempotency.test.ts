@@ -230,3 +230,17 @@ describe("expiry", () => {
     expect(report.idempotency).toBe(0);
   });
 });
+
+describe("documentation", () => {
+  it("the OpenAPI document lists the Idempotency-Key header on every write under /v1 except the webhook delivery", async () => {
+    const doc = (await suite.api("GET", "/openapi.json")).json;
+    const has = (method: string, path: string) => (doc.paths[path][method].parameters ?? []).some((p: { name: string; in: string }) => p.in === "header" && p.name === "Idempotency-Key");
+    expect(has("post", "/v1/reservations")).toBe(true);
+    expect(has("delete", "/v1/reservations/{id}")).toBe(true);
+    expect(has("put", "/v1/webhooks/sources/{source}")).toBe(true);
+    expect(has("post", "/v1/webhooks/{source}/events/claim")).toBe(true);
+    expect(has("get", "/v1/reservations")).toBe(false);
+    expect(has("post", "/v1/webhooks/{source}")).toBe(false);
+    expect(doc.paths["/v1/webhooks/{source}"].post.security).toEqual([]);
+  });
+});
