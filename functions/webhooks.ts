@@ -39,8 +39,10 @@ function verifier(secret: string): Webhook {
   return wh;
 }
 
+/** Key length in bytes as the library decodes it; 0 when it cannot. */
 function secretBytes(secret: string): number {
   try {
+    new Webhook(secret);
     return atob(secret.slice("whsec_".length)).length;
   } catch {
     return 0;
