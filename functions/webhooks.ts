@@ -11,6 +11,7 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { AppEnv } from "./env";
 import { httpProblem, problem } from "./errors";
 import { REPLAYED_HEADER } from "./idempotency";
+import { lockKey } from "./keys";
 import { problemResponses } from "./openapi";
 import { validationHook } from "./validation";
 
@@ -47,6 +48,22 @@ function secretBytes(secret: string): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * The value at an RFC 6901 JSON pointer, as the text events are grouped by: a string as itself,
+ * any other JSON value as its JSON text; null or absent → undefined (the event is unordered).
+ */
+export function orderingValue(payload: unknown, pointer: string): string | undefined {
+  let at: unknown = payload;
+  for (const raw of pointer.split("/").slice(1)) {
+    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(at) && /^(0|[1-9]\d*)$/.test(token)) at = at[Number(token)];
+    else if (at !== null && typeof at === "object" && !Array.isArray(at) && Object.hasOwn(at, token)) at = (at as Record<string, unknown>)[token];
+    else return undefined;
+  }
+  if (at === null || at === undefined) return undefined;
+  return typeof at === "string" ? at : JSON.stringify(at);
 }
 
 const SourceName = z
@@ -227,7 +244,7 @@ webhooks.openapi(
     }
 
     const db = c.var.db;
-    const [{ s }] = await db.query<{ s: { secret: string; tolerance_s: number; skew_s: number; fresh: boolean } | null }>(
+    const [{ s }] = await db.query<{ s: { secret: string; tolerance_s: number; ordering_key: string | null; skew_s: number; fresh: boolean } | null }>(
       "SELECT admit_webhook_source_for_delivery($1, $2::bigint) AS s",
       [source, timestamp],
     );
@@ -242,14 +259,16 @@ webhooks.openapi(
       const when = s.skew_s < 0 ? `${-s.skew_s} s old` : `${s.skew_s} s in the future`;
       throw unverified(`webhook-timestamp is ${when}; this source accepts ±${s.tolerance_s} s.`);
     }
+    let payload: unknown;
     try {
-      JSON.parse(body);
+      payload = JSON.parse(body);
     } catch {
       throw httpProblem(400, "The body is not JSON.");
     }
+    const ordering = s.ordering_key === null ? undefined : orderingValue(payload, s.ordering_key);
     const [{ r }] = await db.query<{ r: { id: string | null; duplicate: boolean } }>(
-      "SELECT admit_webhook_receive($1, $2, $3::bigint, $4) AS r",
-      [source, id, timestamp, body],
+      "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6::bigint, $7::integer) AS r",
+      [source, id, timestamp, body, ordering ?? null, ordering === undefined ? null : lockKey("webhook", `${source}/${ordering}`), db.lockTimeoutMs],
       { write: true },
     );
     if (!r.id) throw unverified("The source was removed.");

@@ -45,13 +45,6 @@ CREATE INDEX webhook_events_ordering ON webhook_events (source, ordering_value, 
 CREATE INDEX webhook_events_by_source ON webhook_events (source, seq);
 CREATE INDEX webhook_events_processed ON webhook_events (processed_at) WHERE processed_at IS NOT NULL;
 
--- "/data/a~1b" → {data, a/b}
-CREATE FUNCTION admit_json_pointer_path(p text) RETURNS text[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT coalesce(array_agg(replace(replace(part, '~1', '/'), '~0', '~') ORDER BY n), '{}')
-    FROM unnest((string_to_array(p, '/'))[2:]) WITH ORDINALITY AS t(part, n)
-$$;
-
 -- The public view of a source: never the secret.
 CREATE FUNCTION admit_webhook_source_json(s webhook_sources) RETURNS json
 LANGUAGE sql STABLE AS $$
@@ -83,6 +76,7 @@ LANGUAGE sql STABLE AS $$
   SELECT json_build_object(
            'secret', s.secret,
            'tolerance_s', s.tolerance_s,
+           'ordering_key', s.ordering_key,
            'skew_s', p_timestamp - extract(epoch FROM now())::bigint,
            'fresh', abs(p_timestamp - extract(epoch FROM now())) <= s.tolerance_s)
     FROM webhook_sources s WHERE s.source = p_source
@@ -90,17 +84,23 @@ $$;
 
 -- Stores a verified delivery once. Returns {id, duplicate}. Separate statements so that, after
 -- waiting on a concurrent insert of the same webhook-id, the lookup sees it committed.
-CREATE FUNCTION admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_payload text)
-RETURNS json
+-- With an ordering value (read from the payload in the Worker), deliveries of that value are
+-- serialised on pg_advisory_xact_lock(p_lock_key) until they commit, so within one value `seq`
+-- order is commit order: no claim can see a later event of the value without the earlier ones.
+CREATE FUNCTION admit_webhook_receive(
+  p_source text, p_webhook_id text, p_timestamp bigint, p_payload text,
+  p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer
+) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
   v_id uuid;
-  v_payload json := p_payload::json;
 BEGIN
+  IF p_lock_key IS NOT NULL THEN
+    PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+    PERFORM pg_advisory_xact_lock(p_lock_key);
+  END IF;
   INSERT INTO webhook_events (source, webhook_id, webhook_timestamp, payload, ordering_value)
-  SELECT s.source, p_webhook_id, to_timestamp(p_timestamp), v_payload,
-         CASE WHEN s.ordering_key IS NULL THEN NULL
-              ELSE v_payload::jsonb #>> admit_json_pointer_path(s.ordering_key) END
+  SELECT s.source, p_webhook_id, to_timestamp(p_timestamp), p_payload::json, p_ordering_value
     FROM webhook_sources s WHERE s.source = p_source
   ON CONFLICT (source, webhook_id) DO NOTHING
   RETURNING id INTO v_id;
@@ -130,7 +130,7 @@ $$;
 
 -- Claims up to p_limit claimable events of a source, oldest first, for p_visibility_ms.
 -- Claimable: unprocessed, no live claim, and (with an ordering value) no older unprocessed event
--- of the same value. Rows another consumer is claiming right now are skipped, not waited for.
+-- of the same value and none of that value in a consumer's hands. Rows another consumer is claiming right now are skipped, not waited for.
 -- Returns {events: [...]}; NULL for an unknown source.
 CREATE FUNCTION admit_webhook_claim(p_source text, p_limit integer, p_visibility_ms integer)
 RETURNS json
@@ -141,8 +141,9 @@ LANGUAGE sql AS $$
        AND (e.claim_expires_at IS NULL OR e.claim_expires_at <= clock_timestamp())
        AND (e.ordering_value IS NULL OR NOT EXISTS (
              SELECT 1 FROM webhook_events o
-              WHERE o.source = e.source AND o.ordering_value = e.ordering_value
-                AND o.processed_at IS NULL AND o.seq < e.seq))
+              WHERE o.source = e.source AND o.ordering_value = e.ordering_value AND o.id <> e.id
+                AND o.processed_at IS NULL
+                AND (o.seq < e.seq OR o.claim_expires_at > clock_timestamp())))
      ORDER BY e.seq
      LIMIT p_limit
      FOR UPDATE OF e SKIP LOCKED

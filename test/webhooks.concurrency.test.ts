@@ -73,42 +73,72 @@ describe("consumers claiming at once", () => {
     const events = Array.from({ length: 40 }, (_, i) => ({ id: `ob_${i}`, payload: { data: { subscription_id: `SUB-${i % 5}`, n: Math.floor(i / 5) } } }));
     // Delivered one by one so received order is known: n = 0, 1, 2, … within each subscription.
     for (const e of events) expect((await deliverAll("ordered-burst", secret, [e]))[0].status).toBe(200);
+    const run = orderedConsumers("ordered-burst", 40);
+    await Promise.all([run.consume(), run.consume(), run.consume(), run.consume()]);
+    expect(run.violations).toEqual([]);
+    for (let s = 0; s < 5; s++) expect(run.order.get(`SUB-${s}`)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(await processedOutOfOrder("ordered-burst")).toEqual([]);
+  });
 
-    const inHand = new Map<string, string>(); // subscription → event id currently claimed and not yet acked
-    const order = new Map<string, number[]>();
-    const violations: string[] = [];
-    const consume = async () => {
-      for (let idle = 0; idle < 30; ) {
-        const res = await suite.api("POST", "/v1/webhooks/ordered-burst/events/claim", { limit: 3, visibility_ms: 120_000 });
-        expect(res.status).toBe(200);
-        if (res.json.events.length === 0) {
-          if (order.size === 5 && [...order.values()].every((l) => l.length === 8)) return;
-          idle += 1;
-          await new Promise((r) => setTimeout(r, 20));
-          continue;
-        }
-        idle = 0;
-        for (const e of res.json.events) {
-          const sub = e.payload.data.subscription_id;
-          if (inHand.has(sub)) violations.push(`${e.id} claimed while ${inHand.get(sub)} of ${sub} was in hand`);
-          inHand.set(sub, e.id);
-        }
-        for (const e of res.json.events) {
-          const sub = e.payload.data.subscription_id;
-          order.set(sub, [...(order.get(sub) ?? []), e.payload.data.n]);
-          inHand.delete(sub); // released before the ack is sent: the next one may only come after it commits
-          expect((await suite.api("POST", `/v1/webhooks/ordered-burst/events/${e.id}/ack`)).status).toBe(200);
-        }
-      }
-    };
-    await Promise.all([consume(), consume(), consume(), consume()]);
-    expect(violations).toEqual([]);
-    for (let s = 0; s < 5; s++) expect(order.get(`SUB-${s}`)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    // And in the database: within a subscription, processed strictly in received order.
-    const outOfOrder = await sql(suite.db, `
-      SELECT a.webhook_id FROM webhook_events a JOIN webhook_events b
-        ON a.source = b.source AND a.ordering_value = b.ordering_value AND a.seq < b.seq
-       WHERE a.source = 'ordered-burst' AND a.processed_at >= b.processed_at`);
-    expect(outOfOrder).toEqual([]);
+  it("ordering key while deliveries of the same value race each other and the consumers: still one in hand per value, in received order", async () => {
+    const secret = await source("ordered-race", { ordering_key: "/data/subscription_id" });
+    const events = Array.from({ length: 45 }, (_, i) => ({ id: `or_${i}`, payload: { data: { subscription_id: `SUB-${i % 3}` } } }));
+    const run = orderedConsumers("ordered-race", 45);
+    const [deliveries] = await Promise.all([deliverAll("ordered-race", secret, events), run.consume(), run.consume(), run.consume(), run.consume()]);
+    expect(deliveries.every((d) => d.status === 200)).toBe(true);
+    expect(run.violations).toEqual([]);
+    expect([...run.order.values()].reduce((n, l) => n + l.length, 0)).toBe(45);
+    // Handed out per value in `seq` (received) order, and processed in that order.
+    const seqs = await sql<{ id: string; seq: number }>(suite.db, "SELECT id, seq::int AS seq FROM webhook_events WHERE source = 'ordered-race'");
+    const seqOf = new Map(seqs.map((r) => [r.id, r.seq]));
+    for (const ids of run.ids.values()) {
+      const got = ids.map((id) => seqOf.get(id)!);
+      expect(got).toEqual([...got].sort((a, b) => a - b));
+    }
+    expect(await processedOutOfOrder("ordered-race")).toEqual([]);
   });
 });
+
+/** Pairs of one ordering value processed against received order: must be empty. */
+function processedOutOfOrder(name: string) {
+  return sql(suite.db, `
+    SELECT a.webhook_id FROM webhook_events a JOIN webhook_events b
+      ON a.source = b.source AND a.ordering_value = b.ordering_value AND a.seq < b.seq
+     WHERE a.source = $1 AND a.processed_at >= b.processed_at`, [name]);
+}
+
+/**
+ * Consumers that claim, note which event of each subscription they hold, and ack, until `total`
+ * events were handled. A second event of a subscription arriving while one is held is a violation.
+ */
+function orderedConsumers(name: string, total: number) {
+  const inHand = new Map<string, string>(); // subscription → event id claimed and not yet acked
+  const order = new Map<string, number[]>();
+  const ids = new Map<string, string[]>();
+  const violations: string[] = [];
+  let handled = 0;
+  const consume = async () => {
+    while (handled < total) {
+      const res = await suite.api("POST", `/v1/webhooks/${name}/events/claim`, { limit: 3, visibility_ms: 120_000 });
+      expect(res.status).toBe(200);
+      if (res.json.events.length === 0) {
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
+      for (const e of res.json.events) {
+        const sub = e.payload.data.subscription_id;
+        if (inHand.has(sub)) violations.push(`${e.id} claimed while ${inHand.get(sub)} of ${sub} was in hand`);
+        inHand.set(sub, e.id);
+      }
+      for (const e of res.json.events) {
+        const sub = e.payload.data.subscription_id;
+        order.set(sub, [...(order.get(sub) ?? []), e.payload.data.n]);
+        ids.set(sub, [...(ids.get(sub) ?? []), e.id]);
+        inHand.delete(sub); // released before the ack is sent: the next one may only come after it commits
+        expect((await suite.api("POST", `/v1/webhooks/${name}/events/${e.id}/ack`)).status).toBe(200);
+        handled += 1;
+      }
+    }
+  };
+  return { consume, violations, order, ids };
+}

@@ -2,6 +2,7 @@
 // exactly-once storage, and the consumer queue (claim, visibility timeout, ack, ordering key).
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { orderingValue } from "../functions/webhooks";
 import { client, servedApp, sql } from "./support";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
@@ -268,5 +269,21 @@ describe("consumers", () => {
     const [{ report }] = await sql<{ report: Record<string, number> }>(suite.db, "SELECT admit_sweep() AS report");
     expect(report.webhook_events).toBe(1);
     expect((await rows("retention")).map((r) => r.webhook_id)).toEqual(["r-pending"]);
+  });
+});
+
+describe("orderingValue (RFC 6901 JSON pointer)", () => {
+  it("reads strings as themselves, other values as JSON text, escapes ~0 ~1, array indexes; null or absent → undefined", () => {
+    const doc = { data: { subscription_id: "SUB-1", n: 12, "a/b": { "m~n": true }, list: [{ id: 7 }], obj: { x: 1 }, nil: null } };
+    expect(orderingValue(doc, "/data/subscription_id")).toBe("SUB-1");
+    expect(orderingValue(doc, "/data/n")).toBe("12");
+    expect(orderingValue(doc, "/data/a~1b/m~0n")).toBe("true");
+    expect(orderingValue(doc, "/data/list/0/id")).toBe("7");
+    expect(orderingValue(doc, "/data/obj")).toBe('{"x":1}');
+    expect(orderingValue(doc, "/data/nil")).toBeUndefined();
+    expect(orderingValue(doc, "/data/missing")).toBeUndefined();
+    expect(orderingValue(doc, "/data/list/01/id")).toBeUndefined();
+    expect(orderingValue(doc, "/data/subscription_id/x")).toBeUndefined();
+    expect(orderingValue("text", "/a")).toBeUndefined();
   });
 });
