@@ -1,6 +1,7 @@
 // Idempotency-Key contract over HTTP against real Postgres: replay, mismatch, what is stored, what
 // rolls back, in-progress keys, expiry and the sweep.
 import { request as httpRequest } from "node:http";
+import { connect as tcpConnect, createServer, type Server, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { lockKey } from "../functions/keys";
 import { bindings, client, connect, serveApp, servedApp, sql, TOKEN } from "./support";
@@ -242,5 +243,83 @@ describe("documentation", () => {
     expect(has("get", "/v1/reservations")).toBe(false);
     expect(has("post", "/v1/webhooks/{source}")).toBe(false);
     expect(doc.paths["/v1/webhooks/{source}"].post.security).toEqual([]);
+  });
+});
+
+/**
+ * A TCP proxy in front of the suite's Postgres that, once the client sends COMMIT, either forwards it
+ * and swallows every answer ("lost reply": it commits, the Worker never hears) or swallows the COMMIT
+ * itself ("lost commit": nothing commits while the connection lives).
+ */
+async function commitEater(target: URL, mode: "lost reply" | "lost commit") {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((down) => {
+    const up = tcpConnect(Number(target.port), target.hostname);
+    sockets.add(down).add(up);
+    let silent = false;
+    down.on("data", (chunk: Buffer) => {
+      const isCommit = chunk[0] === 0x51 /* 'Q' */ && chunk.includes(Buffer.from("COMMIT\0"));
+      if (isCommit) silent = true;
+      if (!(isCommit && mode === "lost commit")) up.write(chunk);
+    });
+    up.on("data", (chunk: Buffer) => {
+      if (!silent) down.write(chunk);
+    });
+    for (const s of [up, down]) s.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = new URL(target);
+  url.port = String((server.address() as { port: number }).port);
+  return {
+    url: url.toString(),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe("504 outcome unknown, then a retry with the same key", () => {
+  it("COMMIT applied but its answer lost → 504; the retry replays the stored 201, no second reservation", async () => {
+    const proxy = await commitEater(new URL(suite.db), "lost reply");
+    const flaky = await serveApp(bindings(proxy.url, { DB_BUDGET_MS: "1500" }));
+    const body = booking("lost-reply");
+    const k = key("lost-reply");
+    try {
+      const res = await client(flaky.url)("POST", "/v1/reservations", body, { "Idempotency-Key": k });
+      expect(res.status).toBe(504);
+      expect(res.json.type).toBe("/problems/outcome-unknown");
+      expect(res.json.detail).toMatch(/same Idempotency-Key returns the real outcome/);
+    } finally {
+      await flaky.close();
+      await proxy.close();
+    }
+    const retry = await suite.api("POST", "/v1/reservations", body, { "Idempotency-Key": k });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await sql(suite.db, "SELECT id FROM reservations WHERE resource = $1", [body.resource])).toEqual([{ id: retry.json.id }]);
+  });
+
+  it("COMMIT never arrived → 504; the retry (once the dead connection is gone) runs the request for real", async () => {
+    const proxy = await commitEater(new URL(suite.db), "lost commit");
+    const flaky = await serveApp(bindings(proxy.url, { DB_BUDGET_MS: "1500" }));
+    const body = booking("lost-commit");
+    const k = key("lost-commit");
+    try {
+      const res = await client(flaky.url)("POST", "/v1/reservations", body, { "Idempotency-Key": k });
+      expect(res.status).toBe(504);
+    } finally {
+      await flaky.close();
+      await proxy.close();
+    }
+    // Postgres rolls the transaction back when the connection drops; poll until it has noticed.
+    let retry = await suite.api("POST", "/v1/reservations", body, { "Idempotency-Key": k });
+    for (let i = 0; i < 50 && retry.status === 409 && retry.json.type === "/problems/idempotency-key-in-use"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      retry = await suite.api("POST", "/v1/reservations", body, { "Idempotency-Key": k });
+    }
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    expect(await reservationCount(body.resource)).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 // Webhook receiving over HTTP against real Postgres: sources, signature checks (standardwebhooks),
 // exactly-once storage, and the consumer queue (claim, visibility timeout, ack, ordering key).
 import { randomBytes } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { orderingValue } from "../functions/webhooks";
 import { client, servedApp, sql } from "./support";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
@@ -285,5 +285,27 @@ describe("orderingValue (RFC 6901 JSON pointer)", () => {
     expect(orderingValue(doc, "/data/list/01/id")).toBeUndefined();
     expect(orderingValue(doc, "/data/subscription_id/x")).toBeUndefined();
     expect(orderingValue("text", "/a")).toBeUndefined();
+  });
+});
+
+describe("the secret stays secret", () => {
+  it("is never logged nor kept in an idempotency record, through registration, deliveries good and bad, and errors", async () => {
+    const secret = newSecret();
+    const spies = (["log", "info", "warn", "error", "debug"] as const).map((m) => vi.spyOn(console, m));
+    try {
+      await suite.api("PUT", "/v1/webhooks/sources/quiet", { secret }, { "Idempotency-Key": "quiet-put" });
+      await suite.api("PUT", "/v1/webhooks/sources/quiet", { secret: secret + "!" });
+      await deliver("quiet", [secret], "q1", { a: 1 });
+      await deliver("quiet", [newSecret()], "q2", { a: 1 });
+      await deliver("quiet", [secret], "q3", { a: 1 }, { ageS: 3600 });
+      await suite.api("GET", "/v1/webhooks/sources/quiet");
+      const logged = spies.flatMap((s) => s.mock.calls).map((args) => args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+      for (const line of logged) expect(line).not.toContain(secret.slice(6));
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
+    const [{ found }] = await sql<{ found: number }>(suite.db, "SELECT count(*)::int AS found FROM idempotency_keys WHERE convert_from(response_body, 'UTF8') LIKE '%' || $1 || '%' OR response_headers::text LIKE '%' || $1 || '%'", [secret.slice(6)]);
+    expect(found).toBe(0);
+    expect(await sql(suite.db, "SELECT response_status FROM idempotency_keys WHERE key = 'quiet-put'")).toEqual([{ response_status: 201 }]);
   });
 });
