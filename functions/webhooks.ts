@@ -234,6 +234,7 @@ webhooks.openapi(
     if (!id || !timestamp || !signature) throw unverified("Send the webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks).");
     if (id.length > MAX_WEBHOOK_ID) throw unverified(`webhook-id is longer than ${MAX_WEBHOOK_ID} characters.`);
     if (!/^\d{1,12}$/.test(timestamp)) throw unverified("webhook-timestamp must be integer seconds since the Unix epoch.");
+    if (!SOURCE_PATTERN.test(source)) throw unverified("The signature does not verify for this source.");
 
     let body: string;
     try {
