@@ -201,6 +201,38 @@ describe("what is stored", () => {
   });
 });
 
+describe("a same-key request waiting on the first", () => {
+  it("blocks on the uncommitted key and, once the first commits, replays its response", async () => {
+    const body = booking("waiter");
+    const k = key("waiter");
+    const hash = (await import("node:crypto")).createHash("sha256").update(JSON.stringify(body)).digest("hex");
+    const holder = await connect(suite.db);
+    try {
+      await holder.query("BEGIN");
+      // What the first request's transaction holds just before COMMIT: its key and stored response.
+      await holder.query(
+        "INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, response_status, response_headers, response_body, expires_at) VALUES ($1, 'POST', '/v1/reservations', $2, 201, '{\"content-type\": \"application/json\"}', convert_to('{\"first\":true}', 'UTF8'), now() + interval '1 h')",
+        [k, hash],
+      );
+      const waiting = suite.api("POST", "/v1/reservations", body, { "Idempotency-Key": k });
+      // Commit only once the second request is seen waiting on the key in pg_locks (no sleep-and-hope).
+      for (let i = 0; i < 100; i++) {
+        const [{ w }] = await sql<{ w: number }>(suite.db, "SELECT count(*)::int AS w FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'");
+        if (w > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await holder.query("COMMIT");
+      const res = await waiting;
+      expect(res.status).toBe(201);
+      expect(res.headers.get("idempotent-replayed")).toBe("true");
+      expect(res.json).toEqual({ first: true });
+    } finally {
+      await holder.end();
+    }
+    expect(await reservationCount(body.resource)).toBe(0); // the waiter did not run the request
+  });
+});
+
 describe("expiry", () => {
   it("records live IDEMPOTENCY_TTL_S seconds; an expired key runs afresh; the sweep removes expired records", async () => {
     const short = await serveApp(bindings(suite.db, { IDEMPOTENCY_TTL_S: "120" }));
