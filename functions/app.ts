@@ -8,6 +8,7 @@ import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problemResponse } from "./errors";
 import { problemResponses } from "./openapi";
+import { ratelimits } from "./ratelimits";
 import { reservations } from "./reservations";
 import { validationHook } from "./validation";
 
@@ -78,6 +79,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
 
   app.route("/", reservations);
+  app.route("/", ratelimits);
 
   app.doc31("/openapi.json", DOC_CONFIG);
   let docsPage: string | undefined;
