@@ -184,6 +184,34 @@ LANGUAGE sql AS $$
   SELECT count(*)::integer FROM d
 $$;
 
+-- Where a key stands at a moment, for every decision on it: the limit in force (its override valid
+-- then — periods never overlap, so at most one — else the policy's), the window, the aligned slot
+-- and its start (ms), and for sliding windows the previous window's consumed units and the weight
+-- (1 − elapsed fraction) they still carry.
+CREATE FUNCTION admit_ratelimit_frame(
+  p_pol ratelimit_policies, p_key text, p_now timestamptz,
+  OUT o_limit integer, OUT o_w numeric, OUT o_slot bigint, OUT o_ws numeric, OUT o_prev numeric, OUT o_weight numeric
+)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_now numeric := admit_ts_to_ms(p_now);
+BEGIN
+  o_limit := coalesce(
+    (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid @> p_now),
+    p_pol.quota);
+  o_w := p_pol.window_ms;
+  o_slot := floor(v_now / o_w);
+  o_ws := o_slot * o_w;
+  o_prev := 0;
+  o_weight := 0;
+  IF p_pol.algorithm = 'sliding_window' THEN
+    o_prev := coalesce((SELECT c.consumed FROM ratelimit_counters c
+                         WHERE c.policy = p_pol.name AND c.key = p_key AND c.slot = o_slot - 1), 0);
+    o_weight := 1 - (v_now - o_ws) / o_w;
+  END IF;
+END
+$$;
+
 -- How long (ms from p_now) until a call of cost p_cost would be admitted, given the state after
 -- this decision. 0 = now; NULL = never (cost above the limit).
 --  fixed:   the window's end, if it does not fit now.
@@ -238,8 +266,8 @@ DECLARE
   v_t numeric;                 -- GCRA emission interval: window / limit
   v_slot bigint;
   v_ws numeric;                -- window start, ms
-  v_prev numeric := 0;         -- sliding: consumed units of the previous window
-  v_weight numeric := 0;       -- sliding: share of the previous window still inside the sliding one
+  v_prev numeric;              -- sliding: consumed units of the previous window
+  v_weight numeric;            -- sliding: share of the previous window still inside the sliding one
   v_expires timestamptz;
   r ratelimit_counters;
   v_allowed boolean;
@@ -252,12 +280,7 @@ BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  SELECT o.quota INTO v_limit FROM ratelimit_overrides o
-   WHERE o.policy = p_policy AND o.key = p_key AND o.valid @> p_now;
-  v_limit := coalesce(v_limit, pol.quota);
-  v_w := pol.window_ms;
-  v_slot := floor(v_now / v_w);
-  v_ws := v_slot * v_w;
+  SELECT * INTO v_limit, v_w, v_slot, v_ws, v_prev, v_weight FROM admit_ratelimit_frame(pol, p_key, p_now);
 
   IF pol.algorithm = 'token_bucket' THEN
     v_t := v_w / v_limit;
@@ -296,11 +319,6 @@ BEGIN
     v_remaining := least(v_limit, floor((v_w - (v_base - v_now) + v_eps) / v_t));
     v_reset := v_base - v_now;
   ELSE
-    IF pol.algorithm = 'sliding_window' THEN
-      SELECT consumed INTO v_prev FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = v_slot - 1;
-      v_prev := coalesce(v_prev, 0);
-      v_weight := 1 - (v_now - v_ws) / v_w;
-    END IF;
     IF p_cost = 0 THEN
       SELECT * INTO r FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = v_slot;
       v_cur := coalesce(r.consumed, 0);
@@ -365,8 +383,8 @@ DECLARE
   v_t numeric;
   v_slot bigint;
   v_ws numeric;
-  v_prev numeric := 0;
-  v_weight numeric := 0;
+  v_prev numeric;
+  v_weight numeric;
   v_before numeric;
   v_refunded numeric := 0;
   v_remaining numeric;
@@ -376,12 +394,7 @@ BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  SELECT o.quota INTO v_limit FROM ratelimit_overrides o
-   WHERE o.policy = p_policy AND o.key = p_key AND o.valid @> p_now;
-  v_limit := coalesce(v_limit, pol.quota);
-  v_w := pol.window_ms;
-  v_slot := floor(v_now / v_w);
-  v_ws := v_slot * v_w;
+  SELECT * INTO v_limit, v_w, v_slot, v_ws, v_prev, v_weight FROM admit_ratelimit_frame(pol, p_key, p_now);
   IF pol.algorithm = 'token_bucket' THEN
     v_t := v_w / v_limit;
     SELECT * INTO r FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = -1 FOR UPDATE;
@@ -396,11 +409,6 @@ BEGIN
     v_remaining := least(v_limit, floor((v_w - (greatest(coalesce(r.tat, v_now), v_now) - v_now) + 0.000001) / v_t));
     v_reset := greatest(coalesce(r.tat, v_now), v_now) - v_now;
   ELSE
-    IF pol.algorithm = 'sliding_window' THEN
-      SELECT consumed INTO v_prev FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = v_slot - 1;
-      v_prev := coalesce(v_prev, 0);
-      v_weight := 1 - (v_now - v_ws) / v_w;
-    END IF;
     -- FOR UPDATE reads the latest committed version and holds it until the update below.
     SELECT consumed INTO v_before FROM ratelimit_counters
      WHERE policy = p_policy AND key = p_key AND slot = v_slot FOR UPDATE;
@@ -438,10 +446,7 @@ DECLARE
 BEGIN
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  SELECT o.quota INTO v_limit FROM ratelimit_overrides o
-   WHERE o.policy = p_policy AND o.key = p_key AND o.valid @> p_now;
-  v_slot := floor(v_now / pol.window_ms);
-  v_ws := admit_ms_to_ts(v_slot * pol.window_ms::numeric);
+  SELECT f.o_limit, f.o_slot, admit_ms_to_ts(f.o_ws) INTO v_limit, v_slot, v_ws FROM admit_ratelimit_frame(pol, p_key, p_now) f;
   IF pol.algorithm = 'token_bucket' THEN
     SELECT * INTO r FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = -1 AND window_start = v_ws;
   ELSE
@@ -462,7 +467,7 @@ BEGIN
   END IF;
   RETURN json_build_object(
     'policy', p_policy, 'key', p_key, 'algorithm', pol.algorithm,
-    'limit', coalesce(v_limit, pol.quota), 'window_ms', pol.window_ms,
+    'limit', v_limit, 'window_ms', pol.window_ms,
     'window_start', admit_rfc3339(v_ws),
     'window_end', admit_rfc3339(v_ws + pol.window_ms * interval '1 millisecond'),
     'admitted', coalesce(r.admitted, 0), 'attempted', coalesce(r.attempted, 0),
