@@ -1,7 +1,9 @@
 // Rate limits over HTTP and at the SQL function (with the database-side clock input `p_now` moved
 // instead of sleeping): policies, overrides, check semantics and headers, refund, usage, log, sweep.
+import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { connect, servedApp, sql } from "./support";
+import { rateLimit } from "../functions/ratelimits";
+import { bindings, client, connect, serveApp, servedApp, sql } from "./support";
 
 // The deny cache is exercised in ratelimits.cache.test.ts; here every check reaches Postgres.
 const suite = servedApp("ratelimits", { RATELIMIT_DENY_CACHE: "off" });
@@ -369,5 +371,63 @@ describe("sweep", () => {
     const left = await sql(suite.db, "SELECT policy, key FROM ratelimit_counters WHERE policy IN ('sw', 'swtb') ORDER BY policy, key");
     expect(left).toEqual([{ policy: "sw", key: "new" }]);
     expect(await sql(suite.db, "SELECT key FROM ratelimit_log WHERE policy = 'sw'")).toEqual([{ key: "new" }]);
+  });
+});
+
+describe("no hangs, honest failures", () => {
+  it("a burst of denials in one fixed window does not touch the next window: it starts full", async () => {
+    await putPolicy("nw", { algorithm: "fixed_window", limit: 3, window_ms: 60_000 });
+    const c = await connect(suite.db);
+    try {
+      for (let i = 0; i < 3; i++) expect((await checkAt(c, "nw", "k", 1, "2034-01-01T00:00:00Z")).allowed).toBe(true);
+      for (let i = 0; i < 50; i++) expect(await checkAt(c, "nw", "k", 1, `2034-01-01T00:00:${String(1 + (i % 58)).padStart(2, "0")}Z`)).toMatchObject({ allowed: false, remaining: 0 });
+      const denied = await checkAt(c, "nw", "k", 1, "2034-01-01T00:00:59.5Z");
+      expect(denied).toMatchObject({ retry_after_ms: 500, reset_ms: 500 });
+      expect(await checkAt(c, "nw", "k", 1, "2034-01-01T00:01:00Z")).toMatchObject({ allowed: true, remaining: 2, reset_ms: 60_000 });
+    } finally {
+      await c.end();
+    }
+  });
+
+  it("a key whose counter row is held too long → 503 lock-timeout with Retry-After, nothing applied", async () => {
+    await putPolicy("lk", { algorithm: "fixed_window", limit: 5, window_ms: 366 * DAY });
+    expect((await check("lk", "k")).status).toBe(200);
+    const holder = await connect(suite.db);
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM ratelimit_counters WHERE policy = 'lk' AND key = 'k' FOR UPDATE");
+      const fast = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "200", RATELIMIT_DENY_CACHE: "off" }));
+      try {
+        const res = await client(fast.url)("POST", "/v1/ratelimits/check", { policy: "lk", key: "k" });
+        expect(res.status).toBe(503);
+        expect(res.json.type).toBe("/problems/lock-timeout");
+        expect(res.headers.get("retry-after")).toBe("1");
+      } finally {
+        await fast.close();
+      }
+      await holder.query("ROLLBACK");
+    } finally {
+      await holder.end();
+    }
+    expect(await sql(suite.db, "SELECT attempted FROM ratelimit_counters WHERE policy = 'lk'")).toEqual([{ attempted: 1 }]);
+  });
+
+  it("an unreachable database → 503 + Retry-After from the check route and from the rateLimit() middleware", async () => {
+    const down = bindings("postgres://admit:x@127.0.0.1:1/nothing");
+    const dead = await serveApp(down);
+    try {
+      const res = await client(dead.url)("POST", "/v1/ratelimits/check", { policy: "api", key: "k" });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).not.toBeNull();
+    } finally {
+      await dead.close();
+    }
+    const other = new Hono();
+    other.use("*", rateLimit({ policy: "api", key: () => "k" }));
+    other.get("/x", (c) => c.text("reached"));
+    const res = await other.request("/x", {}, down);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(res.headers.get("retry-after")).not.toBeNull();
   });
 });
