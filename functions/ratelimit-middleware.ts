@@ -168,9 +168,9 @@ export async function checkRateLimit(db: RequestDb, input: CheckInput, cache: De
   } else if (!r.allowed && r.retry_after_ms !== null && r.retry_after_ms > 0 && cost > 0) {
     // Some units left but not `cost` of them: refuse this cost (or more) until it fits.
     cache.remember(input.policy, input.key, { ...common, minCost: cost, until: now + r.retry_after_ms });
-  } else if (r.allowed) {
-    cache.forget(input.policy, input.key);
   }
+  // An admit with units left does not clear an entry: under a burst it may be an older answer
+  // arriving after a newer "nothing left", and an entry only ever stands until its own moment.
   const result: RateLimitResult = {
     allowed: r.allowed,
     policy: r.policy,
@@ -245,6 +245,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
       }
     }
     if (!decision) {
+      console.error(`rateLimit(): policy ${JSON.stringify(opts.policy)} does not exist`);
       const p = problem(500, "ratelimit-policy-missing", "Rate-limit policy missing", `The rate-limit policy ${JSON.stringify(opts.policy)} does not exist.`);
       return problemResponse(c, p.problem);
     }
