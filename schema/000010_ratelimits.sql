@@ -275,6 +275,10 @@ DECLARE
   v_reset numeric;
   v_cur numeric;
   v_base numeric;
+  v_room numeric;              -- windows: the most `consumed` may be for this cost to fit
+  v_inc numeric;               -- GCRA: cost · T
+  v_fits numeric;              -- GCRA: the latest max(TAT, now) that still admits this cost
+  v_ws_ts timestamptz;
   v_eps constant numeric := 0.000001;  -- numeric division rounds at ~1e-20; never let that deny the last unit
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
@@ -289,29 +293,33 @@ BEGIN
       v_base := greatest(coalesce(r.tat, v_now), v_now);
       v_allowed := v_base + v_t - v_now <= v_w + v_eps;
     ELSE
+      -- Admit iff max(TAT, now) + cost·T − now ≤ window, i.e. max(TAT, now) ≤ v_fits; then TAT := max(TAT, now) + cost·T.
+      v_inc := p_cost * v_t;
+      v_fits := v_now + v_w + v_eps - v_inc;
+      v_ws_ts := admit_ms_to_ts(v_ws);
       INSERT INTO ratelimit_counters AS c
         (policy, key, slot, window_start, consumed, admitted, attempted, rejected, tat, last_allowed, expires_at)
-      VALUES (p_policy, p_key, -1, admit_ms_to_ts(v_ws),
-              CASE WHEN p_cost * v_t <= v_w + v_eps THEN p_cost ELSE 0 END,
-              CASE WHEN p_cost * v_t <= v_w + v_eps THEN 1 ELSE 0 END, 1,
-              CASE WHEN p_cost * v_t <= v_w + v_eps THEN 0 ELSE 1 END,
-              CASE WHEN p_cost * v_t <= v_w + v_eps THEN v_now + p_cost * v_t ELSE v_now END,
-              p_cost * v_t <= v_w + v_eps,
-              admit_ms_to_ts(greatest(v_now + p_cost * v_t, v_ws + v_w)))
+      VALUES (p_policy, p_key, -1, v_ws_ts,
+              CASE WHEN v_now <= v_fits THEN p_cost ELSE 0 END,
+              CASE WHEN v_now <= v_fits THEN 1 ELSE 0 END, 1,
+              CASE WHEN v_now <= v_fits THEN 0 ELSE 1 END,
+              CASE WHEN v_now <= v_fits THEN v_now + v_inc ELSE v_now END,
+              v_now <= v_fits,
+              admit_ms_to_ts(greatest(v_now + v_inc, v_ws + v_w)))
       ON CONFLICT (policy, key, slot) DO UPDATE SET
         -- Every right-hand side reads the row as it was (the latest committed version, locked).
-        last_allowed = greatest(c.tat, v_now) + p_cost * v_t - v_now <= v_w + v_eps,
-        tat = CASE WHEN greatest(c.tat, v_now) + p_cost * v_t - v_now <= v_w + v_eps
-                   THEN greatest(c.tat, v_now) + p_cost * v_t ELSE c.tat END,
-        window_start = admit_ms_to_ts(v_ws),
-        consumed = CASE WHEN c.window_start = admit_ms_to_ts(v_ws) THEN c.consumed ELSE 0 END
-                 + CASE WHEN greatest(c.tat, v_now) + p_cost * v_t - v_now <= v_w + v_eps THEN p_cost ELSE 0 END,
-        admitted = CASE WHEN c.window_start = admit_ms_to_ts(v_ws) THEN c.admitted ELSE 0 END
-                 + CASE WHEN greatest(c.tat, v_now) + p_cost * v_t - v_now <= v_w + v_eps THEN 1 ELSE 0 END,
-        attempted = CASE WHEN c.window_start = admit_ms_to_ts(v_ws) THEN c.attempted ELSE 0 END + 1,
-        rejected = CASE WHEN c.window_start = admit_ms_to_ts(v_ws) THEN c.rejected ELSE 0 END
-                 + CASE WHEN greatest(c.tat, v_now) + p_cost * v_t - v_now <= v_w + v_eps THEN 0 ELSE 1 END,
-        expires_at = admit_ms_to_ts(greatest(c.tat, v_now + p_cost * v_t, v_ws + v_w))
+        -- The counts restart when the aligned statistics window has moved on.
+        last_allowed = greatest(c.tat, v_now) <= v_fits,
+        tat = CASE WHEN greatest(c.tat, v_now) <= v_fits THEN greatest(c.tat, v_now) + v_inc ELSE c.tat END,
+        window_start = v_ws_ts,
+        consumed = CASE WHEN c.window_start = v_ws_ts THEN c.consumed ELSE 0 END
+                 + CASE WHEN greatest(c.tat, v_now) <= v_fits THEN p_cost ELSE 0 END,
+        admitted = CASE WHEN c.window_start = v_ws_ts THEN c.admitted ELSE 0 END
+                 + CASE WHEN greatest(c.tat, v_now) <= v_fits THEN 1 ELSE 0 END,
+        attempted = CASE WHEN c.window_start = v_ws_ts THEN c.attempted ELSE 0 END + 1,
+        rejected = CASE WHEN c.window_start = v_ws_ts THEN c.rejected ELSE 0 END
+                 + CASE WHEN greatest(c.tat, v_now) <= v_fits THEN 0 ELSE 1 END,
+        expires_at = admit_ms_to_ts(greatest(c.tat, v_now + v_inc, v_ws + v_w))
       RETURNING * INTO r;
       v_allowed := r.last_allowed;
       v_base := greatest(r.tat, v_now);
@@ -325,20 +333,22 @@ BEGIN
       v_allowed := v_cur + 1 + v_prev * v_weight <= v_limit;
     ELSE
       v_expires := admit_ms_to_ts(v_ws + v_w + greatest(v_w, pol.history_ms));
+      -- Admit iff consumed + cost + prev·weight ≤ limit, i.e. consumed ≤ v_room.
+      v_room := v_limit - p_cost - v_prev * v_weight;
       INSERT INTO ratelimit_counters AS c
         (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at)
       VALUES (p_policy, p_key, v_slot, admit_ms_to_ts(v_ws),
-              CASE WHEN p_cost + v_prev * v_weight <= v_limit THEN p_cost ELSE 0 END,
-              CASE WHEN p_cost + v_prev * v_weight <= v_limit THEN 1 ELSE 0 END, 1,
-              CASE WHEN p_cost + v_prev * v_weight <= v_limit THEN 0 ELSE 1 END,
-              p_cost + v_prev * v_weight <= v_limit, v_expires)
+              CASE WHEN 0 <= v_room THEN p_cost ELSE 0 END,
+              CASE WHEN 0 <= v_room THEN 1 ELSE 0 END, 1,
+              CASE WHEN 0 <= v_room THEN 0 ELSE 1 END,
+              0 <= v_room, v_expires)
       ON CONFLICT (policy, key, slot) DO UPDATE SET
         -- Every right-hand side reads the row as it was (the latest committed version, locked).
-        last_allowed = c.consumed + p_cost + v_prev * v_weight <= v_limit,
-        consumed = c.consumed + CASE WHEN c.consumed + p_cost + v_prev * v_weight <= v_limit THEN p_cost ELSE 0 END,
-        admitted = c.admitted + CASE WHEN c.consumed + p_cost + v_prev * v_weight <= v_limit THEN 1 ELSE 0 END,
+        last_allowed = c.consumed <= v_room,
+        consumed = c.consumed + CASE WHEN c.consumed <= v_room THEN p_cost ELSE 0 END,
+        admitted = c.admitted + CASE WHEN c.consumed <= v_room THEN 1 ELSE 0 END,
         attempted = c.attempted + 1,
-        rejected = c.rejected + CASE WHEN c.consumed + p_cost + v_prev * v_weight <= v_limit THEN 0 ELSE 1 END
+        rejected = c.rejected + CASE WHEN c.consumed <= v_room THEN 0 ELSE 1 END
       RETURNING * INTO r;
       v_allowed := r.last_allowed;
       v_cur := r.consumed;
