@@ -240,7 +240,7 @@ describe("token bucket (GCRA)", () => {
     } finally {
       await c.end();
     }
-  });
+  }, 240_000);
 });
 
 describe("refund", () => {
