@@ -11,6 +11,7 @@ import { documentIdempotencyKey, idempotency } from "./idempotency";
 import { problemResponses } from "./openapi";
 import { invoices } from "./invoices";
 import { locks } from "./locks";
+import { ratelimits } from "./ratelimits";
 import { reservations } from "./reservations";
 import { semaphores } from "./semaphores";
 import { validationHook } from "./validation";
@@ -91,6 +92,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", semaphores);
   app.route("/", invoices);
   app.route("/", webhooks);
+  app.route("/", ratelimits);
 
   const openApi = () => documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), (method, path) => method === "post" && path === WEBHOOK_DELIVERY_PATH);
   app.get("/openapi.json", (c) => c.json(openApi()));
