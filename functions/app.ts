@@ -7,6 +7,7 @@ import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problemResponse } from "./errors";
+import { inventory } from "./inventory";
 import { problemResponses } from "./openapi";
 import { reservations } from "./reservations";
 import { validationHook } from "./validation";
@@ -78,6 +79,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
 
   app.route("/", reservations);
+  app.route("/", inventory);
 
   app.doc31("/openapi.json", DOC_CONFIG);
   let docsPage: string | undefined;

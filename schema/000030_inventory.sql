@@ -1,0 +1,339 @@
+-- Inventory without overselling: rooms per night, multi-night bookings, expiring holds (seed 003).
+--
+-- Mechanism: a guarded per-night counter. One row per (item, night) carries capacity, booked
+-- (confirmed) and held (holds not yet released, including expired ones until someone releases
+-- them). Every decision that changes a night first locks the night rows it touches in date order
+-- (SELECT … ORDER BY night FOR UPDATE), so two multi-night bookings always queue in the same order
+-- and never deadlock; then it releases expired holds on exactly those nights, checks, and writes.
+-- The CHECK (booked + held <= capacity) is the database's own guarantee whatever path writes.
+--
+-- The seed's alternative, one token row per room-night claimed with FOR UPDATE SKIP LOCKED, was
+-- measured against this on one hot night (bench/inventory-designs.ts, peer SQL in
+-- bench/peers/inventory_tokens.sql); README "Inventory" has the figures and the reasoning.
+--
+-- Lock order everywhere: inventory_nights rows (date order) → inventory_holds → inventory_bookings.
+-- A hold row (booking, night) is only ever changed by a transaction holding that night's row lock.
+
+CREATE TABLE inventory_nights (
+  item     text NOT NULL,
+  night    date NOT NULL,
+  capacity integer NOT NULL,
+  booked   integer NOT NULL DEFAULT 0,
+  held     integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (item, night),
+  CONSTRAINT inventory_nights_item_length CHECK (char_length(item) BETWEEN 1 AND 200),
+  CONSTRAINT inventory_nights_counts CHECK (capacity >= 0 AND booked >= 0 AND held >= 0),
+  CONSTRAINT inventory_nights_no_oversell CHECK (booked + held <= capacity)
+);
+
+CREATE TABLE inventory_bookings (
+  id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  item         text NOT NULL,
+  holder       text NOT NULL,
+  check_in     date NOT NULL,
+  check_out    date NOT NULL,
+  quantity     integer NOT NULL,
+  -- 'held' past expires_at is reported as 'expired'; the sweeper (or a cancel) makes it so in the row.
+  status       text NOT NULL,
+  expires_at   timestamptz,
+  created_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
+  confirmed_at timestamptz,
+  cancelled_at timestamptz,
+  CONSTRAINT inventory_bookings_item_length CHECK (char_length(item) BETWEEN 1 AND 200),
+  CONSTRAINT inventory_bookings_holder_length CHECK (char_length(holder) BETWEEN 1 AND 200),
+  CONSTRAINT inventory_bookings_dates CHECK (check_out > check_in AND check_out - check_in <= 366),
+  CONSTRAINT inventory_bookings_quantity CHECK (quantity >= 1),
+  CONSTRAINT inventory_bookings_status CHECK (status IN ('held', 'confirmed', 'cancelled', 'expired')),
+  CONSTRAINT inventory_bookings_hold_expiry CHECK (status <> 'held' OR expires_at IS NOT NULL)
+);
+
+-- The room-nights a hold still occupies: one row per night, gone once confirmed, cancelled or released.
+CREATE TABLE inventory_holds (
+  booking_id uuid NOT NULL REFERENCES inventory_bookings (id),
+  item       text NOT NULL,
+  night      date NOT NULL,
+  quantity   integer NOT NULL CHECK (quantity >= 1),
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (booking_id, night)
+);
+CREATE INDEX inventory_holds_by_night ON inventory_holds (item, night, expires_at);
+CREATE INDEX inventory_holds_by_expiry ON inventory_holds (expires_at);
+CREATE INDEX inventory_bookings_held ON inventory_bookings (expires_at) WHERE status = 'held';
+
+CREATE FUNCTION admit_inventory_booking_json(b inventory_bookings) RETURNS json
+LANGUAGE sql STABLE AS $$
+  SELECT json_build_object(
+    'booking_id', b.id,
+    'item', b.item,
+    'holder', b.holder,
+    'check_in', to_char(b.check_in, 'YYYY-MM-DD'),
+    'check_out', to_char(b.check_out, 'YYYY-MM-DD'),
+    'quantity', b.quantity,
+    'status', CASE WHEN b.status = 'held' AND b.expires_at <= now() THEN 'expired' ELSE b.status END,
+    'expires_at', admit_rfc3339(b.expires_at),
+    'created_at', admit_rfc3339(b.created_at),
+    'confirmed_at', admit_rfc3339(b.confirmed_at),
+    'cancelled_at', admit_rfc3339(b.cancelled_at)
+  )
+$$;
+
+-- Locks the existing night rows of [p_from, p_to) in date order (the one lock order of this
+-- capability), then releases holds on those nights that expired by the database clock.
+-- Returns how many hold rows were released.
+CREATE FUNCTION admit_inventory_lock_nights(p_item text, p_from date, p_to date) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_released integer;
+BEGIN
+  PERFORM 1 FROM inventory_nights
+    WHERE item = p_item AND night >= p_from AND night < p_to
+    ORDER BY night
+    FOR UPDATE;
+  WITH gone AS (
+    DELETE FROM inventory_holds
+     WHERE item = p_item AND night >= p_from AND night < p_to AND expires_at <= clock_timestamp()
+    RETURNING night, quantity
+  ), per_night AS (
+    SELECT night, sum(quantity)::integer AS q, count(*)::integer AS n FROM gone GROUP BY night
+  ), upd AS (
+    UPDATE inventory_nights n SET held = n.held - p.q
+      FROM per_night p
+     WHERE n.item = p_item AND n.night = p.night
+    RETURNING p.n
+  )
+  SELECT coalesce(sum(n), 0)::integer INTO v_released FROM upd;
+  RETURN v_released;
+END
+$$;
+
+-- Sets the capacity of every night in [p_from, p_to). All or nothing: if any night would end up
+-- below what is booked + held there, nothing changes and the nights are returned.
+-- Returns {"ok": true, "nights": [...]} or {"ok": false, "nights": [{date, capacity, booked, held}]}.
+CREATE FUNCTION admit_inventory_set_stock(
+  p_item text, p_from date, p_to date, p_capacity integer, p_lock_timeout_ms integer
+) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_short json;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  PERFORM admit_inventory_lock_nights(p_item, p_from, p_to);
+
+  SELECT json_agg(json_build_object('date', to_char(night, 'YYYY-MM-DD'), 'capacity', capacity,
+                                    'booked', booked, 'held', held) ORDER BY night)
+    INTO v_short
+    FROM inventory_nights
+   WHERE item = p_item AND night >= p_from AND night < p_to AND booked + held > p_capacity;
+  IF v_short IS NOT NULL THEN
+    RETURN json_build_object('ok', false, 'nights', v_short);
+  END IF;
+
+  -- New nights are inserted in date order too; two writers of the same new night meet on the key.
+  INSERT INTO inventory_nights (item, night, capacity)
+  SELECT p_item, d::date, p_capacity
+    FROM generate_series(p_from, p_to - 1, interval '1 day') d
+   ORDER BY d
+  ON CONFLICT (item, night) DO UPDATE SET capacity = excluded.capacity;
+
+  RETURN json_build_object('ok', true, 'nights', admit_inventory_availability(p_item, p_from, p_to));
+END
+$$;
+
+-- Every night of [p_from, p_to), with or without stock: held counts only unexpired holds, so
+-- available = capacity - booked - held always, and a night without stock is all zeros.
+CREATE FUNCTION admit_inventory_availability(p_item text, p_from date, p_to date) RETURNS json
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(json_agg(json_build_object(
+           'date', to_char(d, 'YYYY-MM-DD'),
+           'capacity', coalesce(n.capacity, 0),
+           'booked', coalesce(n.booked, 0),
+           'held', coalesce(n.held, 0) - coalesce(x.expired, 0),
+           'available', coalesce(n.capacity - n.booked - n.held + coalesce(x.expired, 0), 0))
+         ORDER BY d), '[]'::json)
+    FROM generate_series(p_from, p_to - 1, interval '1 day') d
+    LEFT JOIN inventory_nights n ON n.item = p_item AND n.night = d::date
+    LEFT JOIN LATERAL (
+      SELECT sum(h.quantity)::integer AS expired FROM inventory_holds h
+       WHERE h.item = p_item AND h.night = d::date AND h.expires_at <= now()
+    ) x ON true
+$$;
+
+-- The whole booking decision in one statement: lock the nights in date order, release expired
+-- holds on them, check every night, take all or nothing.
+-- p_hold_ms NULL → confirmed at once; otherwise held until clock_timestamp() + p_hold_ms.
+-- Returns {"created": true, "booking": {...}} or {"created": false, "short": [{date, available}]}
+-- (a night without stock is short with available 0).
+CREATE FUNCTION admit_inventory_book(
+  p_item text, p_check_in date, p_check_out date, p_quantity integer, p_holder text,
+  p_hold_ms integer, p_lock_timeout_ms integer
+) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_short json;
+  v_row inventory_bookings;
+  v_expires timestamptz;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  PERFORM admit_inventory_lock_nights(p_item, p_check_in, p_check_out);
+
+  SELECT json_agg(json_build_object('date', to_char(d, 'YYYY-MM-DD'),
+                                    'available', greatest(coalesce(n.capacity - n.booked - n.held, 0), 0)) ORDER BY d)
+    INTO v_short
+    FROM generate_series(p_check_in, p_check_out - 1, interval '1 day') d
+    LEFT JOIN inventory_nights n ON n.item = p_item AND n.night = d::date
+   WHERE n.night IS NULL OR n.capacity - n.booked - n.held < p_quantity;
+  IF v_short IS NOT NULL THEN
+    RETURN json_build_object('created', false, 'short', v_short);
+  END IF;
+
+  IF p_hold_ms IS NOT NULL THEN
+    v_expires := clock_timestamp() + make_interval(secs => p_hold_ms / 1000.0);
+  END IF;
+  INSERT INTO inventory_bookings (item, holder, check_in, check_out, quantity, status, expires_at, confirmed_at)
+  VALUES (p_item, p_holder, p_check_in, p_check_out, p_quantity,
+          CASE WHEN p_hold_ms IS NULL THEN 'confirmed' ELSE 'held' END, v_expires,
+          CASE WHEN p_hold_ms IS NULL THEN clock_timestamp() END)
+  RETURNING * INTO v_row;
+
+  IF p_hold_ms IS NULL THEN
+    UPDATE inventory_nights SET booked = booked + p_quantity
+     WHERE item = p_item AND night >= p_check_in AND night < p_check_out;
+  ELSE
+    UPDATE inventory_nights SET held = held + p_quantity
+     WHERE item = p_item AND night >= p_check_in AND night < p_check_out;
+    INSERT INTO inventory_holds (booking_id, item, night, quantity, expires_at)
+    SELECT v_row.id, p_item, d::date, p_quantity, v_expires
+      FROM generate_series(p_check_in, p_check_out - 1, interval '1 day') d;
+  END IF;
+
+  RETURN json_build_object('created', true, 'booking', admit_inventory_booking_json(v_row));
+END
+$$;
+
+-- Confirms a hold. Never extends it: a hold whose expires_at has passed (database clock, read
+-- after the nights are locked) is refused and its room-nights are released on the spot.
+-- Returns {"result": "confirmed"|"not_found"|"expired"|"cancelled", "booking": {...}|null}.
+-- Confirming a confirmed booking again answers "confirmed" (idempotent).
+CREATE FUNCTION admit_inventory_confirm(p_item text, p_id uuid, p_lock_timeout_ms integer) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_row inventory_bookings;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  SELECT * INTO v_row FROM inventory_bookings WHERE id = p_id AND item = p_item;
+  IF NOT FOUND THEN
+    RETURN json_build_object('result', 'not_found', 'booking', NULL);
+  END IF;
+  IF v_row.status <> 'held' THEN
+    RETURN json_build_object('result', v_row.status, 'booking', admit_inventory_booking_json(v_row));
+  END IF;
+
+  -- Releases this hold's nights too if it has expired.
+  PERFORM admit_inventory_lock_nights(p_item, v_row.check_in, v_row.check_out);
+  SELECT * INTO v_row FROM inventory_bookings WHERE id = p_id FOR UPDATE;
+  IF v_row.status <> 'held' THEN
+    RETURN json_build_object('result', v_row.status, 'booking', admit_inventory_booking_json(v_row));
+  END IF;
+  IF v_row.expires_at <= clock_timestamp()
+     OR (SELECT count(*) FROM inventory_holds WHERE booking_id = p_id) <> v_row.check_out - v_row.check_in THEN
+    -- Expired between the release above and this check: release what is left of it now.
+    WITH h AS (DELETE FROM inventory_holds WHERE booking_id = p_id RETURNING night, quantity)
+    UPDATE inventory_nights n SET held = n.held - h.quantity
+      FROM h WHERE n.item = p_item AND n.night = h.night;
+    UPDATE inventory_bookings SET status = 'expired' WHERE id = p_id RETURNING * INTO v_row;
+    RETURN json_build_object('result', 'expired', 'booking', admit_inventory_booking_json(v_row));
+  END IF;
+
+  WITH h AS (DELETE FROM inventory_holds WHERE booking_id = p_id RETURNING night, quantity)
+  UPDATE inventory_nights n SET held = n.held - h.quantity, booked = n.booked + h.quantity
+    FROM h WHERE n.item = p_item AND n.night = h.night;
+  UPDATE inventory_bookings SET status = 'confirmed', confirmed_at = clock_timestamp()
+   WHERE id = p_id RETURNING * INTO v_row;
+  RETURN json_build_object('result', 'confirmed', 'booking', admit_inventory_booking_json(v_row));
+END
+$$;
+
+-- Cancels a booking (held, expired or confirmed); its room-nights are free at once.
+-- Returns the booking, or NULL when unknown. Cancelling again keeps the first cancelled_at.
+CREATE FUNCTION admit_inventory_cancel(p_item text, p_id uuid, p_lock_timeout_ms integer) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_row inventory_bookings;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  SELECT * INTO v_row FROM inventory_bookings WHERE id = p_id AND item = p_item;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  END IF;
+  IF v_row.status = 'cancelled' THEN
+    RETURN admit_inventory_booking_json(v_row);
+  END IF;
+
+  PERFORM admit_inventory_lock_nights(p_item, v_row.check_in, v_row.check_out);
+  SELECT * INTO v_row FROM inventory_bookings WHERE id = p_id FOR UPDATE;
+  IF v_row.status = 'cancelled' THEN
+    RETURN admit_inventory_booking_json(v_row);
+  END IF;
+  IF v_row.status = 'confirmed' THEN
+    UPDATE inventory_nights SET booked = booked - v_row.quantity
+     WHERE item = p_item AND night >= v_row.check_in AND night < v_row.check_out;
+  ELSE
+    WITH h AS (DELETE FROM inventory_holds WHERE booking_id = p_id RETURNING night, quantity)
+    UPDATE inventory_nights n SET held = n.held - h.quantity
+      FROM h WHERE n.item = p_item AND n.night = h.night;
+  END IF;
+  UPDATE inventory_bookings SET status = 'cancelled', cancelled_at = clock_timestamp()
+   WHERE id = p_id RETURNING * INTO v_row;
+  RETURN admit_inventory_booking_json(v_row);
+END
+$$;
+
+CREATE FUNCTION admit_inventory_get_booking(p_item text, p_id uuid) RETURNS json
+LANGUAGE sql STABLE AS $$
+  SELECT admit_inventory_booking_json(b) FROM inventory_bookings b WHERE b.id = p_id AND b.item = p_item
+$$;
+
+-- Cron housekeeping: releases expired holds in a bounded batch. Night rows are taken in
+-- (item, night) order with SKIP LOCKED, so the sweeper never waits for (or deadlocks with) a
+-- booking; a night it skips is released by the next booking there or the next sweep. Then marks
+-- held bookings with nothing left to release as 'expired'. Returns rows changed.
+CREATE FUNCTION admit_sweep_inventory() RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_released integer;
+  v_marked integer;
+BEGIN
+  WITH due AS (
+    SELECT DISTINCT item, night FROM inventory_holds
+     WHERE expires_at <= clock_timestamp()
+     ORDER BY item, night
+     LIMIT 10000
+  ), locked AS (
+    SELECT n.item, n.night FROM inventory_nights n JOIN due USING (item, night)
+     ORDER BY n.item, n.night
+       FOR UPDATE OF n SKIP LOCKED
+  ), gone AS (
+    DELETE FROM inventory_holds h USING locked l
+     WHERE h.item = l.item AND h.night = l.night AND h.expires_at <= clock_timestamp()
+    RETURNING h.item, h.night, h.quantity
+  ), per_night AS (
+    SELECT item, night, sum(quantity)::integer AS q, count(*)::integer AS n FROM gone GROUP BY item, night
+  ), upd AS (
+    UPDATE inventory_nights n SET held = n.held - p.q FROM per_night p
+     WHERE n.item = p.item AND n.night = p.night
+    RETURNING p.n
+  )
+  SELECT coalesce(sum(n), 0)::integer INTO v_released FROM upd;
+
+  WITH done AS (
+    SELECT b.id FROM inventory_bookings b
+     WHERE b.status = 'held' AND b.expires_at <= clock_timestamp()
+       AND NOT EXISTS (SELECT 1 FROM inventory_holds h WHERE h.booking_id = b.id)
+     LIMIT 10000
+       FOR UPDATE SKIP LOCKED
+  )
+  UPDATE inventory_bookings b SET status = 'expired' FROM done WHERE b.id = done.id;
+  GET DIAGNOSTICS v_marked = ROW_COUNT;
+  RETURN v_released + v_marked;
+END
+$$;
