@@ -1,0 +1,173 @@
+// Seed 003's claim under real simultaneous HTTP requests against real Postgres; every invariant is
+// checked in the database afterwards, recomputed from the bookings themselves (not the counters).
+import { describe, expect, it } from "vitest";
+import { bindings, client, connect, serveApp, servedApp, sql } from "./support";
+
+const suite = servedApp("inventory_burst");
+
+const enc = encodeURIComponent;
+const stock = (item: string, from: string, to: string, quantity: number) => suite.api("PUT", `/v1/inventory/${enc(item)}/stock`, { from, to, quantity });
+const day = (base: string, plus: number) => new Date(Date.parse(base + "T00:00:00Z") + plus * 86_400_000).toISOString().slice(0, 10);
+
+/** Per night of an item: capacity, the counters, and booked/held recomputed from the bookings rows. */
+const LEDGER = `
+  SELECT n.night::text AS night, n.capacity, n.booked, n.held,
+         coalesce((SELECT sum(b.quantity) FROM inventory_bookings b
+                    WHERE b.item = n.item AND b.status = 'confirmed' AND n.night >= b.check_in AND n.night < b.check_out), 0)::int AS booked_rows,
+         coalesce((SELECT sum(h.quantity) FROM inventory_holds h WHERE h.item = n.item AND h.night = n.night), 0)::int AS held_rows
+    FROM inventory_nights n WHERE n.item = $1 ORDER BY n.night`;
+
+type Ledger = { night: string; capacity: number; booked: number; held: number; booked_rows: number; held_rows: number };
+
+function tally(results: { status: number }[]) {
+  const counts: Record<number, number> = {};
+  for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
+}
+
+describe("seed 003: no overselling under a burst", () => {
+  it("10 rooms × 3 nights, 300 simultaneous bookings of 1–3 rooms over random sub-ranges", async () => {
+    const item = "burst/hotel";
+    const first = "2030-03-29";
+    expect((await stock(item, first, day(first, 3), 10)).status).toBe(200);
+
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const requests = Array.from({ length: 300 }, (_, i) => {
+      const ci = rand(3);
+      const co = ci + 1 + rand(3 - ci);
+      return { check_in: day(first, ci), check_out: day(first, co), quantity: 1 + rand(3), holder: `guest-${i}` };
+    });
+    const results = await Promise.all(requests.map((r) => suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, r)));
+    const counts = tally(results);
+    console.log("inventory burst outcomes by status:", counts);
+    // Lost races are 409 (short, or a deadlock that cannot happen but would be 409); a long lock queue may be 503. Never a 500.
+    expect(Object.keys(counts).map(Number).every((s) => s === 201 || s === 409 || s === 503)).toBe(true);
+    expect(counts[201]).toBeGreaterThan(3);
+    expect(counts[409]).toBeGreaterThan(100);
+
+    // For every night, the rooms booked in the database (summed over booking rows) ≤ 10, and the counters agree.
+    const ledger = await sql<Ledger>(suite.db, LEDGER, [item]);
+    expect(ledger).toHaveLength(3);
+    for (const n of ledger) {
+      expect(n.booked_rows).toBeLessThanOrEqual(10);
+      expect(n.booked).toBe(n.booked_rows);
+      expect(n.held).toBe(0);
+    }
+
+    // Every 201 the clients saw is in the database as it was answered; nothing else is (every 409 took nothing).
+    const stored = await sql<{ id: string; check_in: string; check_out: string; quantity: number; holder: string }>(
+      suite.db,
+      "SELECT id, to_char(check_in, 'YYYY-MM-DD') AS check_in, to_char(check_out, 'YYYY-MM-DD') AS check_out, quantity, holder FROM inventory_bookings WHERE item = $1",
+      [item],
+    );
+    const byId = new Map(stored.map((s) => [s.id, s]));
+    const created = results.filter((r) => r.status === 201);
+    for (const r of created) {
+      expect(byId.get(r.json.booking_id)).toEqual({ id: r.json.booking_id, check_in: r.json.check_in, check_out: r.json.check_out, quantity: r.json.quantity, holder: r.json.holder });
+    }
+    expect(stored.length).toBe(created.length);
+    const refusedHolders = new Set(results.flatMap((r, i) => (r.status === 201 ? [] : [requests[i].holder])));
+    expect(stored.filter((s) => refusedHolders.has(s.holder))).toEqual([]);
+
+    // Every 409 named a night that really was short for it at the end (stock only shrinks in this burst).
+    for (const [i, r] of results.entries()) {
+      if (r.status !== 409) continue;
+      expect(r.json.short.length).toBeGreaterThan(0);
+      for (const s of r.json.short) {
+        expect(s.available).toBeLessThan(requests[i].quantity);
+        const n = ledger.find((l) => l.night === s.date)!;
+        expect(10 - n.booked_rows).toBeLessThan(requests[i].quantity);
+      }
+    }
+
+    // And the availability view says the same.
+    const avail = await suite.api("GET", `/v1/inventory/${enc(item)}/availability?from=${first}&to=${day(first, 3)}`);
+    expect(avail.json.nights.map((n: { booked: number; available: number }) => [n.booked, n.available])).toEqual(ledger.map((l) => [l.booked_rows, 10 - l.booked_rows]));
+  });
+
+  it("a mixed burst of bookings, holds, confirms and cancels: counters equal the rows and available = capacity − booked − held", async () => {
+    const item = "burst/mixed";
+    const first = "2030-06-01";
+    expect((await stock(item, first, day(first, 4), 8)).status).toBe(200);
+    let seed = 99;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const body = (i: number) => {
+      const ci = rand(4);
+      const co = ci + 1 + rand(4 - ci);
+      return { check_in: day(first, ci), check_out: day(first, co), quantity: 1 + rand(2), holder: `m-${i}`, ...(rand(2) ? { hold_ms: 600_000 } : {}) };
+    };
+    // Round 1: 80 at once. Round 2: confirm or cancel each winner while 80 more arrive.
+    const round1 = await Promise.all(Array.from({ length: 80 }, (_, i) => suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, body(i))));
+    const won = round1.filter((r) => r.status === 201).map((r) => r.json);
+    expect(won.length).toBeGreaterThan(0);
+    const round2 = await Promise.all([
+      ...won.map((b, i) =>
+        i % 2 ? suite.api("DELETE", `/v1/inventory/${enc(item)}/bookings/${b.booking_id}`) : suite.api("POST", `/v1/inventory/${enc(item)}/bookings/${b.booking_id}/confirm`),
+      ),
+      ...Array.from({ length: 80 }, (_, i) => suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, body(100 + i))),
+    ]);
+    const counts = tally([...round1, ...round2]);
+    console.log("mixed burst outcomes by status:", counts);
+    expect(Object.keys(counts).map(Number).every((s) => [200, 201, 204, 409, 503].includes(s))).toBe(true);
+    // Confirms of live holds and cancels always succeed.
+    for (const r of round2.slice(0, won.length)) expect([200, 204]).toContain(r.status);
+
+    const ledger = await sql<Ledger>(suite.db, LEDGER, [item]);
+    for (const n of ledger) {
+      expect(n.booked).toBe(n.booked_rows);
+      expect(n.held).toBe(n.held_rows);
+      expect(n.booked + n.held).toBeLessThanOrEqual(n.capacity);
+    }
+    const avail = await suite.api("GET", `/v1/inventory/${enc(item)}/availability?from=${first}&to=${day(first, 4)}`);
+    expect(avail.json.nights).toEqual(ledger.map((l) => ({ date: l.night, capacity: 8, booked: l.booked_rows, held: l.held_rows, available: 8 - l.booked_rows - l.held_rows })));
+  });
+
+  it("an expired hold races its own confirm and ten buyers: confirm → 409, exactly the freed rooms are sold", async () => {
+    const item = "burst/expiry";
+    await stock(item, "2030-09-01", "2030-09-03", 2);
+    const hold = await suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2030-09-01", check_out: "2030-09-03", quantity: 2, holder: "cart", hold_ms: 600_000 });
+    await sql(suite.db, "UPDATE inventory_bookings SET expires_at = now() - interval '1 s' WHERE id = $1", [hold.json.booking_id]);
+    await sql(suite.db, "UPDATE inventory_holds SET expires_at = now() - interval '1 s' WHERE booking_id = $1", [hold.json.booking_id]);
+    const [confirm, ...buyers] = await Promise.all([
+      suite.api("POST", `/v1/inventory/${enc(item)}/bookings/${hold.json.booking_id}/confirm`),
+      ...Array.from({ length: 10 }, (_, i) => suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2030-09-01", check_out: "2030-09-03", quantity: 1, holder: `b${i}` })),
+    ]);
+    expect(confirm.status).toBe(409);
+    expect(buyers.filter((b) => b.status === 201)).toHaveLength(2);
+    expect(buyers.filter((b) => b.status !== 201).every((b) => b.status === 409)).toBe(true);
+    const ledger = await sql<Ledger>(suite.db, LEDGER, [item]);
+    expect(ledger.map((l) => [l.booked, l.booked_rows, l.held, l.held_rows])).toEqual([[2, 2, 0, 0], [2, 2, 0, 0]]);
+  });
+});
+
+describe("bounded lock waits", () => {
+  it("a night locked by another transaction → 503 lock-timeout + Retry-After, not a hang; other nights unaffected", async () => {
+    const item = "burst/locked";
+    await stock(item, "2031-01-01", "2031-01-03", 5);
+    const holder = await connect(suite.db);
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM inventory_nights WHERE item = $1 AND night = '2031-01-02' FOR UPDATE", [item]);
+      const slow = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }));
+      try {
+        const api = client(slow.url);
+        const res = await api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2031-01-01", check_out: "2031-01-03", quantity: 1, holder: "h" });
+        expect(res.status).toBe(503);
+        expect(res.json.type).toBe("/problems/lock-timeout");
+        expect(res.headers.get("retry-after")).toBe("1");
+        const other = await api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2031-01-01", check_out: "2031-01-02", quantity: 1, holder: "h" });
+        expect(other.status).toBe(201);
+      } finally {
+        await slow.close();
+      }
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.end();
+    }
+    expect(await sql(suite.db, "SELECT night::text, booked FROM inventory_nights WHERE item = $1 ORDER BY night", [item])).toEqual([
+      { night: "2031-01-01", booked: 1 },
+      { night: "2031-01-02", booked: 0 },
+    ]);
+  });
+});
