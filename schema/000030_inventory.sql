@@ -158,8 +158,14 @@ LANGUAGE sql STABLE AS $$
     ) x ON true
 $$;
 
--- The whole booking decision in one statement: lock the nights in date order, release expired
--- holds on them, check every night, take all or nothing.
+-- The whole booking decision in one statement, all or nothing.
+-- Fast path: a guarded counter update per night, in date order
+--   UPDATE … SET booked = booked + q WHERE night = d AND capacity - booked - held >= q
+-- each of which locks that night's row; a night that fails the guard (or has no row) aborts the
+-- subtransaction, which undoes the nights already taken and releases their locks. The hot night's
+-- row lock is held from that UPDATE to commit, so the work after it is kept to two inserts.
+-- Slow path (only when a guard failed): lock every night of the range in date order, release
+-- expired holds there, and answer the short nights exactly; if releasing made room, take it.
 -- p_hold_ms NULL → confirmed at once; otherwise held until clock_timestamp() + p_hold_ms.
 -- Returns {"created": true, "booking": {...}} or {"created": false, "short": [{date, available}]}
 -- (a night without stock is short with available 0).
@@ -171,41 +177,52 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_short json;
   v_row inventory_bookings;
-  v_expires timestamptz;
+  v_held boolean := p_hold_ms IS NOT NULL;
+  v_night date;
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
-  PERFORM admit_inventory_lock_nights(p_item, p_check_in, p_check_out);
+  FOR attempt IN 1..3 LOOP
+    BEGIN
+      v_night := p_check_in;
+      WHILE v_night < p_check_out LOOP
+        UPDATE inventory_nights
+           SET booked = booked + CASE WHEN v_held THEN 0 ELSE p_quantity END,
+               held = held + CASE WHEN v_held THEN p_quantity ELSE 0 END
+         WHERE item = p_item AND night = v_night AND capacity - booked - held >= p_quantity;
+        IF NOT FOUND THEN
+          RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = 'admit_inventory_short';
+        END IF;
+        v_night := v_night + 1;
+      END LOOP;
+      EXIT;
+    EXCEPTION WHEN raise_exception THEN
+      IF SQLERRM <> 'admit_inventory_short' THEN RAISE; END IF;
+    END;
+    -- Nothing taken and no night locked here now: lock them all in date order and look closely.
+    PERFORM admit_inventory_lock_nights(p_item, p_check_in, p_check_out);
+    SELECT json_agg(json_build_object('date', to_char(d, 'YYYY-MM-DD'),
+                                      'available', greatest(coalesce(n.capacity - n.booked - n.held, 0), 0)) ORDER BY d)
+      INTO v_short
+      FROM generate_series(p_check_in, p_check_out - 1, interval '1 day') d
+      LEFT JOIN inventory_nights n ON n.item = p_item AND n.night = d::date
+     WHERE n.night IS NULL OR n.capacity - n.booked - n.held < p_quantity;
+    IF v_short IS NOT NULL OR attempt = 3 THEN
+      RETURN json_build_object('created', false, 'short', coalesce(v_short, '[]'::json));
+    END IF;
+    -- Expired holds were released (or a cancel landed): the nights are ours now, take them.
+  END LOOP;
 
-  SELECT json_agg(json_build_object('date', to_char(d, 'YYYY-MM-DD'),
-                                    'available', greatest(coalesce(n.capacity - n.booked - n.held, 0), 0)) ORDER BY d)
-    INTO v_short
-    FROM generate_series(p_check_in, p_check_out - 1, interval '1 day') d
-    LEFT JOIN inventory_nights n ON n.item = p_item AND n.night = d::date
-   WHERE n.night IS NULL OR n.capacity - n.booked - n.held < p_quantity;
-  IF v_short IS NOT NULL THEN
-    RETURN json_build_object('created', false, 'short', v_short);
-  END IF;
-
-  IF p_hold_ms IS NOT NULL THEN
-    v_expires := clock_timestamp() + make_interval(secs => p_hold_ms / 1000.0);
-  END IF;
   INSERT INTO inventory_bookings (item, holder, check_in, check_out, quantity, status, expires_at, confirmed_at)
   VALUES (p_item, p_holder, p_check_in, p_check_out, p_quantity,
-          CASE WHEN p_hold_ms IS NULL THEN 'confirmed' ELSE 'held' END, v_expires,
-          CASE WHEN p_hold_ms IS NULL THEN clock_timestamp() END)
+          CASE WHEN v_held THEN 'held' ELSE 'confirmed' END,
+          CASE WHEN v_held THEN clock_timestamp() + make_interval(secs => p_hold_ms / 1000.0) END,
+          CASE WHEN v_held THEN NULL ELSE clock_timestamp() END)
   RETURNING * INTO v_row;
-
-  IF p_hold_ms IS NULL THEN
-    UPDATE inventory_nights SET booked = booked + p_quantity
-     WHERE item = p_item AND night >= p_check_in AND night < p_check_out;
-  ELSE
-    UPDATE inventory_nights SET held = held + p_quantity
-     WHERE item = p_item AND night >= p_check_in AND night < p_check_out;
+  IF v_held THEN
     INSERT INTO inventory_holds (booking_id, item, night, quantity, expires_at)
-    SELECT v_row.id, p_item, d::date, p_quantity, v_expires
+    SELECT v_row.id, p_item, d::date, p_quantity, v_row.expires_at
       FROM generate_series(p_check_in, p_check_out - 1, interval '1 day') d;
   END IF;
-
   RETURN json_build_object('created', true, 'booking', admit_inventory_booking_json(v_row));
 END
 $$;
