@@ -1,18 +1,22 @@
 // Which inventory mechanism? The same burst on ONE hot night against both designs:
-//   counter — schema/000030_inventory.sql: per-night counter rows locked in date order (what Admit ships)
-//   tokens  — bench/peers/inventory_tokens.sql: seed 003's token rows claimed with FOR UPDATE SKIP LOCKED
+//   tokens  — schema/000030_inventory.sql: seed 003's token rows claimed with FOR UPDATE SKIP LOCKED (what Admit ships)
+//   counter — bench/peers/inventory_counter.sql: a guarded per-night counter row, updated in date order
 // Every booking is 1 room for the same night, sent with the Neon driver through the WebSocket bridge
 // (as the Worker does), at a few concurrency levels; afterwards the database is checked for oversell
 // and for every success being stored. Prints throughput and latency percentiles per design and level.
 //
-//   npx tsx bench/inventory-designs.ts [--requests 2000] [--levels 1,4,16,64] [--rounds 2] [--per-request]
+//   npx tsx bench/inventory-designs.ts [--requests 2000] [--levels 1,4,16,64] [--rounds 2] [--per-request] [--sellout] [--durable]
+//
+// --sellout sets capacity to half the requests (the 409 path gets measured too; sold must equal capacity).
+// --durable runs Postgres with fsync and synchronous_commit on (the default cluster has them off, like
+// the test cluster): every commit waits for the disk, as a Neon commit waits for its safekeepers.
 //
 // --per-request opens a new connection for every booking (as a Worker invocation does) instead of
 // one connection per concurrent client; connection setup then dominates both designs alike.
 // The burst function, the designs and the peer loader are exported for the bench harness.
 import "../dev/node-ws";
 import { readFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,13 +26,13 @@ import { migrate } from "../dev/migrate";
 import { startPostgres } from "../dev/postgres";
 import { createClient, sqlState } from "../functions/db";
 
-export const INVENTORY_TOKENS_PEER = join(dirname(fileURLToPath(import.meta.url)), "peers", "inventory_tokens.sql");
+export const INVENTORY_COUNTER_PEER = join(dirname(fileURLToPath(import.meta.url)), "peers", "inventory_counter.sql");
 
 type Query = (text: string, params?: unknown[]) => Promise<{ rows: any[] }>;
 
-/** Loads the token peer into a migrated database (idempotent). */
+/** Loads the counter peer into a migrated database (idempotent). */
 export async function loadInventoryPeer(query: Query): Promise<void> {
-  await query(readFileSync(INVENTORY_TOKENS_PEER, "utf8"));
+  await query(readFileSync(INVENTORY_COUNTER_PEER, "utf8"));
 }
 
 export type InventoryDesign = "counter" | "tokens";
@@ -44,18 +48,18 @@ interface DesignSql {
 
 export const INVENTORY_DESIGNS: Record<InventoryDesign, DesignSql> = {
   counter: {
+    stock: "SELECT peer_counter_set_stock($1, $2::date, $2::date + 1, $3::integer, 2000)",
+    book: "SELECT peer_counter_book($1, $2::date, $2::date + 1, 1, $3, NULL, 2000) AS r",
+    check: `SELECT (SELECT coalesce(sum(quantity), 0) FROM peer_counter_bookings WHERE item = $1 AND check_in <= $2::date AND check_out > $2::date AND status = 'confirmed')::int AS sold,
+                   (SELECT count(*) FROM peer_counter_bookings WHERE item = $1)::int AS stored,
+                   (SELECT booked + held FROM peer_counter_nights WHERE item = $1 AND night = $2::date)::int AS taken`,
+  },
+  tokens: {
     stock: "SELECT admit_inventory_set_stock($1, $2::date, $2::date + 1, $3::integer, 2000)",
     book: "SELECT admit_inventory_book($1, $2::date, $2::date + 1, 1, $3, NULL, 2000) AS r",
     check: `SELECT (SELECT coalesce(sum(quantity), 0) FROM inventory_bookings WHERE item = $1 AND check_in <= $2::date AND check_out > $2::date AND status = 'confirmed')::int AS sold,
                    (SELECT count(*) FROM inventory_bookings WHERE item = $1)::int AS stored,
-                   (SELECT booked + held FROM inventory_nights WHERE item = $1 AND night = $2::date)::int AS taken`,
-  },
-  tokens: {
-    stock: "SELECT peer_tokens_set_stock($1, $2::date, $2::date + 1, $3::integer)",
-    book: "SELECT peer_tokens_book($1, $2::date, $2::date + 1, 1, $3) AS r",
-    check: `SELECT (SELECT coalesce(sum(quantity), 0) FROM peer_tokens_bookings WHERE item = $1 AND check_in <= $2::date AND check_out > $2::date)::int AS sold,
-                   (SELECT count(*) FROM peer_tokens_bookings WHERE item = $1)::int AS stored,
-                   (SELECT count(*) FROM peer_tokens WHERE item = $1 AND night = $2::date AND booking_id IS NOT NULL)::int AS taken`,
+                   (SELECT count(*) FROM inventory_tokens WHERE item = $1 AND night = $2::date AND booking_id IS NOT NULL)::int AS taken`,
   },
 };
 
@@ -217,7 +221,9 @@ async function main(): Promise<void> {
   const capacity = process.argv.includes("--sellout") ? Math.floor(requests / 2) : requests;
 
   const dataDir = await mkdtemp(join(tmpdir(), "admit-inventory-bench-"));
-  const pgh = await startPostgres({ dataDir, persistent: false, database: "admit_inventory_bench" });
+  const durable = process.argv.includes("--durable");
+  // persistent: true keeps fsync/synchronous_commit at Postgres's defaults (on); the directory is removed below.
+  const pgh = await startPostgres({ dataDir, persistent: durable, database: "admit_inventory_bench" });
   const bridge = await startBridge();
   const admin = new pg.Client({ connectionString: pgh.url });
   try {
@@ -226,7 +232,7 @@ async function main(): Promise<void> {
     const query: Query = (text, params) => admin.query(text, params as unknown[]);
     await loadInventoryPeer(query);
     console.log(
-      `one hot night, ${requests} one-room bookings per row, capacity ${capacity}, Neon driver via the bridge, ${perRequest ? "a new connection per booking" : "one connection per concurrent client"}; ${rounds} round(s), designs alternating`,
+      `one hot night, ${requests} one-room bookings per row, capacity ${capacity}, Neon driver via the bridge, ${perRequest ? "a new connection per booking" : "one connection per concurrent client"}, ${durable ? "durable commits (fsync, synchronous_commit on)" : "fsync and synchronous_commit off"}; ${rounds} round(s), designs alternating`,
     );
     console.log("design   conc  created refused errors        req/s    p50ms   p95ms   p99ms  sold/cap   check");
     const results: HotNightBurstResult[] = [];
@@ -260,6 +266,7 @@ async function main(): Promise<void> {
     await admin.end().catch(() => {});
     await bridge.close();
     await pgh.stop();
+    if (durable) await rm(dataDir, { recursive: true, force: true });
   }
 }
 

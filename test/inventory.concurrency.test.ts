@@ -9,13 +9,44 @@ const enc = encodeURIComponent;
 const stock = (item: string, from: string, to: string, quantity: number) => suite.api("PUT", `/v1/inventory/${enc(item)}/stock`, { from, to, quantity });
 const day = (base: string, plus: number) => new Date(Date.parse(base + "T00:00:00Z") + plus * 86_400_000).toISOString().slice(0, 10);
 
-/** Per night of an item: capacity, the counters, and booked/held recomputed from the bookings rows. */
+/**
+ * Per night of an item: capacity, what the token rows say (booked = tokens of confirmed bookings,
+ * held = tokens of live holds), and the same recomputed from the bookings rows themselves.
+ */
 const LEDGER = `
-  SELECT n.night::text AS night, n.capacity, n.booked, n.held,
+  SELECT n.night::text AS night, n.capacity,
+         (SELECT count(*) FROM inventory_tokens t WHERE t.item = n.item AND t.night = n.night)::int AS tokens,
+         (SELECT count(*) FROM inventory_tokens t WHERE t.item = n.item AND t.night = n.night AND t.booking_id IS NOT NULL AND t.held_until IS NULL)::int AS booked,
+         (SELECT count(*) FROM inventory_tokens t WHERE t.item = n.item AND t.night = n.night AND t.held_until > now())::int AS held,
          coalesce((SELECT sum(b.quantity) FROM inventory_bookings b
                     WHERE b.item = n.item AND b.status = 'confirmed' AND n.night >= b.check_in AND n.night < b.check_out), 0)::int AS booked_rows,
-         coalesce((SELECT sum(h.quantity) FROM inventory_holds h WHERE h.item = n.item AND h.night = n.night), 0)::int AS held_rows
+         coalesce((SELECT sum(b.quantity) FROM inventory_bookings b
+                    WHERE b.item = n.item AND b.status = 'held' AND b.expires_at > now() AND n.night >= b.check_in AND n.night < b.check_out), 0)::int AS held_rows
     FROM inventory_nights n WHERE n.item = $1 ORDER BY n.night`;
+
+/** Live bookings whose tokens are not exactly one per room-night of their range: must be empty. */
+const MISALLOCATED = `
+  SELECT b.id FROM inventory_bookings b
+   WHERE b.item = $1 AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > now()))
+     AND (SELECT count(*) FROM inventory_tokens t WHERE t.booking_id = b.id AND t.night >= b.check_in AND t.night < b.check_out)
+         <> (b.check_out - b.check_in) * b.quantity
+  UNION ALL
+  SELECT t.booking_id FROM inventory_tokens t JOIN inventory_bookings b ON b.id = t.booking_id
+   WHERE t.item = $1 AND (t.night < b.check_in OR t.night >= b.check_out OR b.status = 'cancelled')`;
+
+type Ledger = { night: string; capacity: number; tokens: number; booked: number; held: number; booked_rows: number; held_rows: number };
+
+async function checkLedger(item: string): Promise<Ledger[]> {
+  const ledger = await sql<Ledger>(suite.db, LEDGER, [item]);
+  for (const n of ledger) {
+    expect(n.tokens).toBe(n.capacity);
+    expect(n.booked).toBe(n.booked_rows);
+    expect(n.held).toBe(n.held_rows);
+    expect(n.booked_rows + n.held_rows).toBeLessThanOrEqual(n.capacity);
+  }
+  expect(await sql(suite.db, MISALLOCATED, [item])).toEqual([]);
+  return ledger;
+}
 
 /** A small seeded PRNG (mulberry32): the same bursts every run. rand(n) is an integer in [0, n). */
 function rng(seed: number) {
@@ -28,8 +59,6 @@ function rng(seed: number) {
     return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
   };
 }
-
-type Ledger = { night: string; capacity: number; booked: number; held: number; booked_rows: number; held_rows: number };
 
 function tally(results: { status: number }[]) {
   const counts: Record<number, number> = {};
@@ -58,11 +87,10 @@ describe("seed 003: no overselling under a burst", () => {
     expect(counts[409]).toBeGreaterThan(100);
 
     // For every night, the rooms booked in the database (summed over booking rows) ≤ 10, and the counters agree.
-    const ledger = await sql<Ledger>(suite.db, LEDGER, [item]);
+    const ledger = await checkLedger(item);
     expect(ledger).toHaveLength(3);
     for (const n of ledger) {
       expect(n.booked_rows).toBeLessThanOrEqual(10);
-      expect(n.booked).toBe(n.booked_rows);
       expect(n.held).toBe(0);
     }
 
@@ -97,7 +125,7 @@ describe("seed 003: no overselling under a burst", () => {
     expect(avail.json.nights.map((n: { booked: number; available: number }) => [n.booked, n.available])).toEqual(ledger.map((l) => [l.booked_rows, 10 - l.booked_rows]));
   });
 
-  it("a mixed burst of bookings, holds, confirms and cancels: counters equal the rows and available = capacity − booked − held", async () => {
+  it("a mixed burst of bookings, holds, confirms and cancels: tokens match the bookings and available = capacity − booked − held", async () => {
     const item = "burst/mixed";
     const first = "2030-06-01";
     expect((await stock(item, first, day(first, 4), 8)).status).toBe(200);
@@ -123,12 +151,7 @@ describe("seed 003: no overselling under a burst", () => {
     // Confirms of live holds and cancels always succeed.
     for (const r of round2.slice(0, won.length)) expect([200, 204]).toContain(r.status);
 
-    const ledger = await sql<Ledger>(suite.db, LEDGER, [item]);
-    for (const n of ledger) {
-      expect(n.booked).toBe(n.booked_rows);
-      expect(n.held).toBe(n.held_rows);
-      expect(n.booked + n.held).toBeLessThanOrEqual(n.capacity);
-    }
+    const ledger = await checkLedger(item);
     const avail = await suite.api("GET", `/v1/inventory/${enc(item)}/availability?from=${first}&to=${day(first, 4)}`);
     expect(avail.json.nights).toEqual(ledger.map((l) => ({ date: l.night, capacity: 8, booked: l.booked_rows, held: l.held_rows, available: 8 - l.booked_rows - l.held_rows })));
   });
@@ -138,7 +161,7 @@ describe("seed 003: no overselling under a burst", () => {
     await stock(item, "2030-09-01", "2030-09-03", 2);
     const hold = await suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2030-09-01", check_out: "2030-09-03", quantity: 2, holder: "cart", hold_ms: 600_000 });
     await sql(suite.db, "UPDATE inventory_bookings SET expires_at = now() - interval '1 s' WHERE id = $1", [hold.json.booking_id]);
-    await sql(suite.db, "UPDATE inventory_holds SET expires_at = now() - interval '1 s' WHERE booking_id = $1", [hold.json.booking_id]);
+    await sql(suite.db, "UPDATE inventory_tokens SET held_until = now() - interval '1 s' WHERE booking_id = $1", [hold.json.booking_id]);
     const [confirm, ...buyers] = await Promise.all([
       suite.api("POST", `/v1/inventory/${enc(item)}/bookings/${hold.json.booking_id}/confirm`),
       ...Array.from({ length: 10 }, (_, i) => suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2030-09-01", check_out: "2030-09-03", quantity: 1, holder: `b${i}` })),
@@ -146,7 +169,7 @@ describe("seed 003: no overselling under a burst", () => {
     expect(confirm.status).toBe(409);
     expect(buyers.filter((b) => b.status === 201)).toHaveLength(2);
     expect(buyers.filter((b) => b.status !== 201).every((b) => b.status === 409)).toBe(true);
-    const ledger = await sql<Ledger>(suite.db, LEDGER, [item]);
+    const ledger = await checkLedger(item);
     expect(ledger.map((l) => [l.booked, l.booked_rows, l.held, l.held_rows])).toEqual([[2, 2, 0, 0], [2, 2, 0, 0]]);
   });
 });
@@ -172,22 +195,19 @@ describe("stock changes during a burst", () => {
       expect(["/problems/inventory-short", "/problems/stock-below-taken"]).toContain(r.json.type);
       expect((r.json.short ?? r.json.nights).length).toBeGreaterThan(0);
     }
-    const ledger = await sql<Ledger>(suite.db, LEDGER, [item]);
-    for (const n of ledger) {
-      expect(n.booked).toBe(n.booked_rows);
-      expect(n.booked + n.held).toBeLessThanOrEqual(n.capacity);
-    }
+    await checkLedger(item);
   });
 });
 
 describe("bounded lock waits", () => {
-  it("a night locked by another transaction → 503 lock-timeout + Retry-After, not a hang; other nights unaffected", async () => {
+  it("rooms of a night locked by another transaction → 503 lock-timeout + Retry-After, not a hang; other nights unaffected", async () => {
     const item = "burst/locked";
     await stock(item, "2031-01-01", "2031-01-03", 5);
     const holder = await connect(suite.db);
     try {
       await holder.query("BEGIN");
-      await holder.query("SELECT 1 FROM inventory_nights WHERE item = $1 AND night = '2031-01-02' FOR UPDATE", [item]);
+      // E.g. a stock change waiting on a slow disk: every token of that night is locked.
+      await holder.query("SELECT 1 FROM inventory_tokens WHERE item = $1 AND night = '2031-01-02' FOR UPDATE", [item]);
       const slow = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }));
       try {
         const api = client(slow.url);
@@ -204,9 +224,9 @@ describe("bounded lock waits", () => {
       await holder.query("ROLLBACK");
       await holder.end();
     }
-    expect(await sql(suite.db, "SELECT night::text, booked FROM inventory_nights WHERE item = $1 ORDER BY night", [item])).toEqual([
-      { night: "2031-01-01", booked: 1 },
-      { night: "2031-01-02", booked: 0 },
+    expect((await checkLedger(item)).map((n) => [n.night, n.booked])).toEqual([
+      ["2031-01-01", 1],
+      ["2031-01-02", 0],
     ]);
   });
 });

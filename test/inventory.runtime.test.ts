@@ -30,7 +30,8 @@ describe("inventory in wrangler dev", () => {
 
     const nights = await sql<{ night: string; rows: number; booked: number }>(
       db,
-      `SELECT n.night::text AS night, n.booked,
+      `SELECT n.night::text AS night,
+              (SELECT count(*) FROM inventory_tokens t WHERE t.item = n.item AND t.night = n.night AND t.booking_id IS NOT NULL)::int AS booked,
               (SELECT coalesce(sum(quantity), 0) FROM inventory_bookings b WHERE b.item = n.item AND b.status = 'confirmed' AND n.night >= b.check_in AND n.night < b.check_out)::int AS rows
          FROM inventory_nights n WHERE n.item = 'rt/hotel' ORDER BY n.night`,
     );
@@ -49,7 +50,7 @@ describe("inventory in wrangler dev", () => {
     expect(hold.json.status).toBe("held");
     expect((await api("POST", "/v1/inventory/rt%2Fhold/bookings", { check_in: "2030-04-01", check_out: "2030-04-02", quantity: 1, holder: "x" })).status).toBe(409);
     await sql(db, "UPDATE inventory_bookings SET expires_at = now() - interval '1 s' WHERE id = $1", [hold.json.booking_id]);
-    await sql(db, "UPDATE inventory_holds SET expires_at = now() - interval '1 s' WHERE booking_id = $1", [hold.json.booking_id]);
+    await sql(db, "UPDATE inventory_tokens SET held_until = now() - interval '1 s' WHERE booking_id = $1", [hold.json.booking_id]);
     const again = await api("POST", "/v1/inventory/rt%2Fhold/bookings", { check_in: "2030-04-01", check_out: "2030-04-02", quantity: 1, holder: "y" });
     expect(again.status).toBe(201);
     expect((await api("POST", `/v1/inventory/rt%2Fhold/bookings/${hold.json.booking_id}/confirm`)).status).toBe(409);

@@ -19,7 +19,23 @@ const path = (item: string, id: string, tail = "") => `/v1/inventory/${encodeURI
 
 /** Moves a hold's expiry into the past on the database side (the clock input tests use instead of sleeping). */
 const expireNow = (id: string) =>
-  sql(suite.db, "WITH b AS (UPDATE inventory_bookings SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING id) UPDATE inventory_holds h SET expires_at = now() - interval '1 second' FROM b WHERE h.booking_id = b.id", [id]);
+  sql(
+    suite.db,
+    `WITH b AS (UPDATE inventory_bookings SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING id, status)
+     UPDATE inventory_tokens t SET held_until = now() - interval '1 second' FROM b WHERE t.booking_id = b.id AND b.status = 'held'`,
+    [id],
+  );
+
+/** Per night, what the token rows say: free (never taken), confirmed, held (any), and whose. */
+const tokens = (item: string) =>
+  sql<{ night: string; total: number; free: number; confirmed: number; held: number }>(
+    suite.db,
+    `SELECT night::text AS night, count(*)::int AS total, count(*) FILTER (WHERE booking_id IS NULL)::int AS free,
+            count(*) FILTER (WHERE booking_id IS NOT NULL AND held_until IS NULL)::int AS confirmed,
+            count(*) FILTER (WHERE held_until IS NOT NULL)::int AS held
+       FROM inventory_tokens WHERE item = $1 GROUP BY night ORDER BY night`,
+    [item],
+  );
 
 describe("stock", () => {
   it("sets capacity per night (to exclusive) and answers the nights", async () => {
@@ -172,8 +188,12 @@ describe("holds", () => {
       { date: "2030-09-01", capacity: 2, booked: 2, held: 0, available: 0 },
       { date: "2030-09-02", capacity: 2, booked: 2, held: 0, available: 0 },
     ]);
-    const counters = await sql(suite.db, "SELECT booked, held FROM inventory_nights WHERE item = 'hotel/f' ORDER BY night");
-    expect(counters).toEqual([{ booked: 2, held: 0 }, { booked: 2, held: 0 }]);
+    // The new booking owns the very tokens the lapsed hold had; the hold owns none.
+    expect(await tokens("hotel/f")).toEqual([
+      { night: "2030-09-01", total: 2, free: 0, confirmed: 2, held: 0 },
+      { night: "2030-09-02", total: 2, free: 0, confirmed: 2, held: 0 },
+    ]);
+    expect(await sql(suite.db, "SELECT count(*)::int AS n FROM inventory_tokens WHERE booking_id = $1", [hold.json.booking_id])).toEqual([{ n: 0 }]);
   });
 
   it("a real short hold lapses on the database clock (polled, no fixed sleep), and nothing sold before expires_at", async () => {
@@ -222,11 +242,11 @@ describe("holds", () => {
     const live = await book("hotel/j", "2031-01-02", "2031-01-03", 1, { hold_ms: 600_000 });
     await expireNow(old.json.booking_id);
     const report = await sweep(bindings(suite.db));
-    expect(report.inventory).toBeGreaterThanOrEqual(4); // 3 hold rows released + 1 booking marked
-    expect(await sql(suite.db, "SELECT night::text, held FROM inventory_nights WHERE item = 'hotel/j' ORDER BY night")).toEqual([
-      { night: "2031-01-01", held: 0 },
-      { night: "2031-01-02", held: 1 },
-      { night: "2031-01-03", held: 0 },
+    expect(report.inventory).toBe(7); // 2 rooms × 3 nights of tokens handed back + 1 booking marked
+    expect((await tokens("hotel/j")).map((n) => [n.night, n.free, n.held])).toEqual([
+      ["2031-01-01", 5, 0],
+      ["2031-01-02", 4, 1],
+      ["2031-01-03", 5, 0],
     ]);
     expect(await sql(suite.db, "SELECT status FROM inventory_bookings WHERE id = $1", [old.json.booking_id])).toEqual([{ status: "expired" }]);
     expect((await suite.api("GET", path("hotel/j", live.json.booking_id))).json.status).toBe("held");
