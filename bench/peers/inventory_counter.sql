@@ -12,10 +12,11 @@
 -- night rows in date order first, so multi-night bookings never deadlock. CHECK (booked + held <=
 -- capacity) is the database's own guarantee.
 --
--- Why it is not the shipped design: every buyer of a hot night queues on that night's one row,
--- and holds its lock until its commit is durable. With fsync + synchronous_commit on it sold
--- 514/s at 16 clients and 461/s at 64 on one hot night, where the tokens sold 852/s and 1532/s
--- (README "Inventory", bench/inventory-designs.ts --durable).
+-- Why it is not the shipped design: every buyer of a hot night queues on that night's one row and
+-- holds its lock until its commit is durable. With fsync + synchronous_commit on it sold 472/s at
+-- 16 clients and 381/s at 64 on one hot night, where the tokens sold 1213/s and 944/s; with
+-- commits not flushed it was the faster one (2968/s vs 2398/s at 16). README "Inventory" has the
+-- table (bench/inventory-designs.ts, with and without --durable).
 --
 -- Lock order everywhere: peer_counter_nights rows (date order) → peer_counter_holds → peer_counter_bookings.
 
