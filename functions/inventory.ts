@@ -7,7 +7,9 @@ import { ProblemSchema, problemResponses } from "./openapi";
 import { name, validationHook } from "./validation";
 
 export const MAX_NIGHTS = 366;
-const MAX_CAPACITY = 1_000_000;
+/** Tokens are rows (one per room-night): capacity per night, and room-nights written by one stock call, are bounded. */
+const MAX_CAPACITY = 10_000;
+const MAX_STOCK_ROOM_NIGHTS = 100_000;
 const MAX_HOLD_MS = 86_400_000;
 const DAY_MS = 86_400_000;
 
@@ -68,11 +70,16 @@ const StockBody = dateRange(
   z.object({
     from: IsoDate.openapi({ description: "First night (inclusive)" }),
     to: IsoDate.openapi({ description: "Night after the last (exclusive)" }),
-    quantity: z.number().int().min(0).max(MAX_CAPACITY).openapi({ description: "Rooms per night (capacity)" }),
+    quantity: z.number().int().min(0).max(MAX_CAPACITY).openapi({ description: `Rooms per night (capacity), 0–${MAX_CAPACITY}` }),
   }),
   "from",
   "to",
-).openapi("InventoryStock");
+)
+  .refine((b) => nightsBetween(b.from, b.to) * b.quantity <= MAX_STOCK_ROOM_NIGHTS, {
+    path: ["quantity"],
+    message: `nights × quantity may be at most ${MAX_STOCK_ROOM_NIGHTS} per call (each room-night is a row); split the range`,
+  })
+  .openapi("InventoryStock");
 
 const AvailabilityQuery = dateRange(
   z.object({

@@ -75,6 +75,8 @@ describe("stock", () => {
     [{ from: "2030-01-01", to: "2030-01-02", quantity: -1 }, "quantity"],
     [{ from: "2030-01-01", to: "2030-01-02", quantity: 1.5 }, "quantity"],
     [{ from: "2030-01-01", to: "2030-01-02" }, "quantity"],
+    [{ from: "2030-01-01", to: "2030-01-02", quantity: 10_001 }, "quantity"],
+    [{ from: "2030-01-01", to: "2030-12-31", quantity: 300 }, "quantity"],
   ])("422 for %j", async (body, field) => {
     const res = await suite.api("PUT", "/v1/inventory/x/stock", body);
     expect(res.status).toBe(422);
