@@ -7,10 +7,15 @@ import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problemResponse } from "./errors";
+import { documentIdempotencyKey, idempotency } from "./idempotency";
 import { inventory } from "./inventory";
 import { problemResponses } from "./openapi";
+import { invoices } from "./invoices";
+import { locks } from "./locks";
 import { reservations } from "./reservations";
+import { semaphores } from "./semaphores";
 import { validationHook } from "./validation";
+import { isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "./webhooks";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 const HEALTH_BUDGET_MS = 4_000;
@@ -56,9 +61,13 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API_TOKEN>`" });
 
   // Auth first: a caller without the token learns nothing about the route or its body rules.
-  app.use("/v1/*", requireToken());
+  // Webhook deliveries (exactly POST /v1/webhooks/:source) are authenticated by their signature instead.
+  const token = requireToken();
+  app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : token(c, next)));
   app.use("*", jsonBodies());
   app.use("*", database());
+  // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
+  app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));
 
   app.openapi(
     createRoute({
@@ -79,11 +88,16 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
 
   app.route("/", reservations);
+  app.route("/", locks);
+  app.route("/", semaphores);
+  app.route("/", invoices);
   app.route("/", inventory);
+  app.route("/", webhooks);
 
-  app.doc31("/openapi.json", DOC_CONFIG);
+  const openApi = () => documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), (method, path) => method === "post" && path === WEBHOOK_DELIVERY_PATH);
+  app.get("/openapi.json", (c) => c.json(openApi()));
   let docsPage: string | undefined;
-  app.get("/docs", (c) => c.html((docsPage ??= renderDocs(app.getOpenAPI31Document(DOC_CONFIG)))));
+  app.get("/docs", (c) => c.html((docsPage ??= renderDocs(openApi()))));
   app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", openapi: "/openapi.json", health: "/health" }));
   return app;
 }
