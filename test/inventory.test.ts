@@ -255,3 +255,17 @@ describe("holds", () => {
     expect((await sweep(bindings(suite.db))).inventory).toBe(0);
   });
 });
+
+describe("with Idempotency-Key", () => {
+  it("a retried booking with the same key is answered from the first run, and takes the rooms once", async () => {
+    await stock("hotel/k", "2031-02-01", "2031-02-03", 3);
+    const body = { check_in: "2031-02-01", check_out: "2031-02-03", quantity: 2, holder: "retry" };
+    const first = await suite.api("POST", "/v1/inventory/hotel%2Fk/bookings", body, { "Idempotency-Key": "inv-k-1" });
+    const again = await suite.api("POST", "/v1/inventory/hotel%2Fk/bookings", body, { "Idempotency-Key": "inv-k-1" });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.json.booking_id).toBe(first.json.booking_id);
+    expect((await availability("hotel/k", "2031-02-01", "2031-02-03")).map((n) => n.available)).toEqual([1, 1]);
+    expect(await sql(suite.db, "SELECT count(*)::int AS n FROM inventory_bookings WHERE item = 'hotel/k'")).toEqual([{ n: 1 }]);
+  });
+});
