@@ -8,6 +8,7 @@ import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problemResponse } from "./errors";
 import { documentIdempotencyKey, idempotency } from "./idempotency";
+import { inventory } from "./inventory";
 import { problemResponses } from "./openapi";
 import { invoices } from "./invoices";
 import { locks } from "./locks";
@@ -91,6 +92,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", locks);
   app.route("/", semaphores);
   app.route("/", invoices);
+  app.route("/", inventory);
   app.route("/", webhooks);
   app.route("/", ratelimits);
 
