@@ -12,12 +12,15 @@ import { pgbenchMissing, rawFigures, type BenchContext, type Scenario } from "./
 import { findPgbench } from "./pgbench";
 import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
 import { evaluateTargets, markdownTable, mergeRounds, targetsMarkdown, writeReport, type Report, type Row, type Target } from "./report";
+import { inventoryHotNight } from "./scenarios/inventory";
 import { lockContention, semaphoreChurn } from "./scenarios/permits";
+import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
 import { reservationBurst } from "./scenarios/reservation-burst";
+import { webhookDuplicates } from "./scenarios/webhooks";
 import { startStack, type Stack } from "./stack";
 
 /** In the order they run; each says itself whether its capability exists on this build. */
-export const SCENARIOS: Scenario[] = [reservationBurst, semaphoreChurn, lockContention];
+export const SCENARIOS: Scenario[] = [ratelimitHot, ratelimit10kKeys, reservationBurst, inventoryHotNight, semaphoreChurn, lockContention, webhookDuplicates];
 
 export interface Options {
   quick: boolean;

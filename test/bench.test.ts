@@ -8,6 +8,8 @@ import { pgbouncerIni } from "../bench/pgbouncer";
 import { evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, type RawFigures, type Row } from "../bench/report";
 import { parseArgs } from "../bench/run";
 import { DUPLICATE_PERMITS } from "../bench/scenarios/permits";
+import { EXCESS_ADMISSIONS, keyOf } from "../bench/scenarios/ratelimit";
+import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
 import { ADMIT_OVERLAPS, PEER_OVERLAPS, slotOf } from "../bench/scenarios/reservation-burst";
 import { freshDatabase, sql } from "./support";
 
@@ -222,5 +224,37 @@ describe("duplicate permits are counted from the history", () => {
     await put(2, "2030-01-01T10:30:00Z", "2030-01-01T10:31:00Z", 0); // granted last, smaller token: 1
     expect(await sql(db, DUPLICATE_PERMITS, ["semaphore", "s", 4])).toEqual([{ n: 3 }]);
     expect(await sql(db, DUPLICATE_PERMITS, ["semaphore", "other", 4])).toEqual([{ n: 0 }]);
+  });
+});
+
+describe("rate-limit and webhook violations are counted from the database", () => {
+  it("admissions beyond the limit in a window, per counter row", async () => {
+    const db = await freshDatabase("bench_ratelimit");
+    await sql(db, "SELECT admit_ratelimit_put_policy('p', 'fixed_window', 5, 60000, false, 604800000)");
+    const put = (key: string, slot: number, admitted: number) =>
+      sql(db, "INSERT INTO ratelimit_counters (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at) VALUES ('p', $1, $2, now(), $3::int, $3::int, $3::int, 0, true, now() + interval '1 h')", [key, slot, admitted]);
+    await put("a", 1, 7); // 2 beyond
+    await put("a", 2, 5); // at the limit
+    await put("b", 1, 6); // 1 beyond
+    expect(await sql(db, EXCESS_ADMISSIONS, ["p"])).toEqual([{ n: 3 }]);
+  });
+
+  it("more than one inbox row per webhook-id", async () => {
+    const db = await freshDatabase("bench_webhooks");
+    await sql(db, "SELECT admit_webhook_put_source('s', $1, 300, NULL)", ["whsec_" + Buffer.alloc(32, 7).toString("base64")]);
+    // The unique constraint forbids what this counts: drop it in this throwaway database to plant duplicates.
+    await sql(db, "ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_once");
+    for (const id of ["e1", "e1", "e1", "e2"]) {
+      await sql(db, "INSERT INTO webhook_events (source, webhook_id, webhook_timestamp, payload) VALUES ('s', $1, now(), '{}')", [id]);
+    }
+    expect(await sql(db, DUPLICATE_INBOX_ROWS, ["s"])).toEqual([{ n: 2 }]);
+  });
+
+  it("scenario inputs: keys spread over 10 000, five copies per event", () => {
+    expect(keyOf({ keys: 1 }, 123)).toBe("hot");
+    const keys = new Set(Array.from({ length: 50_000 }, (_, i) => keyOf({ keys: 10_000 }, i)));
+    expect(keys.size).toBeGreaterThan(9_000);
+    expect([...keys].every((k) => /^k([1-9]\d{0,3}|10000)$/.test(k))).toBe(true);
+    expect([0, 4, 5, 9, 10].map(eventOf)).toEqual([0, 0, 1, 1, 2]);
   });
 });
