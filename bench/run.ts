@@ -55,7 +55,7 @@ export function parseArgs(argv: string[]): Options {
     concurrency: num("concurrency", 16, 1, 256),
     // Every row is bounded by a count and a time; quick keeps the whole run under 3 minutes.
     seconds: num("seconds", quick ? 2 : 10, 1, 120),
-    requests: num("requests", quick ? 4_000 : 40_000, 1, 1_000_000),
+    requests: num("requests", quick ? 20_000 : 100_000, 1, 1_000_000),
     // The rows of a scenario run this many times in turn, each for its share of the time, and are merged.
     rounds: num("rounds", quick ? 1 : 3, 1, 10),
   };
@@ -68,7 +68,7 @@ const HELP = `npm run bench [-- options]
   --no-pgbouncer     skip the PgBouncer profile even when pgbouncer is installed
   --concurrency=N    simultaneous clients in every layer (default 16)
   --seconds=S        time limit per row (default 10, quick 2)
-  --requests=N       request limit per row (default 40000, quick 4000)
+  --requests=N       request limit per row (default 100000, quick 20000)
   --rounds=N         run each scenario's rows N times in turn, each with 1/N of the time and
                      requests, and merge them, so noise from neighbours spreads over all rows
                      (default 3, quick 1)`;
