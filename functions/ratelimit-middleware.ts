@@ -246,8 +246,10 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     }
     if (!decision) {
       console.error(`rateLimit(): policy ${JSON.stringify(opts.policy)} does not exist`);
-      const p = problem(500, "ratelimit-policy-missing", "Rate-limit policy missing", `The rate-limit policy ${JSON.stringify(opts.policy)} does not exist.`);
-      return problemResponse(c, p.problem);
+      // A setup error of the host Worker, not of the caller: refuse (never let calls through unlimited)
+      // with a 503 that names the fix, rather than a 500.
+      const p = problem(503, "ratelimit-policy-missing", "Rate-limit policy missing", `The rate-limit policy ${JSON.stringify(opts.policy)} does not exist: create it with PUT /v1/ratelimits/policies/${encodeURIComponent(opts.policy)}. Nothing was counted.`, {}, { "Retry-After": "30" });
+      return problemResponse(c, p.problem, p.headers);
     }
     const headers = rateLimitHeaders(decision);
     if (!decision.result.allowed) {

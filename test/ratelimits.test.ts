@@ -430,4 +430,15 @@ describe("no hangs, honest failures", () => {
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(res.headers.get("retry-after")).not.toBeNull();
   });
+
+  it("a middleware whose policy does not exist refuses with 503 naming the fix, and never calls next()", async () => {
+    const other = new Hono();
+    other.use("*", rateLimit({ policy: "never-created", key: () => "k" }));
+    other.get("/x", (c) => c.text("reached"));
+    const res = await other.request("/x", {}, bindings(suite.db));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(res.headers.get("retry-after")).toBe("30");
+    expect(await res.json()).toMatchObject({ type: "/problems/ratelimit-policy-missing", detail: expect.stringContaining("PUT /v1/ratelimits/policies/never-created") });
+  });
 });
