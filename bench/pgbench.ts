@@ -27,12 +27,21 @@ export async function findPgbench(): Promise<Pgbench | null> {
   } catch {
     /* no Debian postgres tree */
   }
-  for (const dir of (process.env.PATH ?? "").split(":")) if (dir) candidates.push(join(dir, "pgbench"));
+  return firstRunnable([...candidates, ...onPath("pgbench")]);
+}
+
+/** `name` in each PATH directory. */
+export function onPath(name: string): string[] {
+  return (process.env.PATH ?? "").split(":").filter(Boolean).map((dir) => join(dir, name));
+}
+
+/** The first candidate that exists and answers `--version` (its first line); null if none does. */
+export async function firstRunnable(candidates: (string | undefined)[]): Promise<{ path: string; version: string } | null> {
   for (const path of candidates) {
-    if (!existsSync(path)) continue;
+    if (!path || !existsSync(path)) continue;
     try {
       const { stdout } = await run(path, ["--version"], { timeout: 10_000 });
-      return { path, version: stdout.trim() };
+      return { path, version: stdout.split("\n")[0].trim() };
     } catch {
       /* not runnable */
     }

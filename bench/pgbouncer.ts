@@ -1,12 +1,12 @@
 // The optional pooled profile: PgBouncer (Debian's `pgbouncer`) in transaction mode between the
 // clients and Postgres, as Neon's pooled endpoint is. Used when installed; the bench says so.
 import { spawn, execFile, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
 import { chown, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "../dev/local";
+import { firstRunnable, onPath } from "./pgbench";
 
 const run = promisify(execFile);
 
@@ -17,18 +17,8 @@ export interface PgbouncerBin {
   version: string;
 }
 
-export async function findPgbouncer(): Promise<PgbouncerBin | null> {
-  const candidates = [process.env.PGBOUNCER, ...(process.env.PATH ?? "").split(":").filter(Boolean).map((d) => join(d, "pgbouncer")), "/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"];
-  for (const path of candidates) {
-    if (!path || !existsSync(path)) continue;
-    try {
-      const { stdout } = await run(path, ["--version"], { timeout: 10_000 });
-      return { path, version: stdout.split("\n")[0].trim() };
-    } catch {
-      /* not runnable */
-    }
-  }
-  return null;
+export function findPgbouncer(): Promise<PgbouncerBin | null> {
+  return firstRunnable([process.env.PGBOUNCER, ...onPath("pgbouncer"), "/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"]);
 }
 
 export interface PgbouncerTarget {

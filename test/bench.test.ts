@@ -179,7 +179,7 @@ describe("arguments and scenario inputs", () => {
   it("peer SQL files split into named statements", async () => {
     expect(sqlSections("-- intro\nSELECT 0;\n-- name: a\nSELECT 1;\n-- a comment\n-- name: b\nSELECT\n  2;\n")).toEqual({ a: "SELECT 1;", b: "SELECT\n  2;" });
     expect(Object.keys(await peerSql("seed000-naive.sql"))).toEqual(["setup", "check", "insert"]);
-    expect(Object.keys(await peerSql("seed000-advisory.sql"))).toEqual(["setup", "lock", "check", "insert"]);
+    expect(Object.keys(await peerSql("seed000-advisory.sql"))).toEqual(["lock", "check", "insert"]);
   });
 });
 

@@ -1,17 +1,7 @@
 -- Peer: seed 000's fix — the same check-then-insert, but first pg_advisory_xact_lock on the FNV-1a 64
 -- hash of the resource, so requests for one server queue up. Correct; it costs a round trip per
 -- statement (BEGIN, lock, check, insert, COMMIT) where Admit's admit_reserve() makes it one call.
--- Same table as seed000-naive.sql.
-
--- name: setup
-CREATE TABLE IF NOT EXISTS bench_reserved_servers (
-  id        bigserial PRIMARY KEY,
-  resource  text NOT NULL,
-  user_id   text NOT NULL,
-  start_at  timestamptz NOT NULL,
-  end_at    timestamptz NOT NULL
-);
-CREATE INDEX IF NOT EXISTS bench_reserved_servers_resource ON bench_reserved_servers (resource, start_at);
+-- Same table as seed000-naive.sql (its `setup` creates it).
 
 -- name: lock
 SELECT pg_advisory_xact_lock($1::bigint);
