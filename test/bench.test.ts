@@ -2,6 +2,7 @@
 // exercised by `npm test` without running the (slow, machine-dependent) benchmark itself.
 import { describe, expect, it } from "vitest";
 import { runLoad } from "../bench/load";
+import { ceiling, pgbenchMissing, type BenchContext } from "../bench/measure";
 import { peerSql, sqlSections } from "../bench/peers/index";
 import { parsePgbenchLog, parsePgbenchSummary, pgbenchArgs } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
@@ -116,6 +117,15 @@ describe("pgbench", () => {
     const args = pgbenchArgs(r, "/tmp/s.sql", "/tmp/log");
     expect(args.join(" ")).toBe("-n -M extended -c 16 -j 2 -T 5 -C -D resource=rb/x -l --log-prefix=/tmp/log -f /tmp/s.sql -h 127.0.0.1 -p 5432 -U u d");
     expect(pgbenchArgs({ ...r, connectPerTransaction: false }, "s", "l")).not.toContain("-C");
+  });
+
+  it("without pgbench the ceiling rows are marked skipped, and the install command is given", async () => {
+    const lines: string[] = [];
+    const ctx = { concurrency: 16, profile: null, pgbench: null, log: (l: string) => lines.push(l) } as unknown as BenchContext;
+    const r = await ceiling(ctx, { scenario: "reservation-burst", impl: "pgbench", connection: "per-request", script: "SELECT 1;" });
+    expect(r).toMatchObject({ layer: "ceiling", impl: "pgbench", connection: "per-request", skipped: "pgbench not installed", throughput_rps: null });
+    expect(lines.join("\n")).toContain("skipped (pgbench not installed)");
+    expect(pgbenchMissing).toContain("apt-get install -y postgresql-contrib");
   });
 
   it("parses per-transaction logs (µs) and the summary", () => {
