@@ -66,6 +66,17 @@ function pgbenchScript(shape: Shape): string {
   return `${shape.keys === 1 ? "" : `\\set k random(1, ${shape.keys})\n`}SELECT admit_ratelimit_check(:policy, ${key}, 1::integer, NULL::jsonb, ${LOCK_TIMEOUT_MS}::integer) AS r;\n`;
 }
 
+/** rate-limiter-flexible's upsert (lib/RateLimiterPostgres.js `_upsert`, points 1, no forced expiry), for pgbench. */
+function rlfPgbenchScript(shape: Shape): string {
+  const key = shape.keys === 1 ? ":prefix || 'hot'" : ":prefix || 'k' || :k";
+  return `${shape.keys === 1 ? "" : `\\set k random(1, ${shape.keys})\n`}INSERT INTO bench_rlflx VALUES (${key}, 1, :exp::bigint)
+  ON CONFLICT(key) DO UPDATE SET
+    points = CASE WHEN (bench_rlflx.expire <= :now::bigint OR 1=0) THEN 1 ELSE bench_rlflx.points + (1) END,
+    expire = CASE WHEN bench_rlflx.expire <= :now::bigint THEN :exp::bigint ELSE bench_rlflx.expire END
+  RETURNING points, expire;
+`;
+}
+
 async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   const out: (Row | null)[] = [];
   const policyFor = async (layer: string, impl: string, connection: Connection) => {
@@ -76,6 +87,21 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   for (const connection of ["pooled", "per-request"] as const) {
     const policy = await policyFor("ceiling", "pgbench", connection);
     out.push(await ceiling(ctx, { scenario: shape.name, impl: "pgbench", connection, script: pgbenchScript(shape), defines: { policy }, violations: excess(ctx, policy) }));
+  }
+  if (!ctx.profile) {
+    // The peer's own statement at the ceiling too, so the two designs also meet without any client in between.
+    const prefix = `${shape.name}.${rowKey(ctx, "rlf-pgbench")}`;
+    const now = Date.now();
+    out.push(
+      await ceiling(ctx, {
+        scenario: shape.name,
+        impl: "rate-limiter-flexible",
+        connection: "pooled",
+        script: rlfPgbenchScript(shape),
+        defines: { prefix: `${prefix}:`, now: String(now), exp: String(now + WINDOW_MS) },
+        note: "its upsert, as RateLimiterPostgres sends it",
+      }),
+    );
   }
   for (const connection of ["pooled", "per-request"] as const) {
     const policy = await policyFor("library", "admit", connection);
