@@ -284,7 +284,20 @@ BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  SELECT * INTO v_limit, v_w, v_slot, v_ws, v_prev, v_weight FROM admit_ratelimit_frame(pol, p_key, p_now);
+  -- admit_ratelimit_frame(), inlined: a nested plpgsql call costs more than these lines on every check.
+  v_limit := coalesce(
+    (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = p_policy AND o.key = p_key AND o.valid @> p_now),
+    pol.quota);
+  v_w := pol.window_ms;
+  v_slot := floor(v_now / v_w);
+  v_ws := v_slot * v_w;
+  v_prev := 0;
+  v_weight := 0;
+  IF pol.algorithm = 'sliding_window' THEN
+    v_prev := coalesce((SELECT c.consumed FROM ratelimit_counters c
+                         WHERE c.policy = p_policy AND c.key = p_key AND c.slot = v_slot - 1), 0);
+    v_weight := 1 - (v_now - v_ws) / v_w;
+  END IF;
 
   IF pol.algorithm = 'token_bucket' THEN
     v_t := v_w / v_limit;
@@ -373,7 +386,10 @@ BEGIN
     'reset_ms', ceil(greatest(0, v_reset))::bigint,
     'retry_after_ms', CASE WHEN NOT v_allowed THEN
         ceil(admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, greatest(p_cost, 1), v_ws, coalesce(v_cur, 0), v_prev, r.tat))::bigint END,
-    'wait1_ms', ceil(admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, 1, v_ws, coalesce(v_cur, 0), v_prev, r.tat))::bigint);
+    -- A unit still fits now (remaining ≥ 1) ⇒ waiting for one unit is 0: skip the computation
+    -- while the counter row is locked.
+    'wait1_ms', CASE WHEN v_remaining >= 1 THEN 0
+                ELSE ceil(admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, 1, v_ws, coalesce(v_cur, 0), v_prev, r.tat))::bigint END);
 END
 $$;
 
