@@ -12,6 +12,7 @@
 // Violations = admissions beyond the limit in any window, from ratelimit_counters afterwards.
 // rate-limiter-flexible's table keeps attempts, not admissions, so its figure is counted from its
 // answers (calls it allowed beyond the limit per key).
+import { neonConfig, Pool as NeonPool } from "@neondatabase/serverless";
 import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import type { RequestDb } from "../../functions/db";
@@ -131,22 +132,35 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       }),
     );
   }
-  if (!ctx.profile) out.push(await rateLimiterFlexible(ctx, shape));
+  if (!ctx.profile) {
+    out.push(await rateLimiterFlexible(ctx, shape, "tcp"));
+    out.push(await rateLimiterFlexible(ctx, shape, "neon-bridge"));
+  }
   return out;
 }
 
 /**
  * The peer as its users run it: RateLimiterPostgres on a `pg` Pool (plain TCP, named prepared
  * statements) with as many connections as the other rows' concurrency, on the same database.
+ * With `via = "neon-bridge"` the same peer runs on the Neon driver's pg-compatible Pool through the
+ * same WebSocket bridge as Admit's rows (the only way it could reach Postgres from a Worker), shown
+ * as its own row "via neon-bridge".
  */
-async function rateLimiterFlexible(ctx: BenchContext, shape: Shape): Promise<Row | null> {
-  const pool = new pg.Pool({ connectionString: ctx.db.url, max: ctx.concurrency });
+async function rateLimiterFlexible(ctx: BenchContext, shape: Shape, via: "tcp" | "neon-bridge"): Promise<Row | null> {
+  const pool =
+    via === "tcp"
+      ? new pg.Pool({ connectionString: ctx.db.url, max: ctx.concurrency })
+      : (() => {
+          // The Pool's clients take the global defaults: the same settings createClient() gives Admit's.
+          Object.assign(neonConfig, { wsProxy: ctx.db.wsProxy, useSecureWebSocket: false, pipelineTLS: false, pipelineConnect: "password" });
+          return new NeonPool({ connectionString: ctx.db.url, max: ctx.concurrency });
+        })();
   pool.on("error", () => {});
   try {
     // Open every connection before timing, as the Admit pooled row does.
     const held = await Promise.all(Array.from({ length: ctx.concurrency }, () => pool.connect()));
     held.forEach((c) => c.release());
-    const prefix = `${shape.name}.${rowKey(ctx, "rlf")}`;
+    const prefix = `${shape.name}.${rowKey(ctx, "rlf", via)}`;
     const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
       const l: RateLimiterPostgres = new RateLimiterPostgres(
         { storeClient: pool, storeType: "pool", tableName: "bench_rlflx", keyPrefix: prefix, points: shape.limit, duration: WINDOW_MS / 1000, clearExpiredByTimeout: false },
@@ -154,11 +168,11 @@ async function rateLimiterFlexible(ctx: BenchContext, shape: Shape): Promise<Row
       );
     });
     const allowed = new Map<string, number>();
-    return await peer(ctx, {
+    const row = await peer(ctx, {
       scenario: shape.name,
       impl: "rate-limiter-flexible",
       connection: "pooled",
-      note: "pg Pool over TCP (not through the bridge), named prepared statements",
+      note: via === "tcp" ? "pg Pool over TCP (not through the bridge), named prepared statements" : "Neon driver Pool through the same WebSocket bridge as Admit, named prepared statements",
       violations: async () => [...allowed.values()].reduce((s, n) => s + Math.max(0, n - shape.limit), 0),
       op: async (i) => {
         const key = keyOf(shape, i);
@@ -172,6 +186,9 @@ async function rateLimiterFlexible(ctx: BenchContext, shape: Shape): Promise<Row
         }
       },
     });
+    // A transport profile of its own, so the report keeps it apart from the TCP row.
+    if (row && via !== "tcp") row.profile = via;
+    return row;
   } finally {
     await pool.end().catch(() => {});
   }
