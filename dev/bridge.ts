@@ -166,7 +166,7 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   }
 
   /** Connects to Postgres and wires the parts common to both relays: errors, close, stats. */
-  function openUpstream(ws: WebSocket, target: Target): net.Socket {
+  function openUpstream(ws: WebSocket, target: Target, after: (fn: () => void) => void = (fn) => fn()): net.Socket {
     stats.connections++;
     stats.open++;
     const upstream = net.connect({ host: target.host, port: target.port });
@@ -185,24 +185,30 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
         ws.send(errorResponse('08006', `could not connect to Postgres at ${target.host}:${target.port} (${err.code ?? err.message})`), BINARY);
       }
     });
+    // `after` lets a delaying relay deliver what it still holds before passing the close on.
     upstream.on('close', (hadError: boolean) => {
       upstreams.delete(upstream);
-      if (ws.readyState === ws.OPEN) ws.close(hadError ? 1011 : 1000);
+      after(() => ws.readyState === ws.OPEN && ws.close(hadError ? 1011 : 1000));
     });
 
     ws.on('error', () => upstream.destroy());
     ws.on('close', () => {
       stats.open--;
       // end() rather than destroy() so a Terminate message still queued reaches Postgres.
-      if (!upstream.destroyed) upstream.end();
+      after(() => !upstream.destroyed && upstream.end());
     });
     return upstream;
   }
 
   /** The relay in fault mode: parses the Postgres protocol both ways to cut or stall at exact points. */
   function pipeWithFaults(ws: WebSocket, target: Target, plan: Faults): void {
-    const upstream = openUpstream(ws, target);
     const delay = plan.delayMs ?? 0;
+    // Everything leaves through one FIFO of equal-delay timers, so delayed order is kept.
+    const later = (fn: () => void): void => {
+      if (delay > 0) setTimeout(fn, delay);
+      else fn();
+    };
+    const upstream = openUpstream(ws, target, later);
     const limits = plan.dropAfter ?? {};
     const randomCut = plan.dropAtRandom ? Math.floor(rng() * plan.dropAtRandom.maxBytes) : Infinity;
     const rule = plan.statement;
@@ -212,11 +218,6 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     const fromClient = new MessageSplitter(true);
     const fromServer = new MessageSplitter(false);
 
-    // Everything leaves through one FIFO of equal-delay timers, so delayed order is kept.
-    const later = (fn: () => void): void => {
-      if (delay > 0) setTimeout(fn, delay);
-      else fn();
-    };
     const toServer = (buf: Buffer): void => {
       if (buf.length) later(() => !upstream.destroyed && upstream.write(buf));
     };

@@ -1,0 +1,280 @@
+// Connections that fail at every step, for every capability (test/capabilities.ts): this suite has
+// its own bridge in fault mode in front of the shared test Postgres, and checks the database
+// through the shared (healthy) bridge. What must hold whatever the fault:
+// - never a 500 and never a hang: 2xx/409 if it went through, 503 + Retry-After when it certainly
+//   did not, 504 outcome-unknown when the write was sent and no answer came;
+// - a 503 is never hiding a write (the database has nothing for it, then and later);
+// - a request cut mid-way leaves its lock free: the next request on the same key is not kept waiting.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBridge, type Bridge, type Faults } from "../dev/bridge";
+import { RequestDb } from "../functions/db";
+import { ProblemError } from "../functions/errors";
+import { CAPABILITIES, type Capability, type HttpCall, type Query } from "./capabilities";
+import { bindings, client, connect, freshDatabase, serveApp, sql, type Served } from "./support";
+
+const BUDGET_MS = 1_500;
+let db: string;
+let bridge: Bridge;
+let app: Served;
+let api: ReturnType<typeof client>;
+const q: Query = (text, params) => sql(db, text, params);
+
+beforeAll(async () => {
+  db = await freshDatabase("faults");
+  bridge = await startBridge();
+  app = await serveApp(bindings(db, { NEON_WS_PROXY: bridge.wsProxy, DB_BUDGET_MS: String(BUDGET_MS), LOCK_TIMEOUT_MS: "500" }));
+  api = client(app.url);
+});
+afterAll(async () => {
+  await app?.close();
+  await bridge?.close();
+});
+
+let seq = 0;
+const unique = (what: string) => `${what}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** Sends a call with a hard client-side cap well past the budget: a hang fails the test, not the run. */
+async function send(call: HttpCall) {
+  const res = await Promise.race([
+    api(call.method, call.path, call.body, call.headers),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer to ${call.method} ${call.path} within 10 s`)), 10_000)),
+  ]);
+  return res;
+}
+
+/** The status is one a client can act on, with the problem body and headers that go with it. */
+function expectHonest(res: Awaited<ReturnType<typeof send>>, cap: Capability, allowed: number[]) {
+  expect(allowed, `${cap.name}: got ${res.status} ${res.text}`).toContain(res.status);
+  if (res.status >= 400) expect(res.headers.get("content-type")).toBe("application/problem+json");
+  if (res.status === 503) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  if (res.status === 504) expect(res.json.type).toBe("/problems/outcome-unknown");
+}
+
+/** Waits until no connection but ours is open on the suite's database, so late commits have landed. */
+async function settled() {
+  for (let i = 0; i < 100; i++) {
+    if (bridge.stats().open > 0) {
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
+    const [{ n }] = await q<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    if (n === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("connections to the test database did not close");
+}
+
+async function withFaults<T>(faults: Faults, fn: () => Promise<T>): Promise<T> {
+  bridge.setFaults(faults);
+  try {
+    return await fn();
+  } finally {
+    bridge.setFaults(undefined);
+  }
+}
+
+async function expectInvariants(cap: Capability) {
+  for (const check of cap.invariants) expect(await q(check), `${cap.name}: ${check}`).toEqual([]);
+}
+
+/** The next request on the same key gets a decision, not a lock wait: the cut request's locks are gone. */
+async function expectKeyFree(cap: Capability, key: string, previousApplied: number) {
+  const next = await send(cap.write(key, unique("next"), 1));
+  expect(previousApplied === 0 ? cap.ok : [...cap.ok, 409], `${cap.name}: next request on ${key}: ${next.status} ${next.text}`).toContain(next.status);
+}
+
+describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connection faults", (_name, cap) => {
+  it("the bridge refusing connections → 503 + Retry-After, nothing written", async () => {
+    const key = unique("refused");
+    const tag = unique("t");
+    const res = await withFaults({ refuse: true }, () => send(cap.write(key, tag)));
+    expectHonest(res, cap, [503]);
+    await settled();
+    expect(await cap.applied(q, tag)).toBe(0);
+    await expectKeyFree(cap, key, 0);
+  });
+
+  it("cut before the statement reaches Postgres → 503/504, nothing written, key free at once", async () => {
+    const key = unique("before");
+    const tag = unique("t");
+    const res = await withFaults({ statement: { match: cap.statement, action: "drop-before" } }, () => send(cap.write(key, tag)));
+    // The Worker had sent the statement into its socket, so it cannot tell this from a later cut: 504 is honest.
+    expectHonest(res, cap, [503, 504]);
+    await settled();
+    expect(await cap.applied(q, tag)).toBe(0);
+    await expectKeyFree(cap, key, 0);
+  });
+
+  it("cut after the statement reached Postgres → 504 outcome unknown, and the write did commit: a 503 would have lied", async () => {
+    const key = unique("after");
+    const tag = unique("t");
+    const res = await withFaults({ statement: { match: cap.statement, action: "drop-after" } }, () => send(cap.write(key, tag)));
+    expectHonest(res, cap, [504]);
+    await settled();
+    expect(await cap.applied(q, tag)).toBe(1);
+    await expectKeyFree(cap, key, 1);
+    await expectInvariants(cap);
+  });
+
+  it("answer lost in a stalled network → 504 within the budget; Postgres committed meanwhile", async () => {
+    const key = unique("stall-after");
+    const tag = unique("t");
+    const res = await withFaults({ statement: { match: cap.statement, action: "stall-after" } }, () => send(cap.write(key, tag)));
+    expectHonest(res, cap, [504]);
+    await settled();
+    expect(await cap.applied(q, tag)).toBe(1);
+    await expectKeyFree(cap, key, 1);
+  });
+
+  it("statement swallowed by a stalled network → 504 (the Worker cannot know), and nothing was written", async () => {
+    const key = unique("stall-before");
+    const tag = unique("t");
+    const res = await withFaults({ statement: { match: cap.statement, action: "stall-before" } }, () => send(cap.write(key, tag)));
+    expectHonest(res, cap, [504]);
+    await settled();
+    expect(await cap.applied(q, tag)).toBe(0);
+    await expectKeyFree(cap, key, 0);
+  });
+
+  it("traffic delayed past the budget → 504, and the late statement still commits when it arrives", async () => {
+    const key = unique("delayed");
+    const tag = unique("t");
+    const res = await withFaults({ delayMs: BUDGET_MS + 500, connections: 1 }, () => send(cap.write(key, tag)));
+    expectHonest(res, cap, [504]);
+    // It reaches Postgres only after the Worker gave up; wait for it (the bridge holds it ~2 s).
+    for (let i = 0; i < 100 && (await cap.applied(q, tag)) === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await cap.applied(q, tag)).toBe(1);
+  });
+
+  it("a short delay changes nothing", async () => {
+    const tag = unique("t");
+    const res = await withFaults({ delayMs: 50 }, () => send(cap.write(unique("slow"), tag)));
+    expectHonest(res, cap, cap.ok);
+    expect(await cap.applied(q, tag)).toBe(1);
+  });
+
+  it("cut after N bytes or messages either way, at many points → only 2xx/409/503/504; every 503 wrote nothing, every 2xx is stored", async () => {
+    const plans: Faults[] = [
+      ...[1, 2, 3, 4].map((clientMessages) => ({ dropAfter: { clientMessages } })),
+      ...[1, 2, 3, 5, 8, 12].map((serverMessages) => ({ dropAfter: { serverMessages } })),
+      ...[5, 40, 80, 120, 200].map((clientBytes) => ({ dropAfter: { clientBytes } })),
+      ...[1, 20, 100, 300, 500].map((serverBytes) => ({ dropAfter: { serverBytes } })),
+    ];
+    const outcomes: Array<{ tag: string; status: number }> = [];
+    for (const plan of plans) {
+      const tag = unique("t");
+      const key = unique("cut");
+      const res = await withFaults(plan, () => send(cap.write(key, tag)));
+      expectHonest(res, cap, [...cap.ok, 503, 504]);
+      outcomes.push({ tag, status: res.status });
+    }
+    await settled();
+    for (const o of outcomes) {
+      const n = await cap.applied(q, o.tag);
+      if (o.status === 503) expect(n, `503 for ${o.tag} but it was written`).toBe(0);
+      if (cap.ok.includes(o.status)) expect(n).toBe(1);
+    }
+    expect(outcomes.some((o) => o.status === 504)).toBe(true);
+    await expectInvariants(cap);
+  });
+
+  it("a burst with connections cut at random points on one hot key → honest answers, invariants hold", async () => {
+    const key = unique("random");
+    const calls = Array.from({ length: 40 }, (_, i) => {
+      const tag = unique("t");
+      return { tag, call: cap.write(key, tag, i % 8) };
+    });
+    const results = await withFaults({ dropAtRandom: { maxBytes: 900, seed: 20261121 } }, () => Promise.all(calls.map((c) => send(c.call))));
+    for (const r of results) expectHonest(r, cap, [...cap.ok, 409, 503, 504]);
+    await settled();
+    for (const [i, r] of results.entries()) {
+      const n = await cap.applied(q, calls[i].tag);
+      if (r.status === 503 || r.status === 409) expect(n, `${r.status} for ${calls[i].tag} but it was written`).toBe(0);
+      if (cap.ok.includes(r.status)) expect(n).toBe(1);
+    }
+    await expectInvariants(cap);
+  });
+
+  it("a dropped partition (every open connection cut) mid-burst → honest answers, service back at once", async () => {
+    const key = unique("partition");
+    const calls = Array.from({ length: 20 }, (_, i) => ({ tag: unique("t"), slot: i }));
+    const pending = Promise.all(calls.map((c) => send(cap.write(key, c.tag, c.slot))));
+    const cutter = setInterval(() => bridge.dropAll(), 15);
+    const results = await pending.finally(() => clearInterval(cutter));
+    for (const r of results) expectHonest(r, cap, [...cap.ok, 409, 503, 504]);
+    await settled();
+    for (const [i, r] of results.entries()) {
+      const n = await cap.applied(q, calls[i].tag);
+      if (r.status === 503) expect(n).toBe(0);
+      if (cap.ok.includes(r.status)) expect(n).toBe(1);
+    }
+    await expectInvariants(cap);
+    expect(cap.ok).toContain((await send(cap.write(key, unique("after-partition"), 99))).status);
+  });
+
+  it("a transaction holding the key's lock → 409/503 within the budget, not a wait; free again once it ends", async () => {
+    const key = unique("held");
+    const holder = await connect(db);
+    try {
+      await holder.query("BEGIN");
+      await cap.holdLock(holder, key);
+      const tag = unique("t");
+      const res = await send(cap.write(key, tag));
+      expectHonest(res, cap, [409, 503]);
+      expect(await cap.applied(q, tag)).toBe(0);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => {});
+      await holder.end();
+    }
+    await expectKeyFree(cap, key, 0);
+  });
+});
+
+describe("explicit transactions on the request handle, cut at each step", () => {
+  // What the idempotency layer (and any multi-statement decision) relies on: inside BEGIN…COMMIT
+  // a lost connection is a rollback (503); only a lost COMMIT is "outcome unknown" (504).
+  beforeAll(async () => {
+    await q("CREATE TABLE IF NOT EXISTS fault_tx (tag text PRIMARY KEY)");
+  });
+
+  async function runTx(faults: Faults | undefined, tag: string): Promise<number | "ok"> {
+    const handle = new RequestDb(bindings(db, { NEON_WS_PROXY: bridge.wsProxy, DB_BUDGET_MS: String(BUDGET_MS) }));
+    try {
+      return await withFaults(faults ?? {}, async () => {
+        await handle.transaction(async (tx) => {
+          await tx.query("SELECT 1");
+          await tx.query("INSERT INTO fault_tx VALUES ($1)", [tag], { write: true });
+          await tx.query("SELECT 2");
+        });
+        return "ok" as const;
+      });
+    } catch (err) {
+      if (err instanceof ProblemError) return err.problem.status;
+      throw err;
+    } finally {
+      await handle.close();
+    }
+  }
+  const stored = async (tag: string) => (await q("SELECT 1 FROM fault_tx WHERE tag = $1", [tag])).length;
+
+  const cases: Array<[string, number, number, Faults]> = [
+    ["cut before BEGIN", 503, 0, { statement: { match: "BEGIN", action: "drop-before" } }],
+    ["cut after the INSERT reached Postgres, before COMMIT", 503, 0, { statement: { match: "INSERT INTO fault_tx", action: "drop-after" } }],
+    ["answer to the INSERT lost (stalled), no COMMIT sent", 503, 0, { statement: { match: "INSERT INTO fault_tx", action: "stall-after" } }],
+    ["cut just before COMMIT", 504, 0, { statement: { match: "COMMIT", action: "drop-before" } }],
+    ["cut just after COMMIT", 504, 1, { statement: { match: "COMMIT", action: "drop-after" } }],
+    ["answer to COMMIT lost (stalled)", 504, 1, { statement: { match: "COMMIT", action: "stall-after" } }],
+  ];
+  it.each(cases)("%s → %i, rows stored: %i", async (_what, status, rows, faults) => {
+    const tag = unique("tx");
+    expect(await runTx(faults, tag)).toBe(status);
+    await settled();
+    expect(await stored(tag)).toBe(rows);
+  });
+
+  it("without faults the same transaction commits", async () => {
+    const tag = unique("tx");
+    expect(await runTx(undefined, tag)).toBe("ok");
+    expect(await stored(tag)).toBe(1);
+  });
+});
