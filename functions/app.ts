@@ -6,7 +6,7 @@ import { requireToken } from "./auth";
 import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
-import { httpProblem, onError, problemResponse } from "./errors";
+import { httpProblem, onError, problem, problemResponse } from "./errors";
 import { problemResponses } from "./openapi";
 import { reservations } from "./reservations";
 import { validationHook } from "./validation";
@@ -28,7 +28,27 @@ const DOC_CONFIG = {
   security: [{ bearer: [] }],
 };
 
-/** Bodies are JSON and at most 64 KiB; anything else is refused before a handler runs. */
+/** Deeper JSON is refused: recursive code (JSON.stringify, Postgres's jsonb parser) overflows its stack on it. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of arrays/objects in a JSON text, strings skipped: a linear scan, no recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c /* \ */) i++;
+      else if (ch === 0x22 /* " */) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b /* [ */ || ch === 0x7b /* { */) max = Math.max(max, ++depth);
+    else if (ch === 0x5d /* ] */ || ch === 0x7d /* } */) depth--;
+  }
+  return max;
+}
+
+/** Bodies are JSON, at most 64 KiB and 64 levels deep; anything else is refused before a handler runs. */
 function jsonBodies(): MiddlewareHandler<AppEnv> {
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -43,7 +63,14 @@ function jsonBodies(): MiddlewareHandler<AppEnv> {
     if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
       throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);
     }
-    return limit(c, next);
+    return limit(c, async () => {
+      // Read once here (hono caches it for the validator) so the depth is checked before any parse.
+      if (jsonDepth(await c.req.text()) > MAX_JSON_DEPTH) {
+        const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+        throw problem(422, "validation", "Validation failed", `body: ${message}.`, { errors: [{ in: "body", path: "(root)", message }] });
+      }
+      await next();
+    });
   };
 }
 

@@ -36,6 +36,8 @@ export interface Capability {
   holdLock(conn: Holder, key: string): Promise<void>;
   /** The capability's tables (row counts must not change on a rejected request). */
   tables: string[];
+  /** One valid request for each of the capability's operations: the fuzzer mutates these. */
+  examples(key: string): HttpCall[];
 }
 
 const DAY = 86_400_000;
@@ -63,6 +65,13 @@ export const reservations: Capability = {
     await conn.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", key)]);
   },
   tables: ["reservations"],
+  examples: (key) => [
+    { method: "POST", path: "/v1/reservations", body: { resource: key, holder: "h", start: "2041-01-01T00:00:00Z", end: "2041-01-02T00:00:00Z", metadata: { order: "A-1" } } },
+    { method: "GET", path: `/v1/reservations?resource=${encodeURIComponent(key)}&from=2041-01-01T00:00:00Z&to=2041-02-01T00:00:00Z&limit=10` },
+    { method: "GET", path: "/v1/reservations/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" },
+    { method: "DELETE", path: "/v1/reservations/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" },
+    { method: "GET", path: `/v1/resources/${encodeURIComponent(key)}/availability?from=2041-01-01T00:00:00Z&to=2041-01-10T00:00:00Z` },
+  ],
 };
 
 export const CAPABILITIES: Capability[] = [reservations];
