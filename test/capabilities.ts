@@ -38,6 +38,10 @@ export interface Capability {
   tables: string[];
   /** One valid request for each of the capability's operations: the fuzzer mutates these. */
   examples(key: string): HttpCall[];
+  /** Reads by `key` (in a query string, a path segment, …) that see the write `write(key, tag, slot)`. */
+  lookups(key: string, tag: string, slot: number): Array<{ call: HttpCall; found(json: any): boolean }>;
+  /** The key stored with the write tagged `tag`, as the database holds it. */
+  storedKey(q: Query, tag: string): Promise<string | undefined>;
 }
 
 const DAY = 86_400_000;
@@ -72,6 +76,17 @@ export const reservations: Capability = {
     { method: "DELETE", path: "/v1/reservations/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" },
     { method: "GET", path: `/v1/resources/${encodeURIComponent(key)}/availability?from=2041-01-01T00:00:00Z&to=2041-01-10T00:00:00Z` },
   ],
+  lookups: (key, tag, slot) => [
+    {
+      call: { method: "GET", path: `/v1/reservations?resource=${encodeURIComponent(key)}` },
+      found: (json) => (json?.items ?? []).some((r: { holder: string }) => r.holder === tag),
+    },
+    {
+      call: { method: "GET", path: `/v1/resources/${encodeURIComponent(key)}/availability?from=${iso(BASE + slot * DAY)}&to=${iso(BASE + (slot + 1) * DAY)}` },
+      found: (json) => (json?.busy ?? []).length > 0,
+    },
+  ],
+  storedKey: async (q, tag) => (await q<{ k: string }>("SELECT resource AS k FROM reservations WHERE holder = $1", [tag]))[0]?.k,
 };
 
 export const CAPABILITIES: Capability[] = [reservations];
