@@ -8,7 +8,10 @@ import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problem, problemResponse } from "./errors";
 import { problemResponses } from "./openapi";
+import { invoices } from "./invoices";
+import { locks } from "./locks";
 import { reservations } from "./reservations";
+import { semaphores } from "./semaphores";
 import { validationHook } from "./validation";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -105,6 +108,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
 
   app.route("/", reservations);
+  app.route("/", locks);
+  app.route("/", semaphores);
+  app.route("/", invoices);
 
   app.doc31("/openapi.json", DOC_CONFIG);
   let docsPage: string | undefined;

@@ -100,3 +100,18 @@ export function servedApp(label: string, extra: Partial<Bindings> = {}) {
   afterAll(async () => suite.server?.close());
   return suite;
 }
+
+/** Advisory locks (bigint keys) granted to anyone on `url` right now, as signed decimal strings (lockKey's form). */
+export async function heldAdvisoryKeys(url: string): Promise<string[]> {
+  const rows = await sql<{ key: string }>(url, "SELECT ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted");
+  return rows.map((r) => r.key);
+}
+
+/** Polls `check` every 50 ms until it is true; throws after `ms` (a bound for a broken test, not a timing assertion). */
+export async function until(check: () => Promise<boolean>, ms = 10_000, what = "condition"): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
