@@ -117,17 +117,20 @@ const NASTY: Array<[string, string[]]> = [
 
 describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s: keys stored and matched verbatim", (_name, cap) => {
   it("each nasty key is stored as sent and found under exactly itself", async () => {
-    const tags = NASTY.map(([key], i) => `verbatim-${cap.name}-${i}`);
-    for (const [i, [key]] of NASTY.entries()) {
+    // "." and ".." cannot be a path segment at all: every WHATWG URL parser (fetch included) resolves
+    // them, even percent-encoded. Such keys are reachable where the key travels in a query or body only.
+    const addressable = ({ call }: { call: { path: string } }) => !call.path.split("?")[0].split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg));
+    const usable = NASTY.filter(([key]) => [cap.write(key, "t", 0), ...(cap.prepare?.(key) ?? [])].every((call) => addressable({ call })));
+    expect(usable.length).toBeGreaterThan(NASTY.length - 3);
+    const tags = usable.map(([key], i) => `verbatim-${cap.name}-${i}`);
+    for (const [i, [key]] of usable.entries()) {
+      for (const call of cap.prepare?.(key) ?? []) expect((await suite.api(call.method, call.path, call.body)).status, call.path).toBeLessThan(300);
       const w = cap.write(key, tags[i], i);
       const res = await suite.api(w.method, w.path, w.body, w.headers);
       expect(cap.ok, `${JSON.stringify(key)}: ${res.status} ${res.text}`).toContain(res.status);
       expect(await cap.storedKey((t, p) => sql(suite.db, t, p), tags[i]), JSON.stringify(key)).toBe(key);
     }
-    // "." and ".." cannot be a path segment at all: every WHATWG URL parser (fetch included) resolves
-    // them, even percent-encoded. Such keys are reachable through query-string lookups only.
-    const addressable = ({ call }: { call: { path: string } }) => !call.path.split("?")[0].split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg));
-    for (const [i, [key, neighbours]] of NASTY.entries()) {
+    for (const [i, [key, neighbours]] of usable.entries()) {
       for (const { call, found } of cap.lookups(key, tags[i], i).filter(addressable)) {
         const res = await suite.api(call.method, call.path);
         expect(res.status, `${call.path}`).toBe(200);
@@ -142,6 +145,6 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s: keys stored an
       }
     }
     // The SQL-looking keys did nothing but be stored.
-    expect(await sql(suite.db, "SELECT to_regclass('public.reservations') IS NOT NULL AS ok")).toEqual([{ ok: true }]);
+    for (const t of cap.tables) expect(await sql(suite.db, "SELECT to_regclass($1) IS NOT NULL AS ok", [t])).toEqual([{ ok: true }]);
   });
 });

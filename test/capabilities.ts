@@ -26,6 +26,10 @@ export interface Capability {
   write(key: string, tag: string, slot?: number): HttpCall;
   /** Statuses of a write that went through. */
   ok: number[];
+  /** Statuses of a write decided "no" (a lost race, a limit): nothing applied. */
+  refused: number[];
+  /** Requests that make `key` usable (e.g. create the semaphore), sent once before writes on it. */
+  prepare?(key: string): HttpCall[];
   /** Text the write's SQL statement contains (the bridge's statement faults match it). */
   statement: string;
   /** How many effects of the write tagged `tag` are in the database (0 or 1). */
@@ -62,6 +66,7 @@ export const reservations: Capability = {
     body: { resource: key, holder: tag, start: iso(BASE + slot * DAY), end: iso(BASE + (slot + 1) * DAY) },
   }),
   ok: [201],
+  refused: [409],
   statement: "admit_reserve",
   applied: async (q, tag) => (await q<{ n: number }>("SELECT count(*)::int AS n FROM reservations WHERE holder = $1", [tag]))[0].n,
   invariants: [RESERVATION_OVERLAPS],
@@ -89,4 +94,98 @@ export const reservations: Capability = {
   storedKey: async (q, tag) => (await q<{ k: string }>("SELECT resource AS k FROM reservations WHERE holder = $1", [tag]))[0]?.k,
 };
 
-export const CAPABILITIES: Capability[] = [reservations];
+const seg = encodeURIComponent;
+const NO_SUCH_ID = "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e";
+
+/**
+ * Claims in `permits` of one (kind, name, slot) whose holding times overlap: must be empty. A claim
+ * holds from claimed_at until it was released or expired (timed_out_at is its expiry).
+ */
+export const PERMIT_OVERLAPS = `
+  SELECT a.id AS a, b.id AS b FROM permits a
+    JOIN permits b ON a.kind = b.kind AND a.name = b.name AND a.slot = b.slot AND a.id < b.id
+     AND tstzrange(a.claimed_at, least(coalesce(a.released_at, a.expires_at), a.expires_at))
+      && tstzrange(b.claimed_at, least(coalesce(b.released_at, b.expires_at), b.expires_at))`;
+
+/** Fencing tokens of one key that do not strictly increase in grant order: must be empty. */
+export const FENCING_NOT_INCREASING = `
+  SELECT kind, name, fencing_token FROM (
+    SELECT kind, name, fencing_token, claimed_at,
+           lag(fencing_token) OVER (PARTITION BY kind, name ORDER BY claimed_at, fencing_token) AS previous,
+           lag(claimed_at) OVER (PARTITION BY kind, name ORDER BY claimed_at, fencing_token) AS previous_at
+      FROM permits) x
+   WHERE previous >= fencing_token OR previous_at > claimed_at`;
+
+/** Semaphores holding more live claims than permits: must be empty. */
+export const SEMAPHORE_OVERSOLD = `
+  SELECT s.name FROM semaphores s JOIN permits p ON p.kind = 'semaphore' AND p.name = s.name
+   WHERE p.released_at IS NULL AND p.timed_out_at IS NULL AND p.expires_at > clock_timestamp()
+   GROUP BY s.name, s.permits HAVING count(*) > s.permits`;
+
+const permitApplied = (kind: string) => async (q: Query, tag: string) =>
+  (await q<{ n: number }>("SELECT count(*)::int AS n FROM permits WHERE kind = $1 AND holder = $2", [kind, tag]))[0].n;
+const permitKey = (kind: string) => async (q: Query, tag: string) =>
+  (await q<{ k: string }>("SELECT name AS k FROM permits WHERE kind = $1 AND holder = $2", [kind, tag]))[0]?.k;
+
+/** Leases (POST /v1/locks/{key}/acquire): one holder per key at a time, fencing tokens increasing. */
+export const leases: Capability = {
+  name: "leases",
+  write: (key, tag) => ({ method: "POST", path: `/v1/locks/${seg(key)}/acquire`, body: { holder: tag, ttl_ms: 600_000 } }),
+  ok: [201],
+  refused: [409],
+  statement: "admit_permit_acquire",
+  applied: permitApplied("lease"),
+  invariants: [PERMIT_OVERLAPS, FENCING_NOT_INCREASING],
+  holdLock: async (conn, key) => {
+    await conn.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("lease", key)]);
+  },
+  tables: ["permits"],
+  examples: (key) => [
+    { method: "POST", path: `/v1/locks/${seg(key)}/acquire`, body: { holder: "h", ttl_ms: 30_000 } },
+    { method: "POST", path: `/v1/locks/${seg(key)}/renew`, body: { lease_id: NO_SUCH_ID, ttl_ms: 30_000 } },
+    { method: "POST", path: `/v1/locks/${seg(key)}/release`, body: { lease_id: NO_SUCH_ID } },
+    { method: "GET", path: `/v1/locks/${seg(key)}` },
+  ],
+  lookups: (key, tag) => [{ call: { method: "GET", path: `/v1/locks/${seg(key)}` }, found: (json) => json?.holder === tag }],
+  storedKey: permitKey("lease"),
+};
+
+/** Semaphores of 3 permits (POST /v1/semaphores/{name}/acquire): never more claims than permits. */
+export const semaphores: Capability = {
+  name: "semaphores",
+  prepare: (key) => [{ method: "PUT", path: `/v1/semaphores/${seg(key)}`, body: { permits: 3, default_ttl_ms: 600_000 } }],
+  write: (key, tag) => ({ method: "POST", path: `/v1/semaphores/${seg(key)}/acquire`, body: { holder: tag, ttl_ms: 600_000 } }),
+  ok: [201],
+  refused: [429],
+  statement: "admit_permit_acquire",
+  applied: permitApplied("semaphore"),
+  invariants: [PERMIT_OVERLAPS, FENCING_NOT_INCREASING, SEMAPHORE_OVERSOLD],
+  holdLock: async (conn, key) => {
+    await conn.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("semaphore", key)]);
+  },
+  tables: ["semaphores", "permits"],
+  examples: (key) => [
+    { method: "PUT", path: `/v1/semaphores/${seg(key)}`, body: { permits: 2, default_ttl_ms: 30_000 } },
+    { method: "GET", path: `/v1/semaphores/${seg(key)}` },
+    { method: "POST", path: `/v1/semaphores/${seg(key)}/acquire`, body: { holder: "h", ttl_ms: 30_000 } },
+    { method: "POST", path: `/v1/semaphores/${seg(key)}/renew`, body: { permit_id: NO_SUCH_ID, ttl_ms: 30_000 } },
+    { method: "POST", path: `/v1/semaphores/${seg(key)}/release`, body: { permit_id: NO_SUCH_ID } },
+  ],
+  lookups: (key, tag) => [
+    { call: { method: "GET", path: `/v1/semaphores/${seg(key)}` }, found: (json) => (json?.holders ?? []).some((h: { holder: string }) => h.holder === tag) },
+  ],
+  storedKey: permitKey("semaphore"),
+};
+
+export const CAPABILITIES: Capability[] = [reservations, leases, semaphores];
+
+/**
+ * Valid requests for every operation, for the fuzzer to mutate: each capability's, plus routes no
+ * capability above describes (their effects cannot be attributed to one request by a tag).
+ */
+export function examples(key: string): HttpCall[] {
+  return [
+    ...CAPABILITIES.flatMap((c) => c.examples(key)),
+    { method: "POST", path: "/v1/invoices/generate", body: { subscription_id: key, kind: "usage", work_ms: 0 } },
+  ];
+}

@@ -1,7 +1,7 @@
 // Connections that fail at every step, for every capability (test/capabilities.ts): this suite has
 // its own bridge in fault mode in front of the shared test Postgres, and checks the database
 // through the shared (healthy) bridge. What must hold whatever the fault:
-// - never a 500 and never a hang: 2xx/409 if it went through, 503 + Retry-After when it certainly
+// - never a 500 and never a hang: 2xx/409/429 once decided, 503 + Retry-After when it certainly
 //   did not, 504 outcome-unknown when the write was sent and no answer came;
 // - a 503 is never hiding a write (the database has nothing for it, then and later);
 // - a request cut mid-way leaves its lock free: the next request on the same key is not kept waiting.
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Bridge, type Faults } from "../dev/bridge";
 import { RequestDb } from "../functions/db";
 import { ProblemError } from "../functions/errors";
+import { lockKey } from "../functions/keys";
 import { CAPABILITIES, type Capability, type HttpCall, type Query } from "./capabilities";
 import { bindings, client, connect, freshDatabase, serveApp, sql, type Served } from "./support";
 
@@ -32,6 +33,16 @@ afterAll(async () => {
 
 let seq = 0;
 const unique = (what: string) => `${what}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** A fresh key, made usable for the capability (e.g. its semaphore created) with no faults on. */
+async function newKey(cap: Capability, what: string): Promise<string> {
+  const key = unique(what);
+  for (const call of cap.prepare?.(key) ?? []) {
+    const res = await send(call);
+    expect(res.status, `prepare ${call.path}: ${res.text}`).toBeLessThan(300);
+  }
+  return key;
+}
 
 /** Sends a call with a hard client-side cap well past the budget: a hang fails the test, not the run. */
 async function send(call: HttpCall) {
@@ -80,12 +91,12 @@ async function expectInvariants(cap: Capability) {
 /** The next request on the same key gets a decision, not a lock wait: the cut request's locks are gone. */
 async function expectKeyFree(cap: Capability, key: string, previousApplied: number) {
   const next = await send(cap.write(key, unique("next"), 1));
-  expect(previousApplied === 0 ? cap.ok : [...cap.ok, 409], `${cap.name}: next request on ${key}: ${next.status} ${next.text}`).toContain(next.status);
+  expect(previousApplied === 0 ? cap.ok : [...cap.ok, ...cap.refused], `${cap.name}: next request on ${key}: ${next.status} ${next.text}`).toContain(next.status);
 }
 
 describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connection faults", (_name, cap) => {
   it("the bridge refusing connections → 503 + Retry-After, nothing written", async () => {
-    const key = unique("refused");
+    const key = await newKey(cap, "refused");
     const tag = unique("t");
     const res = await withFaults({ refuse: true }, () => send(cap.write(key, tag)));
     expectHonest(res, cap, [503]);
@@ -95,7 +106,7 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connectio
   });
 
   it("cut before the statement reaches Postgres → 503/504, nothing written, key free at once", async () => {
-    const key = unique("before");
+    const key = await newKey(cap, "before");
     const tag = unique("t");
     const res = await withFaults({ statement: { match: cap.statement, action: "drop-before" } }, () => send(cap.write(key, tag)));
     // The Worker had sent the statement into its socket, so it cannot tell this from a later cut: 504 is honest.
@@ -106,7 +117,7 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connectio
   });
 
   it("cut after the statement reached Postgres → 504 outcome unknown, and the write did commit: a 503 would have lied", async () => {
-    const key = unique("after");
+    const key = await newKey(cap, "after");
     const tag = unique("t");
     const res = await withFaults({ statement: { match: cap.statement, action: "drop-after" } }, () => send(cap.write(key, tag)));
     expectHonest(res, cap, [504]);
@@ -117,7 +128,7 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connectio
   });
 
   it("answer lost in a stalled network → 504 within the budget; Postgres committed meanwhile", async () => {
-    const key = unique("stall-after");
+    const key = await newKey(cap, "stall-after");
     const tag = unique("t");
     const res = await withFaults({ statement: { match: cap.statement, action: "stall-after" } }, () => send(cap.write(key, tag)));
     expectHonest(res, cap, [504]);
@@ -127,7 +138,7 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connectio
   });
 
   it("statement swallowed by a stalled network → 504 (the Worker cannot know), and nothing was written", async () => {
-    const key = unique("stall-before");
+    const key = await newKey(cap, "stall-before");
     const tag = unique("t");
     const res = await withFaults({ statement: { match: cap.statement, action: "stall-before" } }, () => send(cap.write(key, tag)));
     expectHonest(res, cap, [504]);
@@ -137,7 +148,7 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connectio
   });
 
   it("traffic delayed past the budget → 504, and the late statement still commits when it arrives", async () => {
-    const key = unique("delayed");
+    const key = await newKey(cap, "delayed");
     const tag = unique("t");
     const res = await withFaults({ delayMs: BUDGET_MS + 500, connections: 1 }, () => send(cap.write(key, tag)));
     expectHonest(res, cap, [504]);
@@ -148,12 +159,13 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connectio
 
   it("a short delay changes nothing", async () => {
     const tag = unique("t");
-    const res = await withFaults({ delayMs: 50 }, () => send(cap.write(unique("slow"), tag)));
+    const key = await newKey(cap, "slow");
+    const res = await withFaults({ delayMs: 50 }, () => send(cap.write(key, tag)));
     expectHonest(res, cap, cap.ok);
     expect(await cap.applied(q, tag)).toBe(1);
   });
 
-  it("cut after N bytes or messages either way, at many points → only 2xx/409/503/504; every 503 wrote nothing, every 2xx is stored", async () => {
+  it("cut after N bytes or messages either way, at many points → only 2xx/503/504; every 503 wrote nothing, every 2xx is stored", async () => {
     const plans: Faults[] = [
       ...[1, 2, 3, 4].map((clientMessages) => ({ dropAfter: { clientMessages } })),
       ...[1, 2, 3, 5, 8, 12].map((serverMessages) => ({ dropAfter: { serverMessages } })),
@@ -163,7 +175,7 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connectio
     const outcomes: Array<{ tag: string; status: number }> = [];
     for (const plan of plans) {
       const tag = unique("t");
-      const key = unique("cut");
+      const key = await newKey(cap, "cut");
       const res = await withFaults(plan, () => send(cap.write(key, tag)));
       expectHonest(res, cap, [...cap.ok, 503, 504]);
       outcomes.push({ tag, status: res.status });
@@ -179,48 +191,48 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connectio
   });
 
   it("a burst with connections cut at random points on one hot key → honest answers, invariants hold", async () => {
-    const key = unique("random");
+    const key = await newKey(cap, "random");
     const calls = Array.from({ length: 40 }, (_, i) => {
       const tag = unique("t");
       return { tag, call: cap.write(key, tag, i % 8) };
     });
     const results = await withFaults({ dropAtRandom: { maxBytes: 900, seed: 20261121 } }, () => Promise.all(calls.map((c) => send(c.call))));
-    for (const r of results) expectHonest(r, cap, [...cap.ok, 409, 503, 504]);
+    for (const r of results) expectHonest(r, cap, [...cap.ok, ...cap.refused, 503, 504]);
     await settled();
     for (const [i, r] of results.entries()) {
       const n = await cap.applied(q, calls[i].tag);
-      if (r.status === 503 || r.status === 409) expect(n, `${r.status} for ${calls[i].tag} but it was written`).toBe(0);
+      if (r.status === 503 || cap.refused.includes(r.status)) expect(n, `${r.status} for ${calls[i].tag} but it was written`).toBe(0);
       if (cap.ok.includes(r.status)) expect(n).toBe(1);
     }
     await expectInvariants(cap);
   });
 
   it("a dropped partition (every open connection cut) mid-burst → honest answers, service back at once", async () => {
-    const key = unique("partition");
+    const key = await newKey(cap, "partition");
     const calls = Array.from({ length: 20 }, (_, i) => ({ tag: unique("t"), slot: i }));
     const pending = Promise.all(calls.map((c) => send(cap.write(key, c.tag, c.slot))));
     const cutter = setInterval(() => bridge.dropAll(), 15);
     const results = await pending.finally(() => clearInterval(cutter));
-    for (const r of results) expectHonest(r, cap, [...cap.ok, 409, 503, 504]);
+    for (const r of results) expectHonest(r, cap, [...cap.ok, ...cap.refused, 503, 504]);
     await settled();
     for (const [i, r] of results.entries()) {
       const n = await cap.applied(q, calls[i].tag);
-      if (r.status === 503) expect(n).toBe(0);
+      if (r.status === 503 || cap.refused.includes(r.status)) expect(n).toBe(0);
       if (cap.ok.includes(r.status)) expect(n).toBe(1);
     }
     await expectInvariants(cap);
-    expect(cap.ok).toContain((await send(cap.write(key, unique("after-partition"), 99))).status);
+    expect([...cap.ok, ...cap.refused]).toContain((await send(cap.write(key, unique("after-partition"), 99))).status);
   });
 
-  it("a transaction holding the key's lock → 409/503 within the budget, not a wait; free again once it ends", async () => {
-    const key = unique("held");
+  it("a transaction holding the key's lock → 409/429/503 within the budget, not a wait; free again once it ends", async () => {
+    const key = await newKey(cap, "held");
     const holder = await connect(db);
     try {
       await holder.query("BEGIN");
       await cap.holdLock(holder, key);
       const tag = unique("t");
       const res = await send(cap.write(key, tag));
-      expectHonest(res, cap, [409, 503]);
+      expectHonest(res, cap, [...cap.refused, 503]);
       expect(await cap.applied(q, tag)).toBe(0);
     } finally {
       await holder.query("ROLLBACK").catch(() => {});
@@ -276,5 +288,43 @@ describe("explicit transactions on the request handle, cut at each step", () => 
     const tag = unique("tx");
     expect(await runTx(undefined, tag)).toBe("ok");
     expect(await stored(tag)).toBe(1);
+  });
+});
+
+describe("invoices (an explicit transaction at the HTTP level: BEGIN, try-lock, write, COMMIT), cut at each step", () => {
+  const generate = (sub: string) => send({ method: "POST", path: "/v1/invoices/generate", body: { subscription_id: sub, kind: "usage", work_ms: 0 } });
+  const invoicesOf = async (sub: string) => (await q<{ n: number }>("SELECT count(*)::int AS n FROM invoices WHERE subscription_id = $1", [sub]))[0].n;
+
+  const cases: Array<[string, Faults, number[], number]> = [
+    ["cut after the write reached Postgres, before COMMIT → 503, rolled back", { statement: { match: "admit_generate_invoice", action: "drop-after" } }, [503], 0],
+    ["write's answer lost (stalled), COMMIT never sent → 503, rolled back", { statement: { match: "admit_generate_invoice", action: "stall-after" } }, [503], 0],
+    ["cut just before COMMIT → 504 (cannot know), nothing stored", { statement: { match: "COMMIT", action: "drop-before" } }, [504], 0],
+    ["cut just after COMMIT → 504, and it did commit", { statement: { match: "COMMIT", action: "drop-after" } }, [504], 1],
+  ];
+  it.each(cases)("%s; the subscription's lock is free at once", async (_what, faults, statuses, stored) => {
+    const sub = unique("SUB");
+    const res = await withFaults(faults, () => generate(sub));
+    expect(statuses, `${res.status} ${res.text}`).toContain(res.status);
+    if (res.status === 503) expect(res.headers.get("retry-after")).not.toBeNull();
+    await settled();
+    expect(await invoicesOf(sub)).toBe(stored);
+    expect((await generate(sub)).status).toBe(201);
+  });
+
+  it("a generation holding the subscription's lock → the next answers 409 at once", async () => {
+    const sub = unique("SUB");
+    const holder = await connect(db);
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("lock", `invoice_gen/${sub}`)]);
+      const res = await generate(sub);
+      expect(res.status).toBe(409);
+      expect(res.headers.get("retry-after")).not.toBeNull();
+    } finally {
+      await holder.query("ROLLBACK").catch(() => {});
+      await holder.end();
+    }
+    expect(await invoicesOf(sub)).toBe(0);
+    expect((await generate(sub)).status).toBe(201);
   });
 });
