@@ -7,12 +7,14 @@ import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problem, problemResponse } from "./errors";
+import { documentIdempotencyKey, idempotency } from "./idempotency";
 import { problemResponses } from "./openapi";
 import { invoices } from "./invoices";
 import { locks } from "./locks";
 import { reservations } from "./reservations";
 import { semaphores } from "./semaphores";
 import { validationHook } from "./validation";
+import { isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "./webhooks";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 const HEALTH_BUDGET_MS = 4_000;
@@ -34,13 +36,16 @@ const DOC_CONFIG = {
 /** Deeper JSON is refused: recursive code (JSON.stringify, Postgres's jsonb parser) overflows its stack on it. */
 export const MAX_JSON_DEPTH = 64;
 
-/** The deepest nesting of arrays/objects in a JSON text, strings skipped: a linear scan, no recursion. */
-export function jsonDepth(text: string): number {
+/**
+ * The deepest nesting of arrays/objects in a JSON body, strings skipped: a linear scan of the UTF-8
+ * bytes (brackets and quotes are ASCII, and no byte of a multi-byte character is), no recursion.
+ */
+export function jsonDepth(bytes: Uint8Array): number {
   let depth = 0;
   let max = 0;
   let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
+  for (let i = 0; i < bytes.length; i++) {
+    const ch = bytes[i];
     if (inString) {
       if (ch === 0x5c /* \ */) i++;
       else if (ch === 0x22 /* " */) inString = false;
@@ -67,8 +72,9 @@ function jsonBodies(): MiddlewareHandler<AppEnv> {
       throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);
     }
     return limit(c, async () => {
-      // Read once here (hono caches it for the validator) so the depth is checked before any parse.
-      if (jsonDepth(await c.req.text()) > MAX_JSON_DEPTH) {
+      // Read the raw bytes once here (hono caches them for the validator, the idempotency hash and
+      // the webhook signature) so the depth is checked before anything parses the body.
+      if (jsonDepth(new Uint8Array(await c.req.arrayBuffer())) > MAX_JSON_DEPTH) {
         const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
         throw problem(422, "validation", "Validation failed", `body: ${message}.`, { errors: [{ in: "body", path: "(root)", message }] });
       }
@@ -85,9 +91,13 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API_TOKEN>`" });
 
   // Auth first: a caller without the token learns nothing about the route or its body rules.
-  app.use("/v1/*", requireToken());
+  // Webhook deliveries (exactly POST /v1/webhooks/:source) are authenticated by their signature instead.
+  const token = requireToken();
+  app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : token(c, next)));
   app.use("*", jsonBodies());
   app.use("*", database());
+  // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
+  app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));
 
   app.openapi(
     createRoute({
@@ -111,10 +121,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", locks);
   app.route("/", semaphores);
   app.route("/", invoices);
+  app.route("/", webhooks);
 
-  app.doc31("/openapi.json", DOC_CONFIG);
+  const openApi = () => documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), (method, path) => method === "post" && path === WEBHOOK_DELIVERY_PATH);
+  app.get("/openapi.json", (c) => c.json(openApi()));
   let docsPage: string | undefined;
-  app.get("/docs", (c) => c.html((docsPage ??= renderDocs(app.getOpenAPI31Document(DOC_CONFIG)))));
+  app.get("/docs", (c) => c.html((docsPage ??= renderDocs(openApi()))));
   app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", openapi: "/openapi.json", health: "/health" }));
   return app;
 }

@@ -13,7 +13,7 @@ import { problem, ProblemError } from "./errors";
 export const DEFAULT_BUDGET_MS = 5_000;
 export const DEFAULT_LOCK_TIMEOUT_MS = 2_000;
 
-function intSetting(value: string | undefined, fallback: number, min: number, max: number): number {
+export function intSetting(value: string | undefined, fallback: number, min: number, max: number): number {
   const n = value === undefined || value === "" ? fallback : Number(value);
   return Number.isInteger(n) && n >= min && n <= max ? n : fallback;
 }
@@ -49,7 +49,7 @@ export function unavailable(detail: string, retryAfterS = 2): ProblemError {
 }
 
 export function outcomeUnknown(detail: string): ProblemError {
-  return problem(504, "outcome-unknown", "Outcome unknown", `${detail} The write was sent but no answer came, so it may or may not have been applied: read the resource back before retrying.`);
+  return problem(504, "outcome-unknown", "Outcome unknown", `${detail} The write was sent but no answer came, so it may or may not have been applied. A retry with the same Idempotency-Key returns the real outcome (the stored response if it committed, a fresh run if it did not); without a key, read the resource back before retrying.`);
 }
 
 /** A Postgres error carries a 5-character SQLSTATE in `code`; anything else from the driver is the connection. */

@@ -12,6 +12,8 @@ export interface Bindings {
   DB_BUDGET_MS?: string;
   /** How long one statement may wait for a lock, in ms. Default 2000. */
   LOCK_TIMEOUT_MS?: string;
+  /** How long an Idempotency-Key record (and its stored response) is kept, in seconds. Default 86400 (24 h). */
+  IDEMPOTENCY_TTL_S?: string;
 }
 
 export interface AppEnv {

@@ -25,7 +25,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: "Validation failed (`errors` lists each field)",
   429: "Limit reached; see Retry-After",
   503: "Database unavailable or lock wait timed out; nothing was applied. See Retry-After",
-  504: "Outcome unknown: the write was sent but no answer came; read it back before retrying",
+  504: "Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome",
 };
 
 export function problemResponses<S extends keyof typeof DESCRIPTIONS & number>(...statuses: S[]) {
