@@ -2,8 +2,8 @@
 // so a new route cannot forget auth); the one route authenticated otherwise — the signed webhook
 // receiver — refuses unsigned deliveries instead; and keys with `/`, `%2F`, unicode or SQL in them
 // are stored and matched verbatim, for every capability (test/capabilities.ts).
-import { beforeAll, describe, expect, it } from "vitest";
-import { CAPABILITIES } from "./capabilities";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { CAPABILITIES, delivery, webhookSecret } from "./capabilities";
 import { client, servedApp, sql, TOKEN } from "./support";
 
 const suite = servedApp("abuse");
@@ -71,6 +71,7 @@ describe("authentication on every /v1 route of the OpenAPI document", () => {
 
   it("the signed webhook receiver refuses unsigned or wrongly signed deliveries with 401, bearer token or not", async () => {
     const signed = ops.filter((o) => SIGNED.has(`${o.method} ${o.path}`));
+    expect(signed.length).toBe(SIGNED.size);
     const before = await rowCounts();
     for (const op of signed) {
       const path = concrete(op.path);
@@ -120,8 +121,17 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s: keys stored an
     // "." and ".." cannot be a path segment at all: every WHATWG URL parser (fetch included) resolves
     // them, even percent-encoded. Such keys are reachable where the key travels in a query or body only.
     const addressable = ({ call }: { call: { path: string } }) => !call.path.split("?")[0].split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg));
-    const usable = NASTY.filter(([key]) => [cap.write(key, "t", 0), ...(cap.prepare?.(key) ?? [])].every((call) => addressable({ call })));
-    expect(usable.length).toBeGreaterThan(NASTY.length - 3);
+    const usable = NASTY.filter(([key]) => [cap.write(key, "t", 0), ...(cap.prepare?.(key) ?? [])].every((call) => addressable({ call }))).filter(([key]) => !cap.keyPattern || cap.keyPattern.test(key));
+    // A capability that restricts its keys by design (webhook sources: [A-Za-z0-9._-]) is checked
+    // with the few nasty keys it accepts, and must refuse the others with a 4xx, never store them.
+    if (!cap.keyPattern) expect(usable.length).toBeGreaterThan(NASTY.length - 3);
+    for (const [key] of NASTY.filter(([k]) => cap.keyPattern && !cap.keyPattern.test(k))) {
+      for (const call of [...(cap.prepare?.(key) ?? []), cap.write(key, "refused-key", 0)]) {
+        const res = await suite.api(call.method, call.path, call.body, call.headers);
+        expect(res.status, `${JSON.stringify(key)} ${call.path}`).toBeGreaterThanOrEqual(400);
+        expect(res.status, `${JSON.stringify(key)} ${call.path}`).toBeLessThan(500);
+      }
+    }
     const tags = usable.map(([key], i) => `verbatim-${cap.name}-${i}`);
     for (const [i, [key]] of usable.entries()) {
       for (const call of cap.prepare?.(key) ?? []) expect((await suite.api(call.method, call.path, call.body)).status, call.path).toBeLessThan(300);
@@ -146,5 +156,51 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s: keys stored an
     }
     // The SQL-looking keys did nothing but be stored.
     for (const t of cap.tables) expect(await sql(suite.db, "SELECT to_regclass($1) IS NOT NULL AS ok", [t])).toEqual([{ ok: true }]);
+  });
+});
+
+describe("webhook secrets", () => {
+  it("are never returned, echoed in an error, or logged — whatever is sent", async () => {
+    const source = "secret-probe";
+    const secret = webhookSecret(source);
+    const logged: string[] = [];
+    const spies = (["log", "info", "warn", "error", "debug"] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" "))),
+    );
+    const texts: string[] = [];
+    try {
+      const put = await suite.api("PUT", `/v1/webhooks/sources/${source}`, { secret, tolerance_s: 300 });
+      expect(put.status).toBe(201);
+      texts.push(put.text, JSON.stringify([...put.headers]));
+      // Replaced with itself, read back, listed, a signed delivery, a forged one, a claim, a list.
+      for (const [method, path, body] of [
+        ["PUT", `/v1/webhooks/sources/${source}`, { secret, tolerance_s: 60 }],
+        ["GET", `/v1/webhooks/sources/${source}`, undefined],
+        ["POST", `/v1/webhooks/${source}/events/claim`, { limit: 10, visibility_ms: 1000 }],
+        ["GET", `/v1/webhooks/${source}/events`, undefined],
+        // Invalid secrets: the 422 must not repeat what was sent.
+        ["PUT", `/v1/webhooks/sources/${source}`, { secret: secret + "!", tolerance_s: 60 }],
+        ["PUT", `/v1/webhooks/sources/${source}`, { secret: secret.slice(0, 20), tolerance_s: 60 }],
+        ["PUT", `/v1/webhooks/sources/${source}`, { secret, tolerance_s: -1 }],
+      ] as const) {
+        const res = await suite.api(method, path, body);
+        expect(res.status, `${method} ${path}`).toBeLessThan(500);
+        texts.push(res.text, JSON.stringify([...res.headers]));
+      }
+      const good = delivery(source, "msg_secret_probe", JSON.stringify({ type: "x", data: {} }));
+      const forged = { ...good, headers: { ...good.headers, "webhook-signature": "v1,AAAA" } };
+      for (const d of [good, forged]) {
+        const res = await client(suite.server.url, null)(d.method, d.path, d.body, d.headers);
+        texts.push(res.text, JSON.stringify([...res.headers]));
+      }
+      texts.push((await suite.api("GET", "/openapi.json")).text, (await suite.api("GET", "/docs")).text);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    const base64 = secret.slice("whsec_".length);
+    for (const t of [...texts, ...logged]) {
+      expect(t).not.toContain(base64);
+      expect(t).not.toContain(base64.slice(0, 16));
+    }
   });
 });

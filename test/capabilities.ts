@@ -1,5 +1,7 @@
 // One description per capability, so the fault, fuzz and model suites cover each capability the
 // same way: add an entry here when a capability lands and every generic test runs against it.
+import { createHash } from "node:crypto";
+import { Webhook } from "standardwebhooks";
 import { lockKey } from "../functions/keys";
 
 /** Runs one statement against the suite's database (through whatever path the suite trusts). */
@@ -46,6 +48,22 @@ export interface Capability {
   lookups(key: string, tag: string, slot: number): Array<{ call: HttpCall; found(json: any): boolean }>;
   /** The key stored with the write tagged `tag`, as the database holds it. */
   storedKey(q: Query, tag: string): Promise<string | undefined>;
+  /** Keys the capability accepts at all, when it restricts them by design (else any 1–200 characters). */
+  keyPattern?: RegExp;
+  /**
+   * How a retry learns the real outcome of a write answered 504: "idempotency-key" (send the same
+   * Idempotency-Key again) or "natural" (the write is deduplicated by its own id, e.g. webhook-id).
+   * Either way a retry of an applied write answers with `Idempotent-Replayed: true`.
+   */
+  dedupe: "idempotency-key" | "natural";
+}
+
+/** The write as a client that wants to retry safely sends it (and sends it again, identically). */
+export function retryable(cap: Capability, key: string, tag: string, slot = 0): () => HttpCall {
+  return () => {
+    const call = cap.write(key, tag, slot); // rebuilt each time: a webhook signature carries the time
+    return cap.dedupe === "natural" ? call : { ...call, headers: { ...call.headers, "Idempotency-Key": `idem-${tag}` } };
+  };
 }
 
 const DAY = 86_400_000;
@@ -67,6 +85,7 @@ export const reservations: Capability = {
   }),
   ok: [201],
   refused: [409],
+  dedupe: "idempotency-key",
   statement: "admit_reserve",
   applied: async (q, tag) => (await q<{ n: number }>("SELECT count(*)::int AS n FROM reservations WHERE holder = $1", [tag]))[0].n,
   invariants: [RESERVATION_OVERLAPS],
@@ -133,6 +152,7 @@ export const leases: Capability = {
   write: (key, tag) => ({ method: "POST", path: `/v1/locks/${seg(key)}/acquire`, body: { holder: tag, ttl_ms: 600_000 } }),
   ok: [201],
   refused: [409],
+  dedupe: "idempotency-key",
   statement: "admit_permit_acquire",
   applied: permitApplied("lease"),
   invariants: [PERMIT_OVERLAPS, FENCING_NOT_INCREASING],
@@ -157,6 +177,7 @@ export const semaphores: Capability = {
   write: (key, tag) => ({ method: "POST", path: `/v1/semaphores/${seg(key)}/acquire`, body: { holder: tag, ttl_ms: 600_000 } }),
   ok: [201],
   refused: [429],
+  dedupe: "idempotency-key",
   statement: "admit_permit_acquire",
   applied: permitApplied("semaphore"),
   invariants: [PERMIT_OVERLAPS, FENCING_NOT_INCREASING, SEMAPHORE_OVERSOLD],
@@ -177,7 +198,63 @@ export const semaphores: Capability = {
   storedKey: permitKey("semaphore"),
 };
 
-export const CAPABILITIES: Capability[] = [reservations, leases, semaphores];
+/** A source's signing secret, derived from its name so every suite can sign without shared state. */
+export function webhookSecret(source: string): string {
+  return "whsec_" + createHash("sha256").update(`admit-test/${source}`).digest("base64");
+}
+
+/** A Standard Webhooks delivery of `body` to `source` with webhook-id `id`, signed now. */
+export function delivery(source: string, id: string, body: string): HttpCall {
+  const at = new Date();
+  return {
+    method: "POST",
+    path: `/v1/webhooks/${seg(source)}`,
+    body,
+    headers: {
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": new Webhook(webhookSecret(source)).sign(id, at, body),
+    },
+  };
+}
+
+/**
+ * Webhook deliveries (POST /v1/webhooks/{source}, signed): one inbox row per webhook-id. Sources
+ * here order by `/data/k`, so deliveries of one slot queue on that value's advisory lock.
+ */
+export const webhooks: Capability = {
+  name: "webhooks",
+  keyPattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/,
+  prepare: (key) => [{ method: "PUT", path: `/v1/webhooks/sources/${seg(key)}`, body: { secret: webhookSecret(key), tolerance_s: 300, ordering_key: "/data/k" } }],
+  write: (key, tag, slot = 0) => delivery(key, tag, JSON.stringify({ type: "test.event", data: { k: `v${slot}`, tag } })),
+  ok: [200],
+  refused: [],
+  dedupe: "natural",
+  statement: "admit_webhook_receive",
+  applied: async (q, tag) => (await q<{ n: number }>("SELECT count(*)::int AS n FROM webhook_events WHERE webhook_id = $1", [tag]))[0].n,
+  invariants: ["SELECT source, webhook_id FROM webhook_events GROUP BY source, webhook_id HAVING count(*) > 1"],
+  holdLock: async (conn, key) => {
+    await conn.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("webhook", `${key}/v0`)]);
+  },
+  tables: ["webhook_sources", "webhook_events"],
+  examples: (key) => {
+    const source = key.replace(/[^A-Za-z0-9._-]/g, "") || "src";
+    return [
+      { method: "PUT", path: `/v1/webhooks/sources/${seg(source)}`, body: { secret: webhookSecret(source), tolerance_s: 300, ordering_key: "/data/k" } },
+      { method: "GET", path: `/v1/webhooks/sources/${seg(source)}` },
+      delivery(source, "msg_fuzz", JSON.stringify({ type: "x", data: { k: "v" } })),
+      { method: "POST", path: `/v1/webhooks/${seg(source)}/events/claim`, body: { limit: 10, visibility_ms: 30_000 } },
+      { method: "POST", path: `/v1/webhooks/${seg(source)}/events/${NO_SUCH_ID}/ack` },
+      { method: "GET", path: `/v1/webhooks/${seg(source)}/events?status=received&limit=10` },
+    ];
+  },
+  lookups: (key, tag) => [
+    { call: { method: "GET", path: `/v1/webhooks/${seg(key)}/events` }, found: (json) => (json?.items ?? []).some((e: { webhook_id: string }) => e.webhook_id === tag) },
+  ],
+  storedKey: async (q, tag) => (await q<{ k: string }>("SELECT source AS k FROM webhook_events WHERE webhook_id = $1", [tag]))[0]?.k,
+};
+
+export const CAPABILITIES: Capability[] = [reservations, leases, semaphores, webhooks];
 
 /**
  * Valid requests for every operation, for the fuzzer to mutate: each capability's, plus routes no

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Bridge } from "../dev/bridge";
 import { migrate } from "../dev/migrate";
 import { startPostgres, type PgHandle } from "../dev/postgres";
-import { CAPABILITIES, type Capability, type Query } from "./capabilities";
+import { CAPABILITIES, retryable, type Capability, type Query } from "./capabilities";
 import { client, serveApp, TOKEN, type Served } from "./support";
 
 const BUDGET_MS = 2_000;
@@ -99,11 +99,11 @@ let seq = 0;
 const unique = (what: string) => `${what}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** A request that must answer: aborted (and so failed) after 10 s, the issue's upper bound on any budget. */
-async function call(base: string, method: string, p: string, body?: unknown) {
+async function call(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(base + p, {
     method,
-    headers: { Authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { Authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await res.text();
@@ -126,11 +126,14 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s with Postgres f
   it("answers honestly within the budget, resumes without a restart, no 503 hides a write, invariants hold", async () => {
     const keys = [unique("hot"), unique("hot")];
     for (const key of keys) for (const c of cap.prepare?.(key) ?? []) expect((await call(app.url, c.method, c.path, c.body)).status).toBeLessThan(300);
+    // Every write is sent as a client that wants to retry safely would (Idempotency-Key, or the
+    // capability's own id), so each 504 can be resolved after the thaw.
     const burst = (n: number) =>
       Array.from({ length: n }, (_, i) => {
         const tag = unique("t");
-        const req = cap.write(keys[i % 2], tag, i % 5);
-        return { tag, during: "", res: call(app.url, req.method, req.path, req.body) };
+        const again = retryable(cap, keys[i % 2], tag, i % 5);
+        const req = again();
+        return { tag, again, during: "", res: call(app.url, req.method, req.path, req.body, req.headers) };
       });
 
     expect((await call(app.url, "GET", "/health")).status).toBe(200);
@@ -184,6 +187,21 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s with Postgres f
       if (r.status === 504 && n === 1) lateCommits++;
     }
     console.log(`${cap.name}: ${lateCommits} of ${results.filter((x) => x.r.status === 504).length} writes answered 504 had committed after the thaw`);
+    // Each 504, retried as sent: the stored answer (Idempotent-Replayed) if it had committed, else a fresh decision.
+    for (const { tag, again, r } of results.filter((x) => x.r.status === 504)) {
+      const applied = await cap.applied(q, tag);
+      const req = again();
+      const retry = await call(app.url, req.method, req.path, req.body, req.headers);
+      if (applied === 1) {
+        expect(cap.ok, `${tag}: ${retry.status} ${retry.text}`).toContain(retry.status);
+        expect(retry.headers.get("idempotent-replayed"), tag).toBe("true");
+      } else {
+        expect([...cap.ok, ...cap.refused], `${tag}: ${retry.status} ${retry.text}`).toContain(retry.status);
+        expect(retry.headers.get("idempotent-replayed"), tag).toBeNull();
+      }
+      expect(await cap.applied(q, tag)).toBe(cap.ok.includes(retry.status) ? 1 : 0);
+      void r;
+    }
     // Writes sent into the frozen server sat in its socket and ran when it woke: exactly why they are 504, not 503.
     expect(lateCommits).toBeGreaterThan(0);
     for (const check of cap.invariants) expect(await q(check)).toEqual([]);
@@ -191,7 +209,7 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s with Postgres f
     const fresh = unique("after");
     for (const c of cap.prepare?.(fresh) ?? []) await call(app.url, c.method, c.path, c.body);
     const after = cap.write(fresh, unique("t"));
-    expect(cap.ok).toContain((await call(app.url, after.method, after.path, after.body)).status);
+    expect(cap.ok).toContain((await call(app.url, after.method, after.path, after.body, after.headers)).status);
   }, 90_000);
 });
 

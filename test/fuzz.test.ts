@@ -38,11 +38,23 @@ beforeAll(async () => {
   ).map((r) => r.t);
 });
 
-/** A digest of every row of every table: equal before and after means nothing was written. */
-async function fingerprint(): Promise<string> {
-  const parts = tables.map((t) => `(SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') FROM ${t} x)`);
-  const [{ f }] = await sql<{ f: string }>(suite.db, `SELECT concat_ws(',', ${parts.join(", ")}) AS f`);
+/** A digest of every row of each table: equal before and after means nothing was written. */
+async function fingerprint(): Promise<Record<string, string>> {
+  const parts = tables.map((t) => `${sqlLiteral(t)}, (SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') FROM ${t} x)`);
+  const [{ f }] = await sql<{ f: Record<string, string> }>(suite.db, `SELECT json_build_object(${parts.join(", ")}) AS f`);
   return f;
+}
+const sqlLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * The one write a rejected request may make: with an Idempotency-Key, a 4xx that is the request's
+ * real outcome (e.g. 409) is stored so a retry replays it (functions/idempotency.ts). Input errors,
+ * limits and anything carrying Retry-After are not.
+ */
+const IDEMPOTENCY_NOT_STORED = new Set([400, 401, 403, 404, 405, 408, 413, 415, 422, 425, 429]);
+function mayStoreOutcome(r: Sent, status: number, retryAfter: string | null): boolean {
+  const keyed = Object.keys(r.headers).some((h) => h.toLowerCase() === "idempotency-key");
+  return keyed && status < 500 && !IDEMPOTENCY_NOT_STORED.has(status) && retryAfter === null;
 }
 
 const resolve = (s: Schema): Schema => (s?.$ref ? resolve(doc.components.schemas[s.$ref.split("/").pop()]) : s ?? {});
@@ -233,7 +245,9 @@ function mutationsOf(op: Operation, seed: HttpCall): fc.Arbitrary<Sent> {
   const query = [...new URLSearchParams(qs ?? "")];
   const segments = p.split("/");
   const template = op.path.split("/");
-  const body = seed.body as Record<string, unknown> | undefined;
+  // A raw-string body (a signed webhook delivery) is kept or replaced whole; an object field by field.
+  const raw = typeof seed.body === "string" ? seed.body : undefined;
+  const body = raw === undefined ? (seed.body as Record<string, unknown> | undefined) : undefined;
   const props: Record<string, Schema> = op.body ? resolve(op.body).properties ?? {} : {};
   const part = <T>(orig: T, alternatives: fc.Arbitrary<unknown>) => fc.oneof({ weight: 4, arbitrary: fc.constant<unknown>(orig) }, { weight: 1, arbitrary: alternatives });
   const hostile = fc.oneof(adversarialString, wrongType, fc.constant(DEEP));
@@ -243,18 +257,20 @@ function mutationsOf(op: Operation, seed: HttpCall): fc.Arbitrary<Sent> {
       query: fc.tuple(...query.map(([k, v]) => part(`${k}=${encodeURIComponent(v)}`, fc.oneof(encoded(adversarialString).map((x) => `${k}=${x}`), fc.constant(""))))),
       body: body
         ? fc.record(Object.fromEntries(Object.entries(body).map(([k, v]) => [k, fc.option(part(v, fc.oneof(valueFor(props[k] ?? {}), hostile)), { nil: undefined, freq: 12 })])))
-        : fc.constant(undefined),
+        : raw !== undefined
+          ? part(raw, fc.oneof(adversarialString, fc.jsonValue().map((v) => JSON.stringify(v))))
+          : fc.constant(undefined),
       depth: fc.constantFrom(MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, 5_000, 30_000),
     })
     .map(({ segments: segs, query: qv, body: b, depth }) => {
       const q = (qv as string[]).filter(Boolean);
-      const headers: Record<string, string> = { Authorization: `Bearer ${TOKEN}` };
+      const headers: Record<string, string> = { ...seed.headers, Authorization: `Bearer ${TOKEN}` };
       if (b !== undefined) headers["Content-Type"] = "application/json";
       return {
         url: suite.server.url + (segs as string[]).join("/") + (q.length ? "?" + q.join("&") : ""),
         method: seed.method,
         headers,
-        body: b === undefined ? undefined : withDeep(JSON.stringify(b), depth),
+        body: b === undefined ? undefined : typeof b === "string" ? b : withDeep(JSON.stringify(b), depth),
       };
     });
 }
@@ -271,7 +287,7 @@ async function exchange(r: Sent) {
   } catch {
     /* not JSON */
   }
-  return { status: res.status, type: res.headers.get("content-type"), text, json };
+  return { status: res.status, type: res.headers.get("content-type"), retryAfter: res.headers.get("retry-after"), text, json };
 }
 
 const describeRequest = (r: Sent) =>
@@ -287,11 +303,11 @@ describe("every operation in /openapi.json under random and adversarial input", 
   });
 
   /** The contract for any input: no 5xx, a 4xx is a well-formed problem, and a rejected request wrote nothing. */
-  let current: string | undefined; // the database's fingerprint after the previous request (only this suite writes here)
+  let current: Record<string, string> | undefined; // the fingerprint after the previous request (only this suite writes here)
   async function check(r: Sent, statuses: Record<number, number>) {
     const before = (current ??= await fingerprint());
+    current = undefined; // until this request is known to have written nothing
     const res = await exchange(r);
-    current = res.status < 400 ? undefined : before;
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
     const what = `${describeRequest(r)} → ${res.status} ${res.text.slice(0, 300)}`;
     expect(res.status, what).toBeLessThan(500);
@@ -299,7 +315,11 @@ describe("every operation in /openapi.json under random and adversarial input", 
       expect(res.type, what).toBe("application/problem+json");
       expect(res.json?.status, what).toBe(res.status);
       expect(typeof res.json?.title, what).toBe("string");
-      expect(await fingerprint(), `rejected but written: ${what}`).toBe(before);
+      const after = await fingerprint();
+      const skip = mayStoreOutcome(r, res.status, res.retryAfter) ? ["idempotency_keys"] : [];
+      const without = (f: Record<string, string>) => Object.fromEntries(Object.entries(f).filter(([t]) => !skip.includes(t)));
+      expect(without(after), `rejected but written: ${what}`).toEqual(without(before));
+      current = after;
     }
   }
 
