@@ -19,12 +19,15 @@ export interface WranglerOptions {
   /** Each line wrangler prints, for progress or debugging. */
   log?: (line: string) => void;
   readyTimeoutMs?: number;
+  /** Another Worker's wrangler config (path from the repository root); default: the repository's wrangler.toml. */
+  config?: string;
 }
 
 export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerDev> {
   const port = opts.port || (await freePort());
   const inspectorPort = await freePort();
   const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--test-scheduled", "--log-level", "warn"];
+  if (opts.config) args.push("--config", opts.config);
   for (const [k, v] of Object.entries(opts.vars)) args.push("--var", `${k}:${v}`);
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,

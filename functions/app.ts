@@ -8,9 +8,11 @@ import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problem, problemResponse } from "./errors";
 import { documentIdempotencyKey, idempotency } from "./idempotency";
+import { inventory } from "./inventory";
 import { problemResponses } from "./openapi";
 import { invoices } from "./invoices";
 import { locks } from "./locks";
+import { ratelimits } from "./ratelimits";
 import { reservations } from "./reservations";
 import { semaphores } from "./semaphores";
 import { validationHook } from "./validation";
@@ -121,7 +123,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", locks);
   app.route("/", semaphores);
   app.route("/", invoices);
+  app.route("/", inventory);
   app.route("/", webhooks);
+  app.route("/", ratelimits);
 
   const openApi = () => documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), (method, path) => method === "post" && path === WEBHOOK_DELIVERY_PATH);
   app.get("/openapi.json", (c) => c.json(openApi()));

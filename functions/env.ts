@@ -14,6 +14,8 @@ export interface Bindings {
   LOCK_TIMEOUT_MS?: string;
   /** How long an Idempotency-Key record (and its stored response) is kept, in seconds. Default 86400 (24 h). */
   IDEMPOTENCY_TTL_S?: string;
+  /** "off" disables the in-isolate cache of denied rate-limit keys (every check then reaches Postgres). Default on. */
+  RATELIMIT_DENY_CACHE?: string;
 }
 
 export interface AppEnv {

@@ -2,6 +2,7 @@
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, inject } from "vitest";
+import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { createClient } from "../functions/db";
 import type { Bindings } from "../functions/env";
 import { app } from "../functions/index";
@@ -98,6 +99,18 @@ export function servedApp(label: string, extra: Partial<Bindings> = {}) {
     suite.api = client(suite.server.url);
   });
   afterAll(async () => suite.server?.close());
+  return suite;
+}
+
+/** A suite's own database and the Worker serving it in the real Workers runtime (`wrangler dev`), a connection per request. */
+export function workerSuite(label: string, opts: { config?: string; vars?: Record<string, string> } = {}) {
+  const suite = {} as { db: string; worker: WranglerDev; api: ReturnType<typeof client> };
+  beforeAll(async () => {
+    suite.db = await freshDatabase(label);
+    suite.worker = await startWranglerDev({ config: opts.config, vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, ...opts.vars } });
+    suite.api = client(suite.worker.url);
+  }, 120_000);
+  afterAll(async () => suite.worker?.stop());
   return suite;
 }
 

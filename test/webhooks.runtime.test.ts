@@ -1,49 +1,39 @@
 // Idempotency-Key and webhook receiving inside the real Workers runtime (`wrangler dev`, workerd):
 // the standardwebhooks package, Web Crypto hashing and the body caching all as deployed.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
-import { client, freshDatabase, sql, TOKEN } from "./support";
+import { describe, expect, it } from "vitest";
+import { client, sql, workerSuite } from "./support";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
-let db: string;
-let worker: WranglerDev;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  db = await freshDatabase("webhooks_runtime");
-  worker = await startWranglerDev({ vars: { DATABASE_URL: db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN } });
-  api = client(worker.url);
-}, 120_000);
-afterAll(async () => worker?.stop());
+const suite = workerSuite("webhooks_runtime");
 
 describe("in wrangler dev", () => {
   it("Idempotency-Key: 10 simultaneous identical POSTs → one reservation; a later retry is a byte-identical replay; another body → 422", async () => {
     const body = { resource: "rt-idem", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" };
     const headers = { "Idempotency-Key": "rt-key-1" };
-    const results = await Promise.all(Array.from({ length: 10 }, () => api("POST", "/v1/reservations", body, headers)));
+    const results = await Promise.all(Array.from({ length: 10 }, () => suite.api("POST", "/v1/reservations", body, headers)));
     for (const r of results) {
       expect([201, 409]).toContain(r.status);
       if (r.status === 409) expect(r.json.type).toBe("/problems/idempotency-key-in-use");
     }
     const firsts = results.filter((r) => r.status === 201 && !r.headers.get("idempotent-replayed"));
     expect(firsts).toHaveLength(1);
-    const again = await api("POST", "/v1/reservations", body, headers);
+    const again = await suite.api("POST", "/v1/reservations", body, headers);
     expect(again.status).toBe(201);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.text).toBe(firsts[0].text);
     expect(again.headers.get("location")).toBe(`/v1/reservations/${firsts[0].json.id}`);
-    expect(await sql(db, "SELECT id FROM reservations WHERE resource = 'rt-idem'")).toEqual([{ id: firsts[0].json.id }]);
-    const other = await api("POST", "/v1/reservations", { ...body, holder: "x" }, headers);
+    expect(await sql(suite.db, "SELECT id FROM reservations WHERE resource = 'rt-idem'")).toEqual([{ id: firsts[0].json.id }]);
+    const other = await suite.api("POST", "/v1/reservations", { ...body, holder: "x" }, headers);
     expect(other.status).toBe(422);
     expect(other.json.type).toBe("/problems/idempotency-key-reused");
   });
 
   it("a signed delivery without a token is stored once; a redelivery is replayed; tampered or stale → 401, nothing stored", async () => {
     const secret = newSecret();
-    expect((await api("PUT", "/v1/webhooks/sources/rt-billing", { secret })).status).toBe(201);
-    const anon = client(worker.url, null);
+    expect((await suite.api("PUT", "/v1/webhooks/sources/rt-billing", { secret })).status).toBe(201);
+    const anon = client(suite.worker.url, null);
     const payload = JSON.stringify({ type: "invoice.paid", data: { id: "in_rt" } });
-    const now = await dbNowS(db);
+    const now = await dbNowS(suite.db);
     const first = await anon("POST", "/v1/webhooks/rt-billing", payload, signedHeaders([newSecret(), secret], "msg_rt", now, payload));
     expect(first.status).toBe(200);
     expect(first.json).toEqual({ id: expect.any(String), status: "received" });
@@ -56,10 +46,10 @@ describe("in wrangler dev", () => {
     expect(tampered.status).toBe(401);
     const stale = await anon("POST", "/v1/webhooks/rt-billing", payload, signedHeaders([secret], "msg_rt_old", now - 600, payload));
     expect(stale.status).toBe(401);
-    expect(await sql(db, "SELECT webhook_id FROM webhook_events ORDER BY seq")).toEqual([{ webhook_id: "msg_rt" }]);
+    expect(await sql(suite.db, "SELECT webhook_id FROM webhook_events ORDER BY seq")).toEqual([{ webhook_id: "msg_rt" }]);
 
-    const claimed = await api("POST", "/v1/webhooks/rt-billing/events/claim", { limit: 5 });
+    const claimed = await suite.api("POST", "/v1/webhooks/rt-billing/events/claim", { limit: 5 });
     expect(claimed.json.events.map((e: { id: string }) => e.id)).toEqual([first.json.id]);
-    expect((await api("POST", `/v1/webhooks/rt-billing/events/${first.json.id}/ack`)).json.status).toBe("processed");
+    expect((await suite.api("POST", `/v1/webhooks/rt-billing/events/${first.json.id}/ack`)).json.status).toBe("processed");
   });
 });

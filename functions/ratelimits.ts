@@ -1,0 +1,363 @@
+// Rate limits and daily quotas (seed 001): policies, per-key overrides over non-overlapping periods,
+// the one-statement check, refunds, usage (served vs attempted) and an opt-in request log.
+// SQL: schema/000010_ratelimits.sql. Decision core, deny cache and the exported middleware:
+// functions/ratelimit-middleware.ts. Tests: test/ratelimits*.test.ts.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "./env";
+import { problem } from "./errors";
+import { ProblemSchema, problemResponses } from "./openapi";
+import { checkRateLimit, denyCache, denyCacheFor, rateLimitHeaders } from "./ratelimit-middleware";
+import { name, Rfc3339, validationHook } from "./validation";
+
+export { DenyCache, denyCache, denyCacheFor, rateLimit, checkRateLimit, rateLimitHeaders } from "./ratelimit-middleware";
+export type { RateLimitOptions, RateLimitResult, RateLimitDecision } from "./ratelimit-middleware";
+
+const MAX_WINDOW_MS = 366 * 86_400_000;
+const MAX_INFO_BYTES = 2048;
+
+const PolicyName = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,100}$/, "must be 1–100 characters of A–Z a–z 0–9 . _ : - (it is sent as a structured-field string in RateLimit headers)");
+const Key = name(500);
+const Cost = z.number().int().min(0).max(1_000_000_000);
+
+const Algorithm = z.enum(["fixed_window", "sliding_window", "token_bucket"]);
+
+const Policy = z
+  .object({
+    name: z.string(),
+    algorithm: Algorithm,
+    limit: z.number().int(),
+    window_ms: z.number().int(),
+    log: z.boolean(),
+    history_ms: z.number().int(),
+    created_at: z.string().openapi({ format: "date-time" }),
+    updated_at: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("RateLimitPolicy");
+
+const PolicyBody = z
+  .object({
+    algorithm: Algorithm.openapi({ description: "`fixed_window` (exact), `sliding_window` (weighted previous window, approximate), `token_bucket` (GCRA, exact)" }),
+    limit: z.number().int().min(1).max(1_000_000_000).openapi({ example: 100, description: "Units per window (token bucket: capacity, refilled at `limit` per `window_ms`)" }),
+    window_ms: z.number().int().min(1).max(MAX_WINDOW_MS).openapi({ example: 60_000, description: "1 ms to 366 days" }),
+    log: z.boolean().default(false).openapi({ description: "Write one request-log row per check (same statement, no extra round trip)" }),
+    history_ms: z.number().int().min(0).max(MAX_WINDOW_MS).default(7 * 86_400_000).openapi({ description: "How long finished windows (usage history) and log rows are kept; default 7 days" }),
+  })
+  .openapi("RateLimitPolicyInput");
+
+const Override = z
+  .object({ policy: z.string(), key: z.string(), limit: z.number().int(), valid_from: z.string(), valid_to: z.string().nullable() })
+  .openapi("RateLimitOverride");
+
+const OverrideBody = z
+  .object({
+    limit: z.number().int().min(1).max(1_000_000_000),
+    valid_from: Rfc3339.openapi({ description: "Inclusive" }),
+    valid_to: Rfc3339.nullable().optional().openapi({ description: "Exclusive; omitted or null = open-ended" }),
+  })
+  .refine((b) => !b.valid_to || Date.parse(b.valid_to) > Date.parse(b.valid_from), { path: ["valid_to"], message: "valid_to must be after valid_from (periods are half-open [valid_from, valid_to))" })
+  .openapi("RateLimitOverrideInput");
+
+const Info = z
+  .record(z.string(), z.unknown())
+  .refine((v) => JSON.stringify(v).length <= MAX_INFO_BYTES, `must serialise to at most ${MAX_INFO_BYTES} bytes`)
+  .optional()
+  .openapi({ description: "Small JSON object stored in the request log (policies with `log: true`)" });
+
+const CheckBody = z
+  .object({
+    policy: PolicyName.openapi({ example: "api" }),
+    key: Key.openapi({ example: "customer-42" }),
+    cost: Cost.default(1).openapi({ description: "Units this call takes (default 1). 0 = peek: consumes nothing; allowed means one unit fits" }),
+    info: Info,
+  })
+  .openapi("RateLimitCheck");
+
+const RefundBody = z
+  .object({ policy: PolicyName, key: Key, cost: Cost.min(1) })
+  .openapi("RateLimitRefund");
+
+const CheckResult = z
+  .object({
+    allowed: z.boolean(),
+    policy: z.string(),
+    key: z.string(),
+    limit: z.number().int(),
+    remaining: z.number().int(),
+    reset_ms: z.number().int(),
+    retry_after_ms: z.number().int().optional(),
+  })
+  .openapi("RateLimitResult");
+
+const RefundResult = z
+  .object({ policy: z.string(), key: z.string(), limit: z.number().int(), remaining: z.number().int(), reset_ms: z.number().int(), refunded: z.number().int() })
+  .openapi("RateLimitRefundResult");
+
+const WindowUsage = z.object({
+  window_start: z.string(),
+  window_end: z.string(),
+  admitted: z.number().int(),
+  attempted: z.number().int(),
+  rejected: z.number().int(),
+  consumed: z.number().int(),
+});
+const Usage = WindowUsage.extend({
+  policy: z.string(),
+  key: z.string(),
+  algorithm: Algorithm,
+  limit: z.number().int(),
+  window_ms: z.number().int(),
+  windows: z.array(WindowUsage).nullable().openapi({ description: "With from/to (fixed and sliding windows): stored windows starting in [from, to), oldest first, at most 1000" }),
+}).openapi("RateLimitUsage");
+
+const UsageQuery = z
+  .object({
+    policy: PolicyName.openapi({ param: { name: "policy", in: "query" } }),
+    key: Key.openapi({ param: { name: "key", in: "query" } }),
+    from: Rfc3339.optional().openapi({ param: { name: "from", in: "query" } }),
+    to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" } }),
+  })
+  .refine((q) => (q.from === undefined) === (q.to === undefined), { path: ["to"], message: "give both from and to, or neither" })
+  .refine((q) => !q.from || !q.to || Date.parse(q.to) > Date.parse(q.from), { path: ["to"], message: "to must be after from" });
+
+const NameParam = z.object({ name: PolicyName.openapi({ param: { name: "name", in: "path" }, example: "api" }) });
+const OverrideParams = NameParam.extend({ key: Key.openapi({ param: { name: "key", in: "path" }, example: "customer-42" }) });
+const OverrideDeleteQuery = z.object({
+  valid_from: Rfc3339.optional().openapi({ param: { name: "valid_from", in: "query" }, description: "Delete only the period starting here; omitted = every period of the key" }),
+});
+
+const OverrideConflict = ProblemSchema.extend({ conflicts: z.array(Override) }).openapi("RateLimitOverrideConflict");
+
+const RL_HEADERS = {
+  "RateLimit-Policy": { schema: { type: "string" as const }, description: 'e.g. `"api";q=100;w=60` (limit, window in seconds)' },
+  RateLimit: { schema: { type: "string" as const }, description: 'e.g. `"api";r=42;t=17` (remaining, seconds until reset)' },
+  "Admit-Cache": { schema: { type: "string" as const }, description: "`hit` when this isolate's deny cache answered without Postgres, else `miss`" },
+};
+
+function noPolicy(policy: string) {
+  return problem(404, "not-found", "Not found", `No rate-limit policy named ${JSON.stringify(policy)}.`);
+}
+
+export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+ratelimits.openapi(
+  createRoute({
+    method: "put",
+    path: "/v1/ratelimits/policies/{name}",
+    tags: ["Rate limits"],
+    summary: "Create or replace a policy",
+    description: "Changing `algorithm` or `window_ms` resets the policy's counters; changing `limit` keeps them.",
+    request: { params: NameParam, body: { required: true, content: { "application/json": { schema: PolicyBody } } } },
+    responses: {
+      200: { description: "Replaced", content: { "application/json": { schema: Policy } } },
+      201: { description: "Created", content: { "application/json": { schema: Policy } } },
+      ...problemResponses(400, 401, 413, 415, 422, 503, 504),
+    },
+  }),
+  async (c) => {
+    const { name } = c.req.valid("param");
+    const b = c.req.valid("json");
+    const [{ r }] = await c.var.db.query<{ r: { created: boolean; policy: z.infer<typeof Policy> } }>(
+      "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint) AS r",
+      [name, b.algorithm, b.limit, b.window_ms, b.log, b.history_ms],
+      { write: true },
+    );
+    denyCache.forget(name);
+    return r.created ? c.json(r.policy, 201) : c.json(r.policy, 200);
+  },
+);
+
+ratelimits.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/policies/{name}",
+    tags: ["Rate limits"],
+    summary: "Get a policy",
+    request: { params: NameParam },
+    responses: {
+      200: { description: "The policy", content: { "application/json": { schema: Policy } } },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+  async (c) => {
+    const { name } = c.req.valid("param");
+    const [row] = await c.var.db.query<{ r: z.infer<typeof Policy> }>("SELECT admit_ratelimit_policy_json(p) AS r FROM ratelimit_policies p WHERE p.name = $1", [name]);
+    if (!row) throw noPolicy(name);
+    return c.json(row.r, 200);
+  },
+);
+
+ratelimits.openapi(
+  createRoute({
+    method: "delete",
+    path: "/v1/ratelimits/policies/{name}",
+    tags: ["Rate limits"],
+    summary: "Delete a policy, its overrides and its counters",
+    description: "Request-log rows are kept until their `history_ms` runs out.",
+    request: { params: NameParam },
+    responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
+  }),
+  async (c) => {
+    const { name } = c.req.valid("param");
+    const [{ r }] = await c.var.db.query<{ r: boolean }>("SELECT admit_ratelimit_delete_policy($1) AS r", [name], { write: true });
+    denyCache.forget(name);
+    if (!r) throw noPolicy(name);
+    return c.body(null, 204);
+  },
+);
+
+ratelimits.openapi(
+  createRoute({
+    method: "put",
+    path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+    tags: ["Rate limits"],
+    summary: "Give a key its own limit over [valid_from, valid_to)",
+    description:
+      "Periods of one key never overlap (an `EXCLUDE` constraint): an overlapping period is a 409 listing the periods it overlaps. PUT with exactly the period of an existing override changes its limit (200). The override in force at the moment of a check (database clock) applies.",
+    request: { params: OverrideParams, body: { required: true, content: { "application/json": { schema: OverrideBody } } } },
+    responses: {
+      200: { description: "The limit of this exact period was changed", content: { "application/json": { schema: Override } } },
+      201: { description: "Created", content: { "application/json": { schema: Override } } },
+      409: { description: "Overlaps another period of this key; nothing was written", content: { "application/problem+json": { schema: OverrideConflict } } },
+      ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
+    },
+  }),
+  async (c) => {
+    const { name, key } = c.req.valid("param");
+    const b = c.req.valid("json");
+    type Put = { status: "created" | "updated" | "conflict" | "no_policy"; override?: z.infer<typeof Override>; conflicts?: z.infer<typeof Override>[] };
+    const [{ r }] = await c.var.db.query<{ r: Put }>(
+      "SELECT admit_ratelimit_put_override($1, $2, $3::integer, $4::timestamptz, $5::timestamptz) AS r",
+      [name, key, b.limit, b.valid_from, b.valid_to ?? null],
+      { write: true },
+    );
+    if (r.status === "no_policy") throw noPolicy(name);
+    if (r.status === "conflict") {
+      throw problem(409, "override-conflict", "Override period overlaps", `${JSON.stringify(key)} already has a ${JSON.stringify(name)} override during part of that period.`, { conflicts: r.conflicts ?? [] });
+    }
+    denyCache.forget(name, key);
+    return r.status === "created" ? c.json(r.override!, 201) : c.json(r.override!, 200);
+  },
+);
+
+ratelimits.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+    tags: ["Rate limits"],
+    summary: "The override periods of a key, in order",
+    request: { params: OverrideParams },
+    responses: {
+      200: { description: "Periods", content: { "application/json": { schema: z.object({ items: z.array(Override) }) } } },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+  async (c) => {
+    const { name, key } = c.req.valid("param");
+    const [{ r }] = await c.var.db.query<{ r: z.infer<typeof Override>[] | null }>("SELECT admit_ratelimit_list_overrides($1, $2) AS r", [name, key]);
+    if (!r) throw noPolicy(name);
+    return c.json({ items: r }, 200);
+  },
+);
+
+ratelimits.openapi(
+  createRoute({
+    method: "delete",
+    path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+    tags: ["Rate limits"],
+    summary: "Delete a key's override periods (all, or the one starting at valid_from)",
+    request: { params: OverrideParams, query: OverrideDeleteQuery },
+    responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
+  }),
+  async (c) => {
+    const { name, key } = c.req.valid("param");
+    const { valid_from } = c.req.valid("query");
+    const [{ n }] = await c.var.db.query<{ n: number }>("SELECT admit_ratelimit_delete_overrides($1, $2, $3::timestamptz) AS n", [name, key, valid_from ?? null], { write: true });
+    denyCache.forget(name, key);
+    if (n === 0) throw problem(404, "not-found", "Not found", `No matching override of ${JSON.stringify(key)} in ${JSON.stringify(name)}.`);
+    return c.body(null, 204);
+  },
+);
+
+ratelimits.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/ratelimits/check",
+    tags: ["Rate limits"],
+    summary: "May this key spend `cost` units now? (one SQL statement)",
+    description:
+      "200 when allowed, 429 when denied — both with the same body and the IETF `RateLimit-Policy`/`RateLimit` headers; 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds the limit. A denied call consumes nothing.",
+    request: { body: { required: true, content: { "application/json": { schema: CheckBody } } } },
+    responses: {
+      200: { description: "Allowed", headers: RL_HEADERS, content: { "application/json": { schema: CheckResult } } },
+      429: { description: "Denied; nothing consumed", headers: { ...RL_HEADERS, "Retry-After": { schema: { type: "string" }, description: "Seconds" } }, content: { "application/json": { schema: CheckResult } } },
+      ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
+    },
+  }),
+  async (c) => {
+    const b = c.req.valid("json");
+    const d = await checkRateLimit(c.var.db, b, denyCacheFor(c.env));
+    if (!d) throw noPolicy(b.policy);
+    const headers = rateLimitHeaders(d);
+    return d.result.allowed ? c.json(d.result, 200, headers) : c.json(d.result, 429, headers);
+  },
+);
+
+ratelimits.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/ratelimits/refund",
+    tags: ["Rate limits"],
+    summary: "Give back up to `cost` units consumed in the current window",
+    description: "Never below zero; a token bucket never holds more than `limit`. Clears this isolate's cached denial of the key.",
+    request: { body: { required: true, content: { "application/json": { schema: RefundBody } } } },
+    responses: {
+      200: { description: "The state after the refund", content: { "application/json": { schema: RefundResult } } },
+      ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
+    },
+  }),
+  async (c) => {
+    const b = c.req.valid("json");
+    const db = c.var.db;
+    const [{ r }] = await db.query<{ r: (z.infer<typeof RefundResult> & { window_ms: number }) | null }>(
+      "SELECT admit_ratelimit_refund($1, $2, $3::integer, $4::integer) AS r",
+      [b.policy, b.key, b.cost, db.lockTimeoutMs],
+      { write: true },
+    );
+    denyCache.forget(b.policy, b.key);
+    if (!r) throw noPolicy(b.policy);
+    const { window_ms: _w, ...body } = r;
+    return c.json(body, 200);
+  },
+);
+
+ratelimits.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/usage",
+    tags: ["Rate limits"],
+    summary: "Served vs attempted calls of a key: the current window, and per-window history with from/to",
+    description:
+      "`admitted` calls were served, `attempted` were made, `rejected` refused; `consumed` is the units spent (admitted costs minus refunds). History (`from`/`to`) is for fixed and sliding windows and goes back `history_ms`.",
+    request: { query: UsageQuery },
+    responses: {
+      200: { description: "Usage", content: { "application/json": { schema: Usage } } },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+  async (c) => {
+    const q = c.req.valid("query");
+    const [{ r }] = await c.var.db.query<{ r: z.infer<typeof Usage> | null }>(
+      "SELECT admit_ratelimit_usage($1, $2, $3::timestamptz, $4::timestamptz) AS r",
+      [q.policy, q.key, q.from ?? null, q.to ?? null],
+    );
+    if (!r) throw noPolicy(q.policy);
+    if (q.from && r.algorithm === "token_bucket") {
+      throw problem(422, "validation", "Validation failed", "Per-window history (from/to) exists for fixed and sliding windows only.", {
+        errors: [{ in: "query", path: "from", message: "no per-window history for token_bucket policies" }],
+      });
+    }
+    return c.json(r, 200);
+  },
+);

@@ -1,0 +1,74 @@
+// Rate limits inside the real Workers runtime (wrangler dev / workerd): a small fixture Worker
+// (test/fixtures/ratelimit-worker) uses the exported rateLimit() middleware against the same
+// database, and also serves the Admit app, so the check route runs in workerd too.
+import { describe, expect, it } from "vitest";
+import { sql, workerSuite } from "./support";
+
+const suite = workerSuite("ratelimits_runtime", { config: "test/fixtures/ratelimit-worker/wrangler.toml" });
+
+const hello = (clientId: string, cost?: number) =>
+  fetch(`${suite.worker.url}/limited/hello`, { headers: { "X-Client": clientId, ...(cost === undefined ? {} : { "X-Cost": String(cost) }) } }).then(async (res) => ({
+    status: res.status,
+    headers: res.headers,
+    json: JSON.parse(await res.text()),
+  }));
+
+const stats = async () => (await fetch(`${suite.worker.url}/cache-stats`)).json() as Promise<{ hits: number; dbCalls: number }>;
+
+describe("rateLimit() middleware in wrangler dev", () => {
+  it("20 simultaneous requests, limit 5 → five pass through to the handler with RateLimit headers, fifteen get 429 problem+json with Retry-After", async () => {
+    const put = await suite.api("PUT", "/v1/ratelimits/policies/fixture", { algorithm: "fixed_window", limit: 5, window_ms: 366 * 86_400_000, log: true });
+    expect(put.status).toBe(201);
+    const results = await Promise.all(Array.from({ length: 20 }, () => hello("tenant-a")));
+    const ok = results.filter((r) => r.status === 200);
+    const limited = results.filter((r) => r.status === 429);
+    expect(ok).toHaveLength(5);
+    expect(limited).toHaveLength(15);
+    for (const r of ok) {
+      expect(r.json).toEqual({ hello: "world" });
+      expect(r.headers.get("ratelimit-policy")).toBe('"fixture";q=5;w=31622400');
+      expect(r.headers.get("ratelimit")).toMatch(/^"fixture";r=[0-4];t=\d+$/);
+    }
+    expect(ok.map((r) => r.headers.get("ratelimit")!.match(/r=(\d)/)![1]).sort()).toEqual(["0", "1", "2", "3", "4"]);
+    for (const r of limited) {
+      expect(r.headers.get("content-type")).toBe("application/problem+json");
+      expect(r.json).toMatchObject({ type: "/problems/rate-limited", status: 429, allowed: false, policy: "fixture", key: "tenant-a", limit: 5, remaining: 0 });
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(r.headers.get("ratelimit")).toMatch(/^"fixture";r=0;t=\d+$/);
+    }
+    // The database agrees, and the log (log: true) has one row per call with the info the middleware passed.
+    expect(await sql(suite.db, "SELECT consumed::int, admitted, attempted, rejected FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-a'")).toEqual([
+      { consumed: 5, admitted: 5, attempted: 20, rejected: 15 },
+    ]);
+    expect(await sql(suite.db, "SELECT count(*)::int AS n, count(*) FILTER (WHERE allowed)::int AS allowed, min(info->>'path') AS path FROM ratelimit_log WHERE key = 'tenant-a'")).toEqual([{ n: 20, allowed: 5, path: "/limited/hello" }]);
+    // Another client has its own budget.
+    expect((await hello("tenant-b")).status).toBe(200);
+  });
+
+  it("the deny cache answers repeat denials inside the isolate without Postgres, and never admits", async () => {
+    await suite.api("PUT", "/v1/ratelimits/policies/fixture", { algorithm: "fixed_window", limit: 3, window_ms: 366 * 86_400_000 });
+    const before = await stats();
+    const results = [];
+    for (let i = 0; i < 15; i++) results.push(await hello("tenant-c"));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, ...Array(12).fill(429)]);
+    const after = await stats();
+    // Three admitted calls reached Postgres; the third left nothing, so every later call was a cache hit.
+    expect(after.dbCalls - before.dbCalls).toBe(3);
+    expect(after.hits - before.hits).toBe(12);
+    expect(results.slice(3).every((r) => r.headers.get("admit-cache") === "hit" && Number(r.headers.get("retry-after")) > 0)).toBe(true);
+    expect(await sql(suite.db, "SELECT admitted, attempted FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-c'")).toEqual([{ admitted: 3, attempted: 3 }]);
+    // A refund through this isolate clears the cached denial at once.
+    expect((await suite.api("POST", "/v1/ratelimits/refund", { policy: "fixture", key: "tenant-c", cost: 1 })).json.refunded).toBe(1);
+    const again = await hello("tenant-c");
+    expect(again.status).toBe(200);
+    expect(again.headers.get("admit-cache")).toBe("miss");
+  });
+
+  it("POST /v1/ratelimits/check runs in workerd too: a token bucket's burst is exact", async () => {
+    await suite.api("PUT", "/v1/ratelimits/policies/rt-tb", { algorithm: "token_bucket", limit: 10, window_ms: 86_400_000 });
+    const results = await Promise.all(Array.from({ length: 30 }, () => suite.api("POST", "/v1/ratelimits/check", { policy: "rt-tb", key: "k" })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(20);
+    expect(results.every((r) => r.json.remaining >= 0)).toBe(true);
+  });
+});
