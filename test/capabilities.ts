@@ -254,7 +254,116 @@ export const webhooks: Capability = {
   storedKey: async (q, tag) => (await q<{ k: string }>("SELECT source AS k FROM webhook_events WHERE webhook_id = $1", [tag]))[0]?.k,
 };
 
-export const CAPABILITIES: Capability[] = [reservations, leases, semaphores, webhooks];
+/** The one policy every rate-limit test key is checked against: 20 units per key per hour, logged. */
+export const RL_POLICY = "admit-test-20-per-hour";
+const RL_WINDOW_MS = 3_600_000;
+
+/**
+ * Rate limits (POST /v1/ratelimits/check, fixed window of 20 units): never more consumed than the
+ * limit in a window, and every admitted call logged by the same statement. A check is tagged through
+ * `info`, and costs slot + 1 units, so a key's usage shows which write it holds.
+ */
+export const ratelimits: Capability = {
+  name: "ratelimits",
+  prepare: () => [{ method: "PUT", path: `/v1/ratelimits/policies/${RL_POLICY}`, body: { algorithm: "fixed_window", limit: 20, window_ms: RL_WINDOW_MS, log: true } }],
+  write: (key, tag, slot = 0) => ({ method: "POST", path: "/v1/ratelimits/check", body: { policy: RL_POLICY, key, cost: (slot % 20) + 1, info: { tag } } }),
+  ok: [200],
+  refused: [429],
+  dedupe: "idempotency-key",
+  statement: "admit_ratelimit_check",
+  applied: async (q, tag) => (await q<{ n: number }>("SELECT count(*)::int AS n FROM ratelimit_log WHERE info->>'tag' = $1 AND allowed", [tag]))[0].n,
+  invariants: [
+    `SELECT c.policy, c.key, c.slot FROM ratelimit_counters c JOIN ratelimit_policies p ON p.name = c.policy
+      WHERE p.algorithm = 'fixed_window' AND c.consumed > p.quota`,
+    // Logged policies: the allowed log rows of a key are exactly its admitted count (one statement writes both).
+    `SELECT coalesce(l.policy, c.policy) AS policy, coalesce(l.key, c.key) AS key FROM
+       (SELECT policy, key, count(*) FILTER (WHERE allowed) AS n FROM ratelimit_log GROUP BY 1, 2) l
+       FULL JOIN (SELECT c.policy, c.key, sum(c.admitted) AS a FROM ratelimit_counters c JOIN ratelimit_policies p ON p.name = c.policy AND p.log
+                   GROUP BY 1, 2) c ON l.policy = c.policy AND l.key = c.key
+      WHERE coalesce(l.n, 0) <> coalesce(c.a, 0)`,
+  ],
+  // The check upserts the key's counter row: an uncommitted insert of that row makes it wait.
+  holdLock: async (conn, key) => {
+    await conn.query(
+      `INSERT INTO ratelimit_counters (policy, key, slot, window_start, last_allowed, expires_at)
+       SELECT $1, $2, s, to_timestamp(s * $3::bigint / 1000.0), true, now() + interval '1 day'
+         FROM (SELECT floor(extract(epoch FROM now()) * 1000 / $3::bigint)::bigint AS s) x
+       ON CONFLICT DO NOTHING`,
+      [RL_POLICY, key, RL_WINDOW_MS],
+    );
+    await conn.query("SELECT 1 FROM ratelimit_counters WHERE policy = $1 AND key = $2 FOR UPDATE", [RL_POLICY, key]);
+  },
+  tables: ["ratelimit_policies", "ratelimit_counters", "ratelimit_log"],
+  examples: (key) => [
+    { method: "PUT", path: "/v1/ratelimits/policies/fuzz-policy", body: { algorithm: "fixed_window", limit: 5, window_ms: 60_000, log: true, history_ms: 3_600_000 } },
+    { method: "GET", path: "/v1/ratelimits/policies/fuzz-policy" },
+    { method: "DELETE", path: "/v1/ratelimits/policies/no-such-policy" },
+    { method: "PUT", path: `/v1/ratelimits/policies/fuzz-policy/overrides/${seg(key)}`, body: { limit: 10, valid_from: "2040-01-01T00:00:00Z", valid_to: "2040-02-01T00:00:00Z" } },
+    { method: "GET", path: `/v1/ratelimits/policies/fuzz-policy/overrides/${seg(key)}` },
+    { method: "DELETE", path: `/v1/ratelimits/policies/fuzz-policy/overrides/${seg(key)}?valid_from=2040-01-01T00:00:00Z` },
+    { method: "POST", path: "/v1/ratelimits/check", body: { policy: "fuzz-policy", key, cost: 1, info: { order: "A-1" } } },
+    { method: "POST", path: "/v1/ratelimits/refund", body: { policy: "fuzz-policy", key, cost: 1 } },
+    { method: "GET", path: `/v1/ratelimits/usage?policy=fuzz-policy&key=${seg(key)}&from=2040-01-01T00:00:00Z&to=2040-01-02T00:00:00Z` },
+  ],
+  lookups: (key, _tag, slot) => [
+    { call: { method: "GET", path: `/v1/ratelimits/usage?policy=${RL_POLICY}&key=${seg(key)}` }, found: (json) => json?.admitted === 1 && json?.consumed === (slot % 20) + 1 },
+  ],
+  storedKey: async (q, tag) => (await q<{ k: string }>("SELECT key AS k FROM ratelimit_log WHERE info->>'tag' = $1", [tag]))[0]?.k,
+};
+
+const NIGHT0 = Date.parse("2040-01-01T00:00:00Z");
+const night = (n: number) => new Date(NIGHT0 + n * DAY).toISOString().slice(0, 10);
+
+/**
+ * Inventory (POST /v1/inventory/{item}/bookings): 2 rooms a night for 20 nights; a write books one
+ * room for night `slot` (mod 20). Never more rooms taken than stocked on any night.
+ */
+export const inventory: Capability = {
+  name: "inventory",
+  prepare: (key) => [{ method: "PUT", path: `/v1/inventory/${seg(key)}/stock`, body: { from: night(0), to: night(20), quantity: 2 } }],
+  write: (key, tag, slot = 0) => ({
+    method: "POST",
+    path: `/v1/inventory/${seg(key)}/bookings`,
+    body: { check_in: night(slot % 20), check_out: night((slot % 20) + 1), quantity: 1, holder: tag },
+  }),
+  ok: [201],
+  refused: [409],
+  dedupe: "idempotency-key",
+  statement: "admit_inventory_book",
+  applied: async (q, tag) => (await q<{ n: number }>("SELECT count(*)::int AS n FROM inventory_bookings WHERE holder = $1", [tag]))[0].n,
+  invariants: [
+    // No night has more rooms booked or (live) held than it has.
+    `SELECT n.item, n.night FROM inventory_nights n
+       JOIN inventory_bookings b ON b.item = n.item AND n.night >= b.check_in AND n.night < b.check_out
+        AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > clock_timestamp()))
+      GROUP BY n.item, n.night, n.capacity HAVING sum(b.quantity) > n.capacity`,
+    // A confirmed booking owns exactly its room-nights.
+    `SELECT b.id FROM inventory_bookings b WHERE b.status = 'confirmed'
+        AND (SELECT count(*) FROM inventory_tokens t WHERE t.booking_id = b.id) <> b.quantity * (b.check_out - b.check_in)`,
+  ],
+  // A booking takes the night's room rows with row locks: hold every row of the item.
+  holdLock: async (conn, key) => {
+    await conn.query("SELECT 1 FROM inventory_tokens WHERE item = $1 FOR UPDATE", [key]);
+  },
+  tables: ["inventory_nights", "inventory_bookings", "inventory_tokens"],
+  examples: (key) => [
+    { method: "PUT", path: `/v1/inventory/${seg(key)}/stock`, body: { from: "2041-01-01", to: "2041-01-05", quantity: 2 } },
+    { method: "GET", path: `/v1/inventory/${seg(key)}/availability?from=2041-01-01&to=2041-01-05` },
+    { method: "POST", path: `/v1/inventory/${seg(key)}/bookings`, body: { check_in: "2041-01-01", check_out: "2041-01-03", quantity: 1, holder: "h", hold_ms: 60_000 } },
+    { method: "POST", path: `/v1/inventory/${seg(key)}/bookings/${NO_SUCH_ID}/confirm` },
+    { method: "GET", path: `/v1/inventory/${seg(key)}/bookings/${NO_SUCH_ID}` },
+    { method: "DELETE", path: `/v1/inventory/${seg(key)}/bookings/${NO_SUCH_ID}` },
+  ],
+  lookups: (key, _tag, slot) => [
+    {
+      call: { method: "GET", path: `/v1/inventory/${seg(key)}/availability?from=${night(slot % 20)}&to=${night((slot % 20) + 1)}` },
+      found: (json) => (json?.nights ?? []).some((n: { booked: number; held: number }) => n.booked + n.held >= 1),
+    },
+  ],
+  storedKey: async (q, tag) => (await q<{ k: string }>("SELECT item AS k FROM inventory_bookings WHERE holder = $1", [tag]))[0]?.k,
+};
+
+export const CAPABILITIES: Capability[] = [reservations, leases, semaphores, webhooks, ratelimits, inventory];
 
 /**
  * Valid requests for every operation, for the fuzzer to mutate: each capability's, plus routes no
