@@ -10,6 +10,7 @@
 export interface Observed {
   status: number;
   json: any;
+  headers?: Headers;
 }
 
 export interface Model<State, Op> {
