@@ -310,8 +310,8 @@ async function exchange(r: Sent) {
 const describeRequest = (r: Sent) =>
   `${r.method} ${r.url.slice(0, 300)} ${JSON.stringify(r.headers).slice(0, 200)} body=${typeof r.body === "string" ? JSON.stringify(r.body.slice(0, 300)) : r.body ? `bytes(${r.body.length})` : "none"}`;
 
-// Bounded: about 400 random requests in all, however many routes there are (at least 12 per operation).
-const TOTAL_RUNS = 400;
+// Bounded: about 320 random requests in all, however many routes there are (at least 10 per operation).
+const TOTAL_RUNS = 320;
 
 /**
  * Refusals that are recorded by design, so they may write: a denied rate-limit check counts as
@@ -359,7 +359,7 @@ describe("every operation in /openapi.json under random and adversarial input", 
   }
 
   it("never a 5xx; every 4xx is problem+json; a rejected request writes nothing", async () => {
-    const runs = Math.max(12, Math.ceil(TOTAL_RUNS / operations.length));
+    const runs = Math.max(10, Math.ceil(TOTAL_RUNS / operations.length));
     const seeds = examples("fuzz/ü 'x'");
     const statuses: Record<number, number> = {};
     for (const op of operations) {
@@ -381,7 +381,7 @@ describe("every operation in /openapi.json under random and adversarial input", 
       for (const seed of examples("deep")) {
         if (!seed.body || typeof seed.body !== "object") continue;
         for (const key of Object.keys(seed.body)) {
-          for (const depth of [MAX_DEPTH - 2, MAX_DEPTH, 5_000, 30_000]) {
+          for (const depth of [MAX_DEPTH - 2, MAX_DEPTH, 30_000]) {
             const body = withDeep(JSON.stringify({ ...(seed.body as object), [key]: DEEP }), depth);
             await check({ url: suite.server.url + seed.path, method: seed.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body }, statuses);
           }
