@@ -237,3 +237,80 @@ describe("Postgres frozen", () => {
     }
   }, 30_000);
 });
+
+describe("Postgres stopped (fast shutdown) mid-burst, then started again on the same data", () => {
+  // A second cluster of this suite's own, kept on disk across the restart.
+  let dir: string;
+  let pg2: PgHandle;
+  let bridge2: Bridge;
+  let app2: Served;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "admit-restart-"));
+    fs.chmodSync(dir, 0o755);
+    pg2 = await startPostgres({ dataDir: path.join(dir, "data"), persistent: true });
+    bridge2 = await startBridge();
+    await migrate({ databaseUrl: pg2.url, wsProxy: bridge2.wsProxy });
+    app2 = await serveApp({ DATABASE_URL: pg2.url, NEON_WS_PROXY: bridge2.wsProxy, API_TOKEN: TOKEN, DB_BUDGET_MS: String(BUDGET_MS) });
+  }, 120_000);
+  afterAll(async () => {
+    await app2?.close();
+    await bridge2?.close();
+    await pg2?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  const q2: Query = async (text, params) => {
+    const c = new pg.Client({ connectionString: pg2.url });
+    await c.connect();
+    try {
+      return (await c.query(text, params)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+
+  it.each(CAPABILITIES.filter((c) => c.dedupe === "idempotency-key").map((c) => [c.name, c] as const))(
+    "%s: 503/504 while it is down, no 503 hides a write, service back without an app restart, invariants hold",
+    async (_name, cap) => {
+      const key = unique("restart");
+      for (const c of cap.prepare?.(key) ?? []) expect((await call(app2.url, c.method, c.path, c.body)).status).toBeLessThan(300);
+      const sent = Array.from({ length: 30 }, (_, i) => {
+        const tag = unique("t");
+        const req = cap.write(key, tag, i % 5);
+        return { tag, res: call(app2.url, req.method, req.path, req.body, req.headers) };
+      });
+      await new Promise((r) => setTimeout(r, 30));
+      await pg2.stop();
+      const whileDown = cap.write(key, unique("t"), 9);
+      const down = await call(app2.url, whileDown.method, whileDown.path, whileDown.body, whileDown.headers);
+      const health = await call(app2.url, "GET", "/health");
+      pg2 = await startPostgres({ dataDir: pg2.dataDir, port: pg2.port, persistent: true });
+
+      expect(down.status).toBe(503); // nothing listening: certainly not applied
+      expect(health.status).toBe(503);
+      const results = await Promise.all(sent.map(async (s) => ({ ...s, r: await s.res })));
+      const counts: Record<number, number> = {};
+      for (const { r } of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
+      console.log(`${cap.name} across a restart:`, counts);
+      for (const { r } of results) expect([...cap.ok, ...cap.refused, 503, 504], r.text).toContain(r.status);
+
+      let back = 0;
+      for (let i = 0; i < 60 && back !== 200; i++) {
+        back = (await call(app2.url, "GET", "/health")).status;
+        if (back !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(back).toBe(200);
+      for (const { tag, r } of results) {
+        const n = await cap.applied(q2, tag);
+        if (r.status === 503 || cap.refused.includes(r.status)) expect(n, `${r.status} for ${tag}, yet it was written`).toBe(0);
+        if (cap.ok.includes(r.status)) expect(n).toBe(1);
+      }
+      for (const check of cap.invariants) expect(await q2(check)).toEqual([]);
+      const fresh = unique("fresh");
+      for (const c of cap.prepare?.(fresh) ?? []) await call(app2.url, c.method, c.path, c.body);
+      const w = cap.write(fresh, unique("t"));
+      expect(cap.ok).toContain((await call(app2.url, w.method, w.path, w.body, w.headers)).status);
+    },
+    90_000,
+  );
+});
