@@ -1,0 +1,245 @@
+// What a scenario module gets (BenchContext) and the three ways it measures a row: the ceiling
+// (pgbench), the library (Node + Neon driver through the bridge) and the edge (HTTP to wrangler dev).
+import type { BridgeStats } from "../dev/bridge";
+import type { BenchBridge } from "./bridge-process";
+import { httpCall, perRequestConnections, pooledConnections, runLoad, type Connections, type LoadResult, type Query } from "./load";
+import { PGBENCH_INSTALL, runPgbench, type Pgbench } from "./pgbench";
+import { round, roundTripsPerDecision, summarize, tally, type Connection, type Layer, type RawFigures, type Row, type Target } from "./report";
+
+/** Each measured row's latencies and elapsed time, for merging rounds (see mergeRounds). */
+export const rawFigures = new WeakMap<Row, RawFigures>();
+
+export interface BenchContext {
+  quick: boolean;
+  concurrency: number;
+  /** Per row: at most this many decisions, for at most this long. */
+  requests: number;
+  seconds: number;
+  db: { url: string; wsProxy: string; host: string; port: number; user: string; password: string; database: string };
+  worker: { url: string; token: string } | null;
+  bridge: BenchBridge;
+  pgbench: Pgbench | null;
+  /** Setup and invariant queries over plain TCP (not through the bridge, so not counted). */
+  sql<R = any>(text: string, params?: unknown[]): Promise<R[]>;
+  log(line: string): void;
+  /** Extra figures for the closing targets (e.g. the deny-cache burst). */
+  figure(t: Target): void;
+  /** Set while re-running per-request rows through a pooler ("pgbouncer"); null for the direct run. */
+  profile: string | null;
+  /** This pass over the scenario's rows (0-based) of `rounds`; each round uses keys of its own. */
+  round: number;
+  rounds: number;
+}
+
+/** Work done once per scenario (bursts, sell-outs) goes in the last round. */
+export function lastRound(ctx: BenchContext): boolean {
+  return ctx.round === ctx.rounds - 1;
+}
+
+/** A name unique to this row of this run (profile included), for keys and resources. */
+export function rowKey(ctx: BenchContext, ...parts: string[]): string {
+  return [ctx.profile, ...parts, ctx.rounds > 1 ? `r${ctx.round}` : ""].filter(Boolean).join("-");
+}
+
+export interface Scenario {
+  name: string;
+  /** Why the scenario cannot run on this build (its capability is not on this branch yet), or null. */
+  unavailable(ctx: BenchContext): Promise<string | null>;
+  /** The rows; null for a row the current profile does not run. */
+  run(ctx: BenchContext): Promise<(Row | null)[]>;
+}
+
+/** True when every named SQL function exists in the bench database. */
+export async function hasFunctions(ctx: BenchContext, ...names: string[]): Promise<boolean> {
+  const rows = await ctx.sql<{ n: number }>("SELECT count(DISTINCT proname)::int AS n FROM pg_proc WHERE proname = ANY($1)", [names]);
+  return rows[0]?.n === names.length;
+}
+
+interface Common {
+  scenario: string;
+  impl: string;
+  /** Counts violations in the database after the run (null = not applicable). */
+  violations?: () => Promise<number | null>;
+  note?: string;
+  concurrency?: number;
+  requests?: number;
+  seconds?: number;
+}
+
+/** The pooler profile re-runs only Admit's own per-request rows: that is what a pooler changes. */
+function outOfProfile(ctx: BenchContext, impl: string, connection: Connection): boolean {
+  return ctx.profile !== null && (connection === "pooled" || (impl !== "admit" && impl !== "pgbench"));
+}
+
+function baseRow(ctx: BenchContext, c: Common, layer: Layer, connection: Connection): Row {
+  return {
+    ...(ctx.profile ? { profile: ctx.profile } : {}),
+    scenario: c.scenario,
+    layer,
+    impl: c.impl,
+    connection,
+    concurrency: c.concurrency ?? ctx.concurrency,
+    requests: 0,
+    throughput_rps: null,
+    p50_ms: null,
+    p95_ms: null,
+    p99_ms: null,
+    violations: null,
+    round_trips_per_decision: null,
+    ...(c.note ? { note: c.note } : {}),
+  };
+}
+
+function progress(ctx: BenchContext, what: string, total: number) {
+  return (done: number) => ctx.log(`    … ${what}: ${done}/${total}`);
+}
+
+function finish(row: Row, load: LoadResult, violations: number | null, rt: number | null): Row {
+  row.requests = load.latencies.length;
+  row.throughput_rps = load.elapsedMs > 0 ? round((load.latencies.length * 1000) / load.elapsedMs, 1) : null;
+  Object.assign(row, summarize(load.latencies));
+  row.violations = violations;
+  row.round_trips_per_decision = rt;
+  row.outcomes = tally(load.outcomes);
+  rawFigures.set(row, { latenciesMs: load.latencies, elapsedMs: load.elapsedMs });
+  return row;
+}
+
+function rowName(r: Row): string {
+  return `${r.layer}/${r.impl}/${r.connection}${r.profile ? ` via ${r.profile}` : ""}`;
+}
+
+function describeRow(r: Row): string {
+  if (r.skipped) return `skipped (${r.skipped})`;
+  const out = Object.entries(r.outcomes ?? {}).map(([k, v]) => `${k}×${v}`).join(" ");
+  return `${r.requests} in ${r.throughput_rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, violations ${r.violations ?? "–"}, round trips ${r.round_trips_per_decision ?? "–"} [${out}]`;
+}
+
+function announce(ctx: BenchContext, row: Row): void {
+  ctx.log(`  ${rowName(row)} c=${row.concurrency}: ${describeRow(row)}`);
+}
+
+/**
+ * A few untimed decisions first (4 per client, at most 2 s), so the row measures a warm path: the
+ * JIT has seen the code and each pooled backend has planned the statement. They are real decisions
+ * (indexes after the row's own), so they count in the database's violation checks like any other.
+ */
+async function warmUp(concurrency: number, op: (i: number, worker: number) => Promise<string>): Promise<void> {
+  await runLoad({ concurrency, requests: concurrency * 4, timeLimitMs: 2_000 }, op);
+}
+
+/** Waits (bounded) until the bridge has no more open connections than `open`, so Terminates are in. */
+async function settle(bridge: BenchBridge, open: number): Promise<BridgeStats> {
+  const until = Date.now() + 5_000;
+  let s = await bridge.stats();
+  while (s.open > open && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    s = await bridge.stats();
+  }
+  return s;
+}
+
+/** Library layer: `op` makes one decision with the TypeScript path on a Neon-driver connection. */
+export async function library(ctx: BenchContext, c: Common & { connection: Connection; op: (q: Query, i: number) => Promise<string> }): Promise<Row | null> {
+  if (outOfProfile(ctx, c.impl, c.connection)) return null;
+  const row = baseRow(ctx, c, "library", c.connection);
+  ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
+  const requests = c.requests ?? ctx.requests;
+  let conns: Connections | undefined;
+  try {
+    conns = c.connection === "pooled" ? await pooledConnections(ctx.db, row.concurrency) : perRequestConnections(ctx.db);
+    const cx = conns;
+    const openBefore = (await ctx.bridge.stats()).open - (c.connection === "pooled" ? row.concurrency : 0);
+    await warmUp(row.concurrency, (i, w) => cx.use(w, (q) => c.op(q, requests + i)));
+    await cx.drain();
+    if (c.connection === "per-request") await settle(ctx.bridge, openBefore);
+    await ctx.bridge.resetStats();
+    const load = await runLoad(
+      { concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "decisions", requests) },
+      (i, w) => cx.use(w, (q) => c.op(q, i)),
+    );
+    await conns.drain();
+    // Pooled: read before the pool closes (no Terminate in the interval). Per request: after every
+    // client closed, minus one Terminate per connection.
+    const stats = c.connection === "pooled" ? await ctx.bridge.stats() : await settle(ctx.bridge, openBefore);
+    const rt = roundTripsPerDecision(stats.clientMessages, load.latencies.length, c.connection === "pooled" ? 0 : stats.connections);
+    finish(row, load, c.violations ? await c.violations() : null, rt);
+  } finally {
+    await conns?.close();
+  }
+  announce(ctx, row);
+  return row;
+}
+
+/**
+ * A peer that brings its own client and connections (e.g. a `pg` Pool over TCP): timed like the
+ * library layer, but its traffic does not cross the bridge, so it has no round-trip figure.
+ */
+export async function peer(ctx: BenchContext, c: Common & { connection: Connection; op: (i: number) => Promise<string> }): Promise<Row | null> {
+  if (outOfProfile(ctx, c.impl, c.connection)) return null;
+  const row = baseRow(ctx, c, "library", c.connection);
+  ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
+  const requests = c.requests ?? ctx.requests;
+  await warmUp(row.concurrency, (i) => c.op(requests + i));
+  const load = await runLoad({ concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "decisions", requests) }, (i) => c.op(i));
+  finish(row, load, c.violations ? await c.violations() : null, null);
+  announce(ctx, row);
+  return row;
+}
+
+/** Edge layer: `op` sends one HTTP request to the Worker (which opens a connection per request). */
+export async function edge(ctx: BenchContext, c: Common & { op: (call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>, i: number) => Promise<string> }): Promise<Row | null> {
+  if (outOfProfile(ctx, c.impl, "per-request")) return null;
+  const row = baseRow(ctx, c, "edge", "per-request");
+  if (!ctx.worker) return { ...row, skipped: "--no-edge" };
+  ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
+  const { url, token } = ctx.worker;
+  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => httpCall(url, token, method, path, body, headers);
+  const requests = c.requests ?? ctx.requests;
+  const openBefore = (await ctx.bridge.stats()).open;
+  await warmUp(row.concurrency, (i) => c.op(call, requests + i));
+  await settle(ctx.bridge, openBefore);
+  await ctx.bridge.resetStats();
+  const load = await runLoad({ concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "requests", requests) }, (i) => c.op(call, i));
+  const stats = await settle(ctx.bridge, openBefore);
+  finish(row, load, c.violations ? await c.violations() : null, roundTripsPerDecision(stats.clientMessages, load.latencies.length, stats.connections));
+  announce(ctx, row);
+  return row;
+}
+
+/** Ceiling layer: pgbench runs `script` (the project's own statement) pooled or with -C. */
+export async function ceiling(ctx: BenchContext, c: Common & { connection: Connection; script: string; defines?: Record<string, string> }): Promise<Row | null> {
+  if (outOfProfile(ctx, c.impl, c.connection)) return null;
+  const row = baseRow(ctx, { ...c, impl: c.impl || "pgbench" }, "ceiling", c.connection);
+  if (!ctx.pgbench) {
+    const skipped = { ...row, skipped: "pgbench not installed" };
+    announce(ctx, skipped);
+    return skipped;
+  }
+  ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
+  const r = await runPgbench(ctx.pgbench, {
+    script: c.script,
+    clients: row.concurrency,
+    seconds: Math.max(1, Math.round(c.seconds ?? ctx.seconds)),
+    connectPerTransaction: c.connection === "per-request",
+    defines: c.defines,
+    host: ctx.db.host,
+    port: ctx.db.port,
+    user: ctx.db.user,
+    password: ctx.db.password,
+    database: ctx.db.database,
+  });
+  row.requests = r.latencies.length;
+  row.throughput_rps = r.tps === null ? null : round(r.tps, 1);
+  Object.assign(row, summarize(r.latencies));
+  row.outcomes = { ok: r.latencies.length, ...(r.failed ? { failed: r.failed } : {}) };
+  rawFigures.set(row, { latenciesMs: r.latencies, elapsedMs: r.tps ? (r.transactions * 1000) / r.tps : 0 });
+  if (/aborted/.test(r.output)) row.note = (row.note ? row.note + "; " : "") + "some pgbench clients aborted: " + (/ERROR:.*$/m.exec(r.output)?.[0] ?? "see output");
+  row.violations = c.violations ? await c.violations() : null;
+  announce(ctx, row);
+  return row;
+}
+
+export const pgbenchMissing = `pgbench not found: install it with \`${PGBENCH_INSTALL}\` (or set PGBENCH=/path/to/pgbench); ceiling rows are marked skipped.`;
+
+export type { Query };

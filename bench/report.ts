@@ -1,0 +1,258 @@
+// The bench's pure pieces: latency percentiles, one result row per (scenario, layer, impl,
+// connection), the markdown table, and the ratios the issue sets as targets. No I/O here except
+// writeReport(), so test/bench.test.ts can exercise all of it.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+export type Layer = "ceiling" | "library" | "edge";
+export type Connection = "pooled" | "per-request";
+
+/** One line of the report: the fields the issue names, plus a few that explain the figures. */
+export interface Row {
+  scenario: string;
+  layer: Layer;
+  /** `admit`, `pgbench`, or the peer's name (package name, or the seed design it reproduces). */
+  impl: string;
+  connection: Connection;
+  concurrency: number;
+  /** Decisions completed (answered, whatever the answer). */
+  requests: number;
+  throughput_rps: number | null;
+  p50_ms: number | null;
+  p95_ms: number | null;
+  p99_ms: number | null;
+  /** Counted from the database after the run; null when nothing could be counted. */
+  violations: number | null;
+  /** Client→server WebSocket messages per decision at the bridge; null where traffic bypasses it. */
+  round_trips_per_decision: number | null;
+  /** Answers by kind (e.g. {"201": 90, "409": 910}), for reading the figures. */
+  outcomes?: Record<string, number>;
+  /** Set when the row ran through a pooler (e.g. "pgbouncer" in transaction mode). */
+  profile?: string;
+  /** Why the row has no figures (e.g. pgbench not installed). */
+  skipped?: string;
+  note?: string;
+}
+
+/** Nearest-rank percentile of an ascending-sorted array (p in 0..100). */
+export function percentile(sorted: ArrayLike<number>, p: number): number | null {
+  if (sorted.length === 0) return null;
+  if (p <= 0) return sorted[0];
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, rank) - 1];
+}
+
+export interface LatencySummary {
+  p50_ms: number | null;
+  p95_ms: number | null;
+  p99_ms: number | null;
+}
+
+/** p50/p95/p99 of latencies in milliseconds (any order), rounded to 0.01 ms. */
+export function summarize(latenciesMs: ArrayLike<number>): LatencySummary {
+  const sorted = Float64Array.from(latenciesMs).sort();
+  const r = (v: number | null) => (v === null ? null : round(v, 2));
+  return { p50_ms: r(percentile(sorted, 50)), p95_ms: r(percentile(sorted, 95)), p99_ms: r(percentile(sorted, 99)) };
+}
+
+export function round(v: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+}
+
+/**
+ * Round trips per decision from the bridge's client→server message count. A client that closes
+ * sends one Terminate message, which is not part of any decision: subtract one per connection
+ * that was closed inside the measured interval.
+ */
+export function roundTripsPerDecision(clientMessages: number, decisions: number, closedConnections = 0): number | null {
+  if (decisions <= 0) return null;
+  return round(Math.max(0, clientMessages - closedConnections) / decisions, 2);
+}
+
+/** What a row was computed from, kept beside it (not in the report) so rounds can be merged. */
+export interface RawFigures {
+  latenciesMs: number[];
+  elapsedMs: number;
+}
+
+/**
+ * One row per (layer, impl, connection, profile) from several rounds of the same scenario: counts
+ * and violations add up, throughput is all decisions over all the time, percentiles are taken over
+ * every latency, round trips are weighted by decisions. Rounds interleave the rows in time, so a
+ * burst of noise from a neighbour on the machine is shared out instead of landing on one row.
+ */
+export function mergeRounds(rounds: Row[][], raw: (r: Row) => RawFigures | undefined): Row[] {
+  const groups = new Map<string, Row[]>();
+  for (const rows of rounds) {
+    for (const r of rows) {
+      const id = [r.scenario, r.layer, r.impl, r.connection, r.profile ?? ""].join("|");
+      groups.set(id, [...(groups.get(id) ?? []), r]);
+    }
+  }
+  return [...groups.values()].map((rs) => {
+    const done = rs.filter((r) => !r.skipped);
+    if (done.length === 0 || rs.length === 1) return rs[0];
+    const requests = done.reduce((s, r) => s + r.requests, 0);
+    const elapsed = done.reduce((s, r) => s + (raw(r)?.elapsedMs ?? 0), 0);
+    const latencies = done.flatMap((r) => raw(r)?.latenciesMs ?? []);
+    const counted = done.filter((r) => r.violations !== null);
+    const withRt = done.filter((r) => r.round_trips_per_decision !== null);
+    const rtWeight = withRt.reduce((s, r) => s + r.requests, 0);
+    const outcomes: Record<string, number> = {};
+    for (const r of done) for (const [k, v] of Object.entries(r.outcomes ?? {})) outcomes[k] = (outcomes[k] ?? 0) + v;
+    const notes = [...new Set(done.map((r) => r.note).filter(Boolean))];
+    return {
+      ...done[0],
+      requests,
+      throughput_rps: elapsed > 0 ? round((requests * 1000) / elapsed, 1) : null,
+      ...summarize(latencies),
+      violations: counted.length ? counted.reduce((s, r) => s + (r.violations ?? 0), 0) : null,
+      round_trips_per_decision: rtWeight > 0 ? round(withRt.reduce((s, r) => s + (r.round_trips_per_decision ?? 0) * r.requests, 0) / rtWeight, 2) : null,
+      outcomes,
+      note: [`${done.length} rounds`, ...notes].join("; "),
+    };
+  });
+}
+
+/** Counts answers by label. */
+export function tally(labels: Iterable<string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const l of labels) out[l] = (out[l] ?? 0) + 1;
+  return out;
+}
+
+const COLUMNS: [keyof Row, string][] = [
+  ["scenario", "scenario"],
+  ["layer", "layer"],
+  ["impl", "impl"],
+  ["connection", "connection"],
+  ["concurrency", "conc"],
+  ["requests", "requests"],
+  ["throughput_rps", "req/s"],
+  ["p50_ms", "p50 ms"],
+  ["p95_ms", "p95 ms"],
+  ["p99_ms", "p99 ms"],
+  ["violations", "violations"],
+  ["round_trips_per_decision", "round trips"],
+];
+
+function cell(row: Row, key: keyof Row): string {
+  const v = row[key];
+  if (row.skipped && ["throughput_rps", "p50_ms", "p95_ms", "p99_ms", "violations", "round_trips_per_decision", "requests"].includes(key)) {
+    return key === "requests" ? `skipped: ${row.skipped}` : "";
+  }
+  if (key === "connection" && row.profile) return `${row.connection} via ${row.profile}`;
+  if (v === null || v === undefined) return "–";
+  if (key === "throughput_rps" && typeof v === "number") return String(Math.round(v));
+  return String(v).replaceAll("|", "\\|");
+}
+
+/** The rows as a GitHub markdown table, in the order given. */
+export function markdownTable(rows: Row[]): string {
+  const head = `| ${COLUMNS.map(([, h]) => h).join(" | ")} |`;
+  const rule = `| ${COLUMNS.map(([k]) => (typeof rows.find((r) => r[k] !== null && r[k] !== undefined)?.[k] === "number" ? "---:" : "---")).join(" | ")} |`;
+  const body = rows.map((r) => `| ${COLUMNS.map(([k]) => cell(r, k)).join(" | ")} |`);
+  return [head, rule, ...body].join("\n");
+}
+
+export interface Target {
+  name: string;
+  /** The measured value: a ratio, or a count for absolute targets. */
+  value: number | null;
+  /** Met when value ≥ min (ratios) or value ≤ max (counts). */
+  min?: number;
+  max?: number;
+  met: boolean | null;
+  detail: string;
+}
+
+type Match = Partial<Pick<Row, "scenario" | "layer" | "impl" | "connection">>;
+
+/** The direct (no pooler profile) row matching `m`, with figures. */
+export function findRow(rows: Row[], m: Match): Row | undefined {
+  return rows.find((r) => !r.skipped && !r.profile && Object.entries(m).every(([k, v]) => r[k as keyof Row] === v));
+}
+
+function label(m: Match): string {
+  return [m.layer, m.impl, m.connection].filter(Boolean).join(" ");
+}
+
+/** throughput(a) ÷ throughput(b), as a target that is met at ≥ min. */
+export function ratioTarget(rows: Row[], name: string, a: Match, b: Match, min: number): Target {
+  const ra = findRow(rows, a);
+  const rb = findRow(rows, b);
+  if (!ra || !rb || !ra.throughput_rps || !rb.throughput_rps) {
+    return { name, value: null, min, met: null, detail: `not measured (${!ra ? label(a) : label(b)} missing)` };
+  }
+  const value = round(ra.throughput_rps / rb.throughput_rps, 2);
+  return {
+    name,
+    value,
+    min,
+    met: value >= min,
+    detail: `${label(a)} ${Math.round(ra.throughput_rps)} req/s ÷ ${label(b)} ${Math.round(rb.throughput_rps)} req/s`,
+  };
+}
+
+/** The targets from the issue, evaluated on one run's rows (plus any extra figures a scenario reported). */
+export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
+  const out: Target[] = [];
+  // pgbench rows run Admit's own statement, so they count as Admit here.
+  const admitRows = rows.filter((r) => (r.impl === "admit" || r.impl === "pgbench") && !r.skipped);
+  const counted = admitRows.filter((r) => r.violations !== null);
+  const violations = counted.reduce((s, r) => s + (r.violations ?? 0), 0);
+  out.push({
+    name: "zero violations in every Admit scenario",
+    value: counted.length ? violations : null,
+    max: 0,
+    met: counted.length ? violations === 0 : null,
+    detail: `${counted.length} Admit rows counted` + (violations ? `; violations in ${admitRows.filter((r) => r.violations).map((r) => `${r.scenario} ${label(r)}`).join(", ")}` : ""),
+  });
+  out.push(
+    ratioTarget(rows, "ratelimit-hot: library pooled ≥ 0.8× pgbench pooled", { scenario: "ratelimit-hot", layer: "library", impl: "admit", connection: "pooled" }, { scenario: "ratelimit-hot", layer: "ceiling", impl: "pgbench", connection: "pooled" }, 0.8),
+  );
+  out.push(
+    ratioTarget(rows, "ratelimit-hot: library pooled ≥ 1.0× rate-limiter-flexible", { scenario: "ratelimit-hot", layer: "library", impl: "admit", connection: "pooled" }, { scenario: "ratelimit-hot", layer: "library", impl: "rate-limiter-flexible", connection: "pooled" }, 1.0),
+  );
+  const scenarios = [...new Set(rows.map((r) => r.scenario))];
+  for (const s of scenarios) {
+    if (!findRow(rows, { scenario: s, layer: "edge", impl: "admit" })) continue;
+    out.push(ratioTarget(rows, `${s}: edge ≥ 0.8× pgbench -C`, { scenario: s, layer: "edge", impl: "admit", connection: "per-request" }, { scenario: s, layer: "ceiling", impl: "pgbench", connection: "per-request" }, 0.8));
+  }
+  return [...out, ...figures];
+}
+
+export function targetsMarkdown(targets: Target[]): string {
+  return targets
+    .map((t) => {
+      const mark = t.met === null ? "–" : t.met ? "met" : "NOT met";
+      const want = t.min !== undefined ? `≥ ${t.min}` : t.max !== undefined ? `≤ ${t.max}` : "";
+      return `- ${t.name}: **${t.value ?? "n/a"}** (${want ? `target ${want}, ` : ""}${mark}) — ${t.detail}`;
+    })
+    .join("\n");
+}
+
+export interface Report {
+  started_at: string;
+  finished_at: string;
+  command: string;
+  quick: boolean;
+  machine: { cpus: number; node: string; platform: string };
+  pgbench: string | null;
+  pgbouncer: string | null;
+  scenarios: Row[];
+  targets: Target[];
+  notes: string[];
+}
+
+/** Writes bench/results/<timestamp>.json and bench/results/latest.json; returns the first path. */
+export async function writeReport(dir: string, report: Report): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const stamp = report.started_at.replace(/[:.]/g, "-");
+  const file = join(dir, `${stamp}.json`);
+  const text = JSON.stringify(report, null, 2) + "\n";
+  await writeFile(file, text);
+  await writeFile(join(dir, "latest.json"), text);
+  return file;
+}

@@ -1,0 +1,225 @@
+// `npm run bench [-- --quick] [--only=a,b] [--no-edge] [--concurrency=N] [--seconds=S] [--requests=N]`
+//
+// Starts its own stack (embedded Postgres, bridge, migrations, wrangler dev) on loopback, runs every
+// scenario at three layers (pgbench ceiling, library, edge) plus the peers, counts violations in the
+// database afterwards, prints a markdown table and the targets, and writes
+// bench/results/<timestamp>.json and bench/results/latest.json.
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ROOT } from "../dev/local";
+import { pgbenchMissing, rawFigures, type BenchContext, type Scenario } from "./measure";
+import { findPgbench } from "./pgbench";
+import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
+import { evaluateTargets, markdownTable, mergeRounds, targetsMarkdown, writeReport, type Report, type Row, type Target } from "./report";
+import { inventoryHotNight } from "./scenarios/inventory";
+import { lockContention, semaphoreChurn } from "./scenarios/permits";
+import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
+import { reservationBurst } from "./scenarios/reservation-burst";
+import { webhookDuplicates } from "./scenarios/webhooks";
+import { startStack, type Stack } from "./stack";
+
+/** In the order they run; each says itself whether its capability exists on this build. */
+export const SCENARIOS: Scenario[] = [ratelimitHot, ratelimit10kKeys, reservationBurst, inventoryHotNight, semaphoreChurn, lockContention, webhookDuplicates];
+
+export interface Options {
+  quick: boolean;
+  only: string[] | null;
+  edge: boolean;
+  pgbouncer: boolean;
+  concurrency: number;
+  seconds: number;
+  requests: number;
+  rounds: number;
+}
+
+export function parseArgs(argv: string[]): Options {
+  const flag = (name: string) => argv.includes(`--${name}`);
+  const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const num = (name: string, fallback: number, min: number, max: number) => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name}=${raw}: expected a number from ${min} to ${max}`);
+    return n;
+  };
+  const known = /^--(quick|no-edge|no-pgbouncer|only=.*|concurrency=.*|seconds=.*|requests=.*|rounds=.*|help)$/;
+  const unknown = argv.filter((a) => !known.test(a));
+  if (unknown.length) throw new Error(`unknown argument(s): ${unknown.join(" ")}`);
+  const quick = flag("quick");
+  return {
+    quick,
+    only: value("only")?.split(",").filter(Boolean) ?? null,
+    edge: !flag("no-edge"),
+    pgbouncer: !flag("no-pgbouncer"),
+    concurrency: num("concurrency", 16, 1, 256),
+    // Every row is bounded by a count and a time; quick keeps the whole run under 3 minutes.
+    seconds: num("seconds", quick ? 2 : 10, 1, 120),
+    requests: num("requests", quick ? 20_000 : 100_000, 1, 1_000_000),
+    // The rows of a scenario run this many times in turn, each for its share of the time, and are merged.
+    rounds: num("rounds", quick ? 1 : 3, 1, 10),
+  };
+}
+
+const HELP = `npm run bench [-- options]
+  --quick            short rows (2 s each): the whole run in under 3 minutes
+  --only=a,b         only these scenarios (${SCENARIOS.map((s) => s.name).join(", ")})
+  --no-edge          skip wrangler dev and the edge rows
+  --no-pgbouncer     skip the PgBouncer profile even when pgbouncer is installed
+  --concurrency=N    simultaneous clients in every layer (default 16)
+  --seconds=S        time limit per row (default 10, quick 2)
+  --requests=N       request limit per row (default 100000, quick 20000)
+  --rounds=N         run each scenario's rows N times in turn, each with 1/N of the time and
+                     requests, and merge them, so noise from neighbours spreads over all rows
+                     (default 3, quick 1)`;
+
+function log(line: string): void {
+  const t = new Date().toISOString().slice(11, 19);
+  console.log(`[bench ${t}] ${line}`);
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes("--help")) {
+    console.log(HELP);
+    return;
+  }
+  const opts = parseArgs(argv);
+  const startedAt = new Date();
+  const command = `npm run bench${argv.length ? " -- " + argv.join(" ") : ""}`;
+  const notes: string[] = [];
+  const scenarios = SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.name));
+  if (opts.only) for (const n of opts.only) if (!SCENARIOS.some((s) => s.name === n)) throw new Error(`--only: unknown scenario "${n}"`);
+
+  const pgbench = await findPgbench();
+  if (pgbench) log(`ceiling: ${pgbench.version} (${pgbench.path})`);
+  else {
+    log(pgbenchMissing);
+    notes.push(pgbenchMissing);
+  }
+
+  const pgbouncer = opts.pgbouncer ? await findPgbouncer() : null;
+  if (pgbouncer) log(`pooled profile: ${pgbouncer.version} in transaction mode — Admit's per-request rows run again through it`);
+  else {
+    const why = opts.pgbouncer ? `pgbouncer not installed (\`${PGBOUNCER_INSTALL}\` adds it)` : "--no-pgbouncer";
+    log(`no PgBouncer profile: ${why}`);
+    notes.push(`PgBouncer profile not run: ${why}`);
+  }
+
+  log(`starting the stack${opts.edge ? "" : " (no edge)"}…`);
+  let stack: Stack | undefined;
+  const stop = async () => {
+    const s = stack;
+    stack = undefined;
+    await s?.stop();
+  };
+  process.once("SIGINT", () => void stop().then(() => process.exit(130)));
+  process.once("SIGTERM", () => void stop().then(() => process.exit(143)));
+
+  const rows: Row[] = [];
+  const figures: Target[] = [];
+  try {
+    stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log });
+    const s = stack;
+    const ctx: BenchContext = {
+      quick: opts.quick,
+      concurrency: opts.concurrency,
+      requests: opts.requests,
+      seconds: opts.seconds,
+      db: { url: s.pg.url, wsProxy: s.bridge.wsProxy, host: s.pg.host, port: s.pg.port, user: s.pg.user, password: s.pg.password, database: s.pg.database },
+      worker: s.worker ? { url: s.worker.url, token: s.token } : null,
+      bridge: s.bridge,
+      pgbench,
+      sql: async (text, params) => (await s.admin.query(text, params as unknown[])).rows,
+      log,
+      figure: (t) => void figures.push(t),
+      profile: null,
+      round: 0,
+      rounds: opts.rounds,
+    };
+    /** All rounds of a scenario in `base`'s profile, merged into one row per layer/impl/connection. */
+    const inRounds = async (scenario: Scenario, base: BenchContext): Promise<Row[]> => {
+      const rounds: Row[][] = [];
+      for (let round = 0; round < opts.rounds; round++) {
+        if (opts.rounds > 1) log(`  round ${round + 1}/${opts.rounds}`);
+        const c: BenchContext = { ...base, round, seconds: base.seconds / opts.rounds, requests: Math.ceil(base.requests / opts.rounds) };
+        rounds.push((await scenario.run(c)).filter((r) => r !== null));
+      }
+      return mergeRounds(rounds, (r) => rawFigures.get(r));
+    };
+    const ran: Scenario[] = [];
+    log(`${scenarios.length} scenario(s), concurrency ${opts.concurrency}, each row ≤ ${opts.requests} decisions and ≤ ${opts.seconds} s` + (opts.rounds > 1 ? `, in ${opts.rounds} rounds` : ""));
+    for (const [i, scenario] of scenarios.entries()) {
+      const why = await scenario.unavailable(ctx);
+      if (why) {
+        log(`[${i + 1}/${scenarios.length}] ${scenario.name}: not run — ${why}`);
+        notes.push(`${scenario.name}: not run — ${why}`);
+        continue;
+      }
+      log(`[${i + 1}/${scenarios.length}] ${scenario.name}`);
+      const t0 = Date.now();
+      try {
+        rows.push(...(await inRounds(scenario, ctx)));
+        ran.push(scenario);
+      } catch (err) {
+        const msg = `${scenario.name} failed: ${(err as Error).stack ?? err}`;
+        log(msg);
+        notes.push(msg.split("\n")[0]);
+        process.exitCode = 1;
+      }
+      log(`    ${scenario.name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+    if (s.pooler) {
+      // Neon's pooled endpoint is PgBouncer in transaction mode: the per-request rows again, through it.
+      const pooled: BenchContext = {
+        ...ctx,
+        profile: "pgbouncer",
+        db: { ...ctx.db, url: s.pooler.bouncer.url, host: s.pooler.bouncer.host, port: s.pooler.bouncer.port },
+        worker: s.pooler.worker ? { url: s.pooler.worker.url, token: s.token } : null,
+      };
+      const profiled = opts.quick ? ran.slice(0, 2) : ran;
+      for (const [i, scenario] of profiled.entries()) {
+        log(`[pgbouncer ${i + 1}/${profiled.length}] ${scenario.name}, per-request rows through PgBouncer`);
+        try {
+          rows.push(...(await inRounds(scenario, pooled)));
+        } catch (err) {
+          const msg = `${scenario.name} through pgbouncer failed: ${(err as Error).stack ?? err}`;
+          log(msg);
+          notes.push(msg.split("\n")[0]);
+          process.exitCode = 1;
+        }
+      }
+      if (opts.quick && ran.length > profiled.length) notes.push(`--quick: the PgBouncer profile ran for ${profiled.map((s) => s.name).join(", ")} only`);
+    }
+  } finally {
+    log("stopping the stack…");
+    await stop();
+  }
+
+  const targets = evaluateTargets(rows, figures);
+  const report: Report = {
+    started_at: startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    command,
+    quick: opts.quick,
+    machine: { cpus: cpus().length, node: process.version, platform: `${process.platform}-${process.arch}` },
+    pgbench: pgbench?.version ?? null,
+    pgbouncer: pgbouncer?.version ?? null,
+    scenarios: rows,
+    targets,
+    notes,
+  };
+  const file = await writeReport(join(ROOT, "bench", "results"), report);
+  console.log(`\n${command}  (${report.machine.cpus} cores, ${report.machine.node}, ${((Date.parse(report.finished_at) - startedAt.getTime()) / 1000).toFixed(0)} s)\n`);
+  console.log(markdownTable(rows));
+  console.log(`\nTargets:\n${targetsMarkdown(targets)}`);
+  if (notes.length) console.log(`\nNotes:\n${notes.map((n) => `- ${n}`).join("\n")}`);
+  console.log(`\nWritten ${file} and bench/results/latest.json`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((err) => {
+    console.error(`[bench] ${(err as Error).stack ?? err}`);
+    process.exit(1);
+  });
+}

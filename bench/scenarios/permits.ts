@@ -1,0 +1,125 @@
+// Permits (seeds 002 and 004): `semaphore-churn` (a 4-permit semaphore, acquire then release at
+// once, by more clients than permits) and `lock-contention` (a lease — a semaphore of one permit —
+// wanted by every client at once). One decision = one acquire, plus the release when it was granted;
+// a refused acquire answers at once (429/409), it never queues.
+//
+// Violations = duplicate permits, from the permits history afterwards: a claim whose slot was still
+// held by an earlier claim (overlapping [claimed_at, end) on one slot), a slot beyond the size, and
+// fencing tokens that do not increase in grant order.
+import type { RequestDb } from "../../functions/db";
+import { lockKey } from "../../functions/keys";
+import { acquirePermit, releasePermit, type PermitKind } from "../../functions/semaphores";
+import type { Query } from "../load";
+import { ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
+import type { Connection, Row } from "../report";
+
+const LOCK_TIMEOUT_MS = 2000;
+const TTL_MS = 60_000;
+
+/** Claims whose slot was still held by an earlier claim, slots out of range, tokens out of order. */
+export const DUPLICATE_PERMITS = `
+  WITH p AS (
+    SELECT slot, claimed_at, fencing_token,
+           coalesce(released_at, timed_out_at, expires_at) AS ended_at,
+           max(coalesce(released_at, timed_out_at, expires_at)) OVER (
+             PARTITION BY slot ORDER BY claimed_at, fencing_token ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS held_until,
+           lag(fencing_token) OVER (ORDER BY claimed_at, fencing_token) AS previous_token
+      FROM permits WHERE kind = $1 AND name = $2)
+  SELECT (count(*) FILTER (WHERE claimed_at < held_until)
+        + count(*) FILTER (WHERE slot < 0 OR slot >= $3)
+        + count(*) FILTER (WHERE fencing_token <= previous_token))::int AS n
+    FROM p`;
+
+interface Shape {
+  name: "semaphore-churn" | "lock-contention";
+  kind: PermitKind;
+  permits: number;
+}
+
+const SEMAPHORE: Shape = { name: "semaphore-churn", kind: "semaphore", permits: 4 };
+const LEASE: Shape = { name: "lock-contention", kind: "lease", permits: 1 };
+
+function dbOver(q: Query): RequestDb {
+  const db = { query: async (text: string, params: unknown[]) => (await q(text, params)).rows, lockTimeoutMs: LOCK_TIMEOUT_MS };
+  return db as unknown as RequestDb;
+}
+
+/** The two statements of one cycle as pgbench runs them: acquire, then release what was granted. */
+function pgbenchScript(shape: Shape): string {
+  const id = shape.kind === "lease" ? "lease_id" : "permit_id";
+  const ttl = shape.kind === "lease" ? `${TTL_MS}::integer` : "NULL::integer";
+  return [
+    `SELECT coalesce(admit_permit_acquire(:key::bigint, '${shape.kind}', :name, 'pgbench-' || :client_id, ${ttl}, ${LOCK_TIMEOUT_MS}::integer)->'permit'->>'${id}', '') AS pid \\gset`,
+    `SELECT admit_permit_release(:key::bigint, '${shape.kind}', :name, nullif(:pid, '')::uuid, ${LOCK_TIMEOUT_MS}::integer) WHERE :pid <> '';`,
+    "",
+  ].join("\n");
+}
+
+async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
+  const out: (Row | null)[] = [];
+  const nameFor = async (layer: string, impl: string, connection: Connection) => {
+    const name = `${shape.name}.${rowKey(ctx, layer, impl, connection)}`;
+    if (shape.kind === "semaphore") {
+      await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)", [lockKey("semaphore", name), name, shape.permits, TTL_MS, LOCK_TIMEOUT_MS]);
+    }
+    return name;
+  };
+  const violations = (name: string) => async () => (await ctx.sql<{ n: number }>(DUPLICATE_PERMITS, [shape.kind, name, shape.permits]))[0].n;
+
+  for (const connection of ["pooled", "per-request"] as const) {
+    const name = await nameFor("ceiling", "pgbench", connection);
+    out.push(await ceiling(ctx, { scenario: shape.name, impl: "pgbench", connection, script: pgbenchScript(shape), defines: { key: lockKey(shape.kind, name), name }, violations: violations(name) }));
+  }
+  for (const connection of ["pooled", "per-request"] as const) {
+    const name = await nameFor("library", "admit", connection);
+    out.push(
+      await library(ctx, {
+        scenario: shape.name,
+        impl: "admit",
+        connection,
+        violations: violations(name),
+        note: "a decision = acquire, + release when granted",
+        op: async (q, i) => {
+          const db = dbOver(q);
+          const r = await acquirePermit<{ permit_id?: string; lease_id?: string }>(db, shape.kind, name, `h${i}`, shape.kind === "lease" ? TTL_MS : undefined);
+          if (r.status !== "acquired") return r.status;
+          const released = await releasePermit(db, shape.kind, name, (r.permit.permit_id ?? r.permit.lease_id)!);
+          return released.status === "released" ? "acquired+released" : `acquired+${released.status}`;
+        },
+      }),
+    );
+  }
+  {
+    const name = await nameFor("edge", "admit", "per-request");
+    const base = shape.kind === "lease" ? `/v1/locks/${encodeURIComponent(name)}` : `/v1/semaphores/${encodeURIComponent(name)}`;
+    out.push(
+      await edge(ctx, {
+        scenario: shape.name,
+        impl: "admit",
+        violations: violations(name),
+        note: "a decision = acquire, + release when granted (two HTTP requests)",
+        op: async (call, i) => {
+          const a = await call("POST", `${base}/acquire`, shape.kind === "lease" ? { holder: `h${i}`, ttl_ms: TTL_MS } : { holder: `h${i}` });
+          if (a.status !== 201) return String(a.status);
+          const id = shape.kind === "lease" ? { lease_id: a.json.lease_id } : { permit_id: a.json.permit_id };
+          const r = await call("POST", `${base}/release`, id);
+          return `201+${r.status}`;
+        },
+      }),
+    );
+  }
+  return out;
+}
+
+function scenario(shape: Shape): Scenario {
+  return {
+    name: shape.name,
+    async unavailable(ctx) {
+      return (await hasFunctions(ctx, "admit_permit_acquire", "admit_permit_release", "admit_semaphore_put")) ? null : "locks and semaphores (admit_permit_acquire) not on this build";
+    },
+    run: (ctx) => rows(ctx, shape),
+  };
+}
+
+export const semaphoreChurn = scenario(SEMAPHORE);
+export const lockContention = scenario(LEASE);

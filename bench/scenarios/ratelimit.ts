@@ -1,0 +1,255 @@
+// Rate-limit checks (seed 001): `ratelimit-hot` (every call on ONE key) and `ratelimit-10k-keys`
+// (calls spread over 10 000 keys), plus the deny-cache burst figure.
+//
+// - ratelimit-hot uses a limit no row can reach, so every call is an admitted write of the same
+//   counter row: the statement's own cost under row-lock contention, which is what the ceiling
+//   (pgbench running admit_ratelimit_check) and rate-limiter-flexible's upsert are compared on.
+// - ratelimit-10k-keys uses a small limit, so some keys run out and are refused (and then answered
+//   by the deny cache without Postgres).
+// - The burst: 10 000 calls on one fresh key with limit 100 through the Worker; the database's own
+//   `attempted` count says how many reached Postgres, `admitted` that no more than 100 got through.
+//
+// Violations = admissions beyond the limit in any window, from ratelimit_counters afterwards.
+// rate-limiter-flexible's table keeps attempts, not admissions, so its figure is counted from its
+// answers (calls it allowed beyond the limit per key).
+import pg from "pg";
+import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import type { RequestDb } from "../../functions/db";
+import { checkRateLimit, DenyCache } from "../../functions/ratelimit-middleware";
+import { pooledConnections, runLoad, type Query } from "../load";
+import { ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type BenchContext, type Scenario } from "../measure";
+import type { Connection, Row } from "../report";
+
+const WINDOW_MS = 60_000;
+const LOCK_TIMEOUT_MS = 2000;
+/** The statement functions/ratelimit-middleware.ts sends for one check. */
+export const CHECK = "SELECT admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer) AS r";
+
+export const EXCESS_ADMISSIONS = `
+  SELECT coalesce(sum(greatest(0, c.admitted - p.quota)), 0)::int AS n
+    FROM ratelimit_counters c JOIN ratelimit_policies p ON p.name = c.policy
+   WHERE c.policy = $1`;
+
+interface Shape {
+  name: "ratelimit-hot" | "ratelimit-10k-keys";
+  limit: number;
+  keys: number;
+}
+
+const HOT: Shape = { name: "ratelimit-hot", limit: 1_000_000_000, keys: 1 };
+const SPREAD: Shape = { name: "ratelimit-10k-keys", limit: 5, keys: 10_000 };
+
+/** Request i's key: one key, or one of `keys` spread by a hash of i. */
+export function keyOf(shape: { keys: number }, i: number): string {
+  if (shape.keys === 1) return "hot";
+  let h = Math.imul(i ^ 0x5bd1e995, 0x27d4eb2d);
+  h ^= h >>> 15;
+  return `k${1 + ((h >>> 0) % shape.keys)}`;
+}
+
+/** The request's database handle as checkRateLimit needs it, over the row's connection. */
+function dbOver(q: Query): RequestDb {
+  const db = { query: async (text: string, params: unknown[]) => (await q(text, params)).rows, lockTimeoutMs: LOCK_TIMEOUT_MS };
+  return db as unknown as RequestDb;
+}
+
+async function makePolicy(ctx: BenchContext, name: string, limit: number, windowMs = WINDOW_MS): Promise<void> {
+  await ctx.sql("SELECT admit_ratelimit_put_policy($1, 'fixed_window', $2::integer, $3::bigint, false, 604800000)", [name, limit, windowMs]);
+}
+
+function excess(ctx: BenchContext, policy: string) {
+  return async () => (await ctx.sql<{ n: number }>(EXCESS_ADMISSIONS, [policy]))[0].n;
+}
+
+function pgbenchScript(shape: Shape): string {
+  const key = shape.keys === 1 ? "'hot'" : "'k' || :k";
+  return `${shape.keys === 1 ? "" : `\\set k random(1, ${shape.keys})\n`}SELECT admit_ratelimit_check(:policy, ${key}, 1::integer, NULL::jsonb, ${LOCK_TIMEOUT_MS}::integer) AS r;\n`;
+}
+
+/** rate-limiter-flexible's upsert (lib/RateLimiterPostgres.js `_upsert`, points 1, no forced expiry), for pgbench. */
+function rlfPgbenchScript(shape: Shape): string {
+  const key = shape.keys === 1 ? ":prefix || 'hot'" : ":prefix || 'k' || :k";
+  return `${shape.keys === 1 ? "" : `\\set k random(1, ${shape.keys})\n`}INSERT INTO bench_rlflx VALUES (${key}, 1, :exp::bigint)
+  ON CONFLICT(key) DO UPDATE SET
+    points = CASE WHEN (bench_rlflx.expire <= :now::bigint OR 1=0) THEN 1 ELSE bench_rlflx.points + (1) END,
+    expire = CASE WHEN bench_rlflx.expire <= :now::bigint THEN :exp::bigint ELSE bench_rlflx.expire END
+  RETURNING points, expire;
+`;
+}
+
+async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
+  const out: (Row | null)[] = [];
+  const policyFor = async (layer: string, impl: string, connection: Connection) => {
+    const name = `${shape.name}.${rowKey(ctx, layer, impl, connection)}`;
+    await makePolicy(ctx, name, shape.limit);
+    return name;
+  };
+  for (const connection of ["pooled", "per-request"] as const) {
+    const policy = await policyFor("ceiling", "pgbench", connection);
+    out.push(await ceiling(ctx, { scenario: shape.name, impl: "pgbench", connection, script: pgbenchScript(shape), defines: { policy }, violations: excess(ctx, policy) }));
+  }
+  if (!ctx.profile) {
+    // The peer's own statement at the ceiling too, so the two designs also meet without any client in between.
+    const prefix = `${shape.name}.${rowKey(ctx, "rlf-pgbench")}`;
+    const now = Date.now();
+    out.push(
+      await ceiling(ctx, {
+        scenario: shape.name,
+        impl: "rate-limiter-flexible",
+        connection: "pooled",
+        script: rlfPgbenchScript(shape),
+        defines: { prefix: `${prefix}:`, now: String(now), exp: String(now + WINDOW_MS) },
+        note: "its upsert, as RateLimiterPostgres sends it",
+      }),
+    );
+  }
+  for (const connection of ["pooled", "per-request"] as const) {
+    const policy = await policyFor("library", "admit", connection);
+    const cache = new DenyCache(); // one isolate's
+    const row = await library(ctx, {
+      scenario: shape.name,
+      impl: "admit",
+      connection,
+      violations: excess(ctx, policy),
+      op: async (q, i) => {
+        const d = await checkRateLimit(dbOver(q), { policy, key: keyOf(shape, i) }, cache);
+        if (!d) throw new Error(`policy ${policy} missing`);
+        return d.result.allowed ? "allowed" : d.cached ? "denied (cache)" : "denied";
+      },
+    });
+    if (row) row.note = `deny cache: ${cache.hits} hits, ${cache.dbCalls} database calls`;
+    out.push(row);
+  }
+  {
+    const policy = await policyFor("edge", "admit", "per-request");
+    out.push(
+      await edge(ctx, {
+        scenario: shape.name,
+        impl: "admit",
+        violations: excess(ctx, policy),
+        op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
+      }),
+    );
+  }
+  if (!ctx.profile) out.push(await rateLimiterFlexible(ctx, shape));
+  return out;
+}
+
+/**
+ * The peer as its users run it: RateLimiterPostgres on a `pg` Pool (plain TCP, named prepared
+ * statements) with as many connections as the other rows' concurrency, on the same database.
+ */
+async function rateLimiterFlexible(ctx: BenchContext, shape: Shape): Promise<Row | null> {
+  const pool = new pg.Pool({ connectionString: ctx.db.url, max: ctx.concurrency });
+  pool.on("error", () => {});
+  try {
+    // Open every connection before timing, as the Admit pooled row does.
+    const held = await Promise.all(Array.from({ length: ctx.concurrency }, () => pool.connect()));
+    held.forEach((c) => c.release());
+    const prefix = `${shape.name}.${rowKey(ctx, "rlf")}`;
+    const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
+      const l: RateLimiterPostgres = new RateLimiterPostgres(
+        { storeClient: pool, storeType: "pool", tableName: "bench_rlflx", keyPrefix: prefix, points: shape.limit, duration: WINDOW_MS / 1000, clearExpiredByTimeout: false },
+        (err?: Error) => (err ? reject(err) : resolve(l)),
+      );
+    });
+    const allowed = new Map<string, number>();
+    return await peer(ctx, {
+      scenario: shape.name,
+      impl: "rate-limiter-flexible",
+      connection: "pooled",
+      note: "pg Pool over TCP (not through the bridge), named prepared statements",
+      violations: async () => [...allowed.values()].reduce((s, n) => s + Math.max(0, n - shape.limit), 0),
+      op: async (i) => {
+        const key = keyOf(shape, i);
+        try {
+          await limiter.consume(key);
+          allowed.set(key, (allowed.get(key) ?? 0) + 1);
+          return "allowed";
+        } catch (err) {
+          if (err instanceof RateLimiterRes) return "denied";
+          throw err;
+        }
+      },
+    });
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}
+
+/** 10 000 calls (2 000 with --quick) on one fresh key with limit 100: how many reached Postgres? */
+async function denyCacheBurst(ctx: BenchContext): Promise<void> {
+  const limit = 100;
+  const burst = ctx.quick ? 2_000 : 10_000;
+  for (const layer of ["library", "edge"] as const) {
+    if (layer === "edge" && !ctx.worker) continue;
+    const policy = `ratelimit-burst.${layer}`;
+    // An hour-long window (aligned to the epoch), so the burst almost always falls in one window;
+    // if it straddles two, each window may admit `limit` and the bound doubles.
+    await makePolicy(ctx, policy, limit, 3_600_000);
+    ctx.log(`  deny-cache burst (${layer}): ${burst} calls on one key, limit ${limit} …`);
+    let load;
+    if (layer === "edge") {
+      const { url, token } = ctx.worker!;
+      load = await runLoad({ concurrency: ctx.concurrency, requests: burst, timeLimitMs: 60_000 }, async () => {
+        const res = await fetch(`${url}/v1/ratelimits/check`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ policy, key: "burst" }) });
+        await res.arrayBuffer();
+        return `${res.status} ${res.headers.get("admit-cache") ?? ""}`.trim();
+      });
+    } else {
+      const conns = await pooledConnections(ctx.db, ctx.concurrency);
+      const cache = new DenyCache();
+      try {
+        load = await runLoad({ concurrency: ctx.concurrency, requests: burst, timeLimitMs: 60_000 }, (i, w) =>
+          conns.use(w, async (q) => {
+            const d = await checkRateLimit(dbOver(q), { policy, key: "burst" }, cache);
+            return d!.result.allowed ? "allowed" : d!.cached ? "denied (cache)" : "denied";
+          }),
+        );
+      } finally {
+        await conns.close();
+      }
+    }
+    const [c] = await ctx.sql<{ attempted: number; admitted: number; windows: number; excess: number }>(
+      `SELECT coalesce(sum(attempted), 0)::int AS attempted, coalesce(sum(admitted), 0)::int AS admitted,
+              count(*)::int AS windows, coalesce(sum(greatest(0, admitted - $2)), 0)::int AS excess
+         FROM ratelimit_counters WHERE policy = $1`,
+      [policy, limit],
+    );
+    const answered = load.outcomes.length;
+    const allowedSeen = load.outcomes.filter((o) => o.startsWith("200") || o === "allowed").length;
+    ctx.log(`    ${answered} answered, ${c.attempted} reached Postgres, ${c.admitted} admitted (${allowedSeen} allowed answers)`);
+    // At most `limit` admitted, plus the calls already in flight when the limit was reached, plus one per isolate.
+    const windows = Math.max(1, c.windows);
+    const bound = (limit + ctx.concurrency + 1) * windows;
+    ctx.figure({
+      name: `deny-cache burst (${layer}): ${burst} calls on one key, limit ${limit} → database decisions`,
+      value: c.attempted,
+      max: bound,
+      met: c.attempted <= bound && c.excess === 0,
+      detail:
+        `${answered} answered, ${c.attempted} reached Postgres (the database's own attempted count), ${c.admitted} admitted` +
+        `${windows > 1 ? ` over ${windows} windows` : ""}, ${c.excess} beyond the limit; bound ${bound} = (limit + in-flight ${ctx.concurrency} + 1 per isolate)${windows > 1 ? ` × ${windows} windows` : ""}`,
+    });
+  }
+}
+
+function scenario(shape: Shape): Scenario {
+  return {
+    name: shape.name,
+    async unavailable(ctx) {
+      return (await hasFunctions(ctx, "admit_ratelimit_check", "admit_ratelimit_put_policy")) ? null : "rate limits (admit_ratelimit_check) not on this build";
+    },
+    async run(ctx) {
+      await ctx.sql(
+        "CREATE TABLE IF NOT EXISTS bench_rlflx (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)",
+      );
+      const out = await rows(ctx, shape);
+      if (shape === HOT && !ctx.profile && lastRound(ctx)) await denyCacheBurst(ctx);
+      return out;
+    },
+  };
+}
+
+export const ratelimitHot = scenario(HOT);
+export const ratelimit10kKeys = scenario(SPREAD);

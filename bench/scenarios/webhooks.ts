@@ -1,0 +1,129 @@
+// webhook-duplicates: a redelivery storm. Every webhook-id is delivered 5 times, the copies at the
+// same moment (consecutive requests are in flight together), each signed by the sender with the
+// Standard Webhooks scheme. A decision = one delivery: the source lookup (secret + timestamp window
+// on the database clock), the signature check with `standardwebhooks`, then the inbox insert
+// (INSERT … ON CONFLICT DO NOTHING) — the receiver route's two statements, also what pgbench runs.
+//
+// Violations = duplicate inbox rows (more than one row per (source, webhook-id)) plus deliveries
+// answered 200 whose event is not in the inbox, from the database afterwards.
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
+import type { Connection, Row } from "../report";
+
+const NAME = "webhook-duplicates";
+const COPIES = 5;
+const LOCK_TIMEOUT_MS = 2000;
+export const SOURCE_FOR_DELIVERY = "SELECT admit_webhook_source_for_delivery($1, $2::bigint) AS s";
+export const RECEIVE = "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6::bigint, $7::integer) AS r";
+
+export const DUPLICATE_INBOX_ROWS = `
+  SELECT (count(*) - count(DISTINCT webhook_id))::int AS n FROM webhook_events WHERE source = $1`;
+
+/** Delivery i carries event floor(i / 5): the five copies of an event go out together. */
+export function eventOf(i: number): number {
+  return Math.floor(i / COPIES);
+}
+
+interface Delivery {
+  id: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** What a sender would send for event n, signed once (signing is the sender's work, not timed). */
+function deliveries(secret: string, timestampS: number, count: number): Delivery[] {
+  const wh = new Webhook(secret);
+  const at = new Date(timestampS * 1000);
+  return Array.from({ length: count }, (_, n) => {
+    const id = `evt_${n}`;
+    const body = JSON.stringify({ type: "invoice.paid", data: { invoice: `in_${n}`, amount: 1200 + n } });
+    return { id, body, headers: { "webhook-id": id, "webhook-timestamp": String(timestampS), "webhook-signature": wh.sign(id, at, body) } };
+  });
+}
+
+/** The receiver's signature check: the library's, with its own ±5 min clock check replaced (the window is checked on the database clock). */
+function verify(secret: string, d: Delivery): void {
+  const wh = new Webhook(secret);
+  Object.defineProperty(wh, "verifyTimestamp", { value: (header: string) => new Date(Number(header) * 1000) });
+  wh.verify(d.body, d.headers, { jsonParse: false } as never);
+}
+
+const PGBENCH_SCRIPT = [
+  "\\set n random(0, 19999)",
+  "SELECT admit_webhook_source_for_delivery(:source, :ts::bigint) AS s;",
+  `SELECT admit_webhook_receive(:source, 'evt_' || :n, :ts::bigint, json_build_object('type', 'invoice.paid', 'n', :n::integer)::text, NULL, NULL::bigint, ${LOCK_TIMEOUT_MS}::integer) AS r;`,
+  "",
+].join("\n");
+
+export const webhookDuplicates: Scenario = {
+  name: NAME,
+  async unavailable(ctx) {
+    return (await hasFunctions(ctx, "admit_webhook_receive", "admit_webhook_source_for_delivery", "admit_webhook_put_source")) ? null : "webhook receiving (admit_webhook_receive) not on this build";
+  },
+  async run(ctx) {
+    const out: (Row | null)[] = [];
+    const secret = "whsec_" + randomBytes(32).toString("base64");
+    const [{ now }] = await ctx.sql<{ now: string }>("SELECT extract(epoch FROM now())::bigint AS now");
+    const ts = Number(now);
+    const events = Math.ceil(ctx.requests / COPIES) + 1;
+    const signed = deliveries(secret, ts, events);
+    const sourceFor = async (layer: string, impl: string, connection: Connection) => {
+      const source = `wh-${rowKey(ctx, layer, impl, connection)}`;
+      await ctx.sql("SELECT admit_webhook_put_source($1, $2, 300, NULL)", [source, secret]);
+      return source;
+    };
+    const check = (source: string, ok: Set<string>) => async () => {
+      const [{ n }] = await ctx.sql<{ n: number }>(DUPLICATE_INBOX_ROWS, [source]);
+      const stored = new Set((await ctx.sql<{ webhook_id: string }>("SELECT webhook_id FROM webhook_events WHERE source = $1", [source])).map((r) => r.webhook_id));
+      return n + [...ok].filter((id) => !stored.has(id)).length;
+    };
+    const note = `each event delivered ${COPIES}× at once`;
+
+    for (const connection of ["pooled", "per-request"] as const) {
+      const source = await sourceFor("ceiling", "pgbench", connection);
+      out.push(await ceiling(ctx, { scenario: NAME, impl: "pgbench", connection, script: PGBENCH_SCRIPT, defines: { source, ts: String(ts) }, note: "random events of 20 000: duplicates by chance", violations: check(source, new Set()) }));
+    }
+    for (const connection of ["pooled", "per-request"] as const) {
+      const source = await sourceFor("library", "admit", connection);
+      const ok = new Set<string>();
+      out.push(
+        await library(ctx, {
+          scenario: NAME,
+          impl: "admit",
+          connection,
+          note,
+          violations: check(source, ok),
+          op: async (q, i) => {
+            const d = signed[eventOf(i) % signed.length];
+            const [s] = (await q(SOURCE_FOR_DELIVERY, [source, ts])).rows;
+            if (!s.s?.fresh) return "401";
+            verify(s.s.secret, d);
+            const [r] = (await q(RECEIVE, [source, d.id, ts, d.body, null, null, LOCK_TIMEOUT_MS])).rows;
+            ok.add(d.id);
+            return r.r.duplicate ? "duplicate" : "received";
+          },
+        }),
+      );
+    }
+    {
+      const source = await sourceFor("edge", "admit", "per-request");
+      const ok = new Set<string>();
+      out.push(
+        await edge(ctx, {
+          scenario: NAME,
+          impl: "admit",
+          note,
+          violations: check(source, ok),
+          op: async (call, i) => {
+            const d = signed[eventOf(i) % signed.length];
+            const res = await call("POST", `/v1/webhooks/${source}`, d.body, d.headers);
+            if (res.status === 200) ok.add(d.id);
+            return String(res.status);
+          },
+        }),
+      );
+    }
+    return out;
+  },
+};

@@ -1,0 +1,82 @@
+// Everything the bench needs, started by the bench itself on loopback: a throwaway embedded
+// Postgres, the WebSocket bridge (own process), the migrations, and the Worker in wrangler dev.
+import { randomBytes } from "node:crypto";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { migrate } from "../dev/migrate";
+import { startPostgres, type PgHandle } from "../dev/postgres";
+import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
+import { startBridgeProcess, type BenchBridge } from "./bridge-process";
+import { startPgbouncer, type Pgbouncer, type PgbouncerBin } from "./pgbouncer";
+
+export interface Stack {
+  pg: PgHandle;
+  bridge: BenchBridge;
+  /** The Worker under wrangler dev; null with --no-edge. */
+  worker: WranglerDev | null;
+  token: string;
+  /** One admin connection over plain TCP (node-postgres), so setup and counting never show up in the bridge's figures. */
+  admin: pg.Client;
+  /** The pooled profile, when PgBouncer is installed: PgBouncer and a Worker whose DATABASE_URL points at it. */
+  pooler: { bouncer: Pgbouncer; worker: WranglerDev | null } | null;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  edge: boolean;
+  pgbouncer: PgbouncerBin | null;
+  poolSize: number;
+  log: (line: string) => void;
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const stops: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch(() => {});
+    stops.length = 0;
+  };
+  try {
+    const dataDir = await mkdtemp(join(tmpdir(), "admit-bench-pg-"));
+    const pgh = await startPostgres({ dataDir, persistent: false, database: "admit_bench" });
+    stops.push(() => pgh.stop());
+    opts.log(`postgres on ${pgh.host}:${pgh.port} (throwaway cluster, fsync off)`);
+    const bridge = await startBridgeProcess();
+    stops.push(() => bridge.close());
+    opts.log(`bridge on ${bridge.wsProxy} (its own process)`);
+    const { applied } = await migrate({ databaseUrl: pgh.url, wsProxy: bridge.wsProxy });
+    opts.log(`migrated: ${applied.join(", ")}`);
+    const admin = new pg.Client({ connectionString: pgh.url });
+    admin.on("error", () => {});
+    await admin.connect();
+    stops.push(() => admin.end());
+    const token = "bench_" + randomBytes(12).toString("base64url");
+    let worker: WranglerDev | null = null;
+    if (opts.edge) {
+      opts.log("starting wrangler dev…");
+      worker = await startWranglerDev({ vars: { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000 });
+      const w = worker;
+      stops.push(() => w.stop());
+      opts.log(`wrangler dev on ${worker.url}`);
+    }
+    let pooler: Stack["pooler"] = null;
+    if (opts.pgbouncer) {
+      const bouncer = await startPgbouncer(opts.pgbouncer, pgh, opts.poolSize);
+      stops.push(() => bouncer.stop());
+      opts.log(`pgbouncer (transaction mode, pool ${opts.poolSize}) on ${bouncer.host}:${bouncer.port}`);
+      let pooledWorker: WranglerDev | null = null;
+      if (opts.edge) {
+        pooledWorker = await startWranglerDev({ vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000 });
+        const w = pooledWorker;
+        stops.push(() => w.stop());
+        opts.log(`wrangler dev through pgbouncer on ${pooledWorker.url}`);
+      }
+      pooler = { bouncer, worker: pooledWorker };
+    }
+    return { pg: pgh, bridge, worker, token, admin, pooler, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,270 @@
+// The bench's pure pieces and its violation counting, so `npm run bench` code is typechecked and
+// exercised by `npm test` without running the (slow, machine-dependent) benchmark itself.
+import { describe, expect, it } from "vitest";
+import { runLoad } from "../bench/load";
+import { ceiling, pgbenchMissing, type BenchContext } from "../bench/measure";
+import { peerSql, sqlSections } from "../bench/peers/index";
+import { parsePgbenchLog, parsePgbenchSummary, pgbenchArgs } from "../bench/pgbench";
+import { pgbouncerIni } from "../bench/pgbouncer";
+import { evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, type RawFigures, type Row } from "../bench/report";
+import { parseArgs } from "../bench/run";
+import { DUPLICATE_PERMITS } from "../bench/scenarios/permits";
+import { EXCESS_ADMISSIONS, keyOf } from "../bench/scenarios/ratelimit";
+import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
+import { ADMIT_OVERLAPS, PEER_OVERLAPS, slotOf } from "../bench/scenarios/reservation-burst";
+import { freshDatabase, sql } from "./support";
+
+function row(over: Partial<Row>): Row {
+  return {
+    scenario: "ratelimit-hot",
+    layer: "library",
+    impl: "admit",
+    connection: "pooled",
+    concurrency: 16,
+    requests: 1000,
+    throughput_rps: 1000,
+    p50_ms: 1,
+    p95_ms: 2,
+    p99_ms: 3,
+    violations: 0,
+    round_trips_per_decision: 1,
+    ...over,
+  };
+}
+
+describe("latency figures", () => {
+  it("nearest-rank percentiles", () => {
+    const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(xs, 50)).toBe(50);
+    expect(percentile(xs, 95)).toBe(95);
+    expect(percentile(xs, 99)).toBe(99);
+    expect(percentile(xs, 100)).toBe(100);
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBeNull();
+  });
+
+  it("summarize sorts its input and rounds to 0.01 ms", () => {
+    expect(summarize([3.14159, 1, 2, 10, 5])).toEqual({ p50_ms: 3.14, p95_ms: 10, p99_ms: 10 });
+    expect(summarize([])).toEqual({ p50_ms: null, p95_ms: null, p99_ms: null });
+  });
+
+  it("round trips per decision subtract one Terminate per closed connection", () => {
+    expect(roundTripsPerDecision(300, 100, 100)).toBe(2);
+    expect(roundTripsPerDecision(100, 100)).toBe(1);
+    expect(roundTripsPerDecision(5, 0)).toBeNull();
+    expect(tally(["201", "409", "409"])).toEqual({ "201": 1, "409": 2 });
+  });
+});
+
+describe("report", () => {
+  it("a markdown table with one line per row, skipped rows saying why", () => {
+    const table = markdownTable([row({}), row({ layer: "ceiling", impl: "pgbench", skipped: "pgbench not installed", throughput_rps: null })]);
+    const lines = table.split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^\| scenario \| layer \| impl \| connection \|/);
+    expect(lines[2]).toContain("| ratelimit-hot | library | admit | pooled | 16 | 1000 | 1000 |");
+    expect(lines[3]).toContain("skipped: pgbench not installed");
+  });
+
+  it("evaluates the issue's targets as ratios of throughput in the same run", () => {
+    const rows = [
+      row({ throughput_rps: 900 }),
+      row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000 }),
+      row({ impl: "rate-limiter-flexible", throughput_rps: 1000 }),
+      row({ layer: "edge", connection: "per-request", throughput_rps: 100 }),
+      row({ layer: "ceiling", impl: "pgbench", connection: "per-request", throughput_rps: 200 }),
+    ];
+    const t = evaluateTargets(rows);
+    const byName = Object.fromEntries(t.map((x) => [x.name, x]));
+    expect(byName["ratelimit-hot: library pooled ≥ 0.8× pgbench pooled"]).toMatchObject({ value: 0.9, met: true });
+    expect(byName["ratelimit-hot: library pooled ≥ 1.0× rate-limiter-flexible"]).toMatchObject({ value: 0.9, met: false });
+    expect(byName["ratelimit-hot: edge ≥ 0.8× pgbench -C"]).toMatchObject({ value: 0.5, met: false });
+    expect(byName["zero violations in every Admit scenario"]).toMatchObject({ value: 0, met: true });
+  });
+
+  it("a violation in any Admit row (peers excepted) fails the zero-violation target", () => {
+    const t = evaluateTargets([row({ violations: 2 }), row({ impl: "seed000-naive", violations: 40 })]);
+    expect(t[0]).toMatchObject({ value: 2, met: false });
+    expect(t[0].detail).toContain("ratelimit-hot library admit pooled");
+    expect(evaluateTargets([row({ impl: "seed000-naive", violations: 40 })])[0].met).toBeNull();
+  });
+});
+
+describe("rounds", () => {
+  it("merge into one row per layer/impl/connection: counts add up, throughput over all the time, percentiles over every latency", () => {
+    const raw = new Map<Row, RawFigures>();
+    const made = (over: Partial<Row>, latenciesMs: number[], elapsedMs: number) => {
+      const r = row({ requests: latenciesMs.length, ...over });
+      raw.set(r, { latenciesMs, elapsedMs });
+      return r;
+    };
+    const a1 = made({ violations: 0, round_trips_per_decision: 1, outcomes: { "201": 1, "409": 1 } }, [1, 2], 1000);
+    const b1 = made({ layer: "ceiling", impl: "pgbench", violations: null, round_trips_per_decision: null }, [5], 500);
+    const a2 = made({ violations: 1, round_trips_per_decision: 2, outcomes: { "409": 2 } }, [3, 4], 3000);
+    const b2 = made({ layer: "ceiling", impl: "pgbench", violations: null, round_trips_per_decision: null }, [7], 500);
+    const merged = mergeRounds([[a1, b1], [a2, b2]], (r) => raw.get(r));
+    expect(merged).toHaveLength(2);
+    expect(merged[0]).toMatchObject({ layer: "library", requests: 4, throughput_rps: 1, p50_ms: 2, p99_ms: 4, violations: 1, round_trips_per_decision: 1.5, outcomes: { "201": 1, "409": 3 }, note: "2 rounds" });
+    expect(merged[1]).toMatchObject({ layer: "ceiling", requests: 2, throughput_rps: 2, violations: null, round_trips_per_decision: null });
+    const single = made({}, [1], 10);
+    expect(mergeRounds([[single]], (r) => raw.get(r))).toEqual([single]);
+  });
+});
+
+describe("pgbench", () => {
+  it("runs the statement with extended protocol (unnamed statements), -C per request", () => {
+    const r = { script: "", clients: 16, seconds: 5, connectPerTransaction: true, defines: { resource: "rb/x" }, host: "127.0.0.1", port: 5432, user: "u", password: "p", database: "d" };
+    const args = pgbenchArgs(r, "/tmp/s.sql", "/tmp/log");
+    expect(args.join(" ")).toBe("-n -M extended -c 16 -j 2 -T 5 -C -D resource=rb/x -l --log-prefix=/tmp/log -f /tmp/s.sql -h 127.0.0.1 -p 5432 -U u d");
+    expect(pgbenchArgs({ ...r, connectPerTransaction: false }, "s", "l")).not.toContain("-C");
+  });
+
+  it("without pgbench the ceiling rows are marked skipped, and the install command is given", async () => {
+    const lines: string[] = [];
+    const ctx = { concurrency: 16, profile: null, pgbench: null, log: (l: string) => lines.push(l) } as unknown as BenchContext;
+    const r = await ceiling(ctx, { scenario: "reservation-burst", impl: "pgbench", connection: "per-request", script: "SELECT 1;" });
+    expect(r).toMatchObject({ layer: "ceiling", impl: "pgbench", connection: "per-request", skipped: "pgbench not installed", throughput_rps: null });
+    expect(lines.join("\n")).toContain("skipped (pgbench not installed)");
+    expect(pgbenchMissing).toContain("apt-get install -y postgresql-contrib");
+  });
+
+  it("parses per-transaction logs (µs) and the summary", () => {
+    const log = "0 0 1500 0 1700000000 1\n1 0 2500 0 1700000000 2\n1 1 failed 0 1700000000 3\n\n";
+    expect(parsePgbenchLog(log)).toEqual({ latencies: [1.5, 2.5], failed: 1 });
+    const out = "number of transactions actually processed: 10206\nlatency average = 3.1 ms\ntps = 5236.123 (without initial connection time)\n";
+    expect(parsePgbenchSummary(out)).toEqual({ tps: 5236.123, transactions: 10206 });
+  });
+});
+
+describe("pgbouncer profile", () => {
+  it("transaction pooling, cleartext auth for the Neon driver's pipelined password, loopback only", () => {
+    const ini = pgbouncerIni({ host: "127.0.0.1", port: 5432, user: "postgres", password: "p", database: "admit_bench" }, 6432, "/tmp/x", 20);
+    expect(ini).toContain("admit_bench = host=127.0.0.1 port=5432 dbname=admit_bench");
+    expect(ini).toMatch(/^pool_mode = transaction$/m);
+    expect(ini).toMatch(/^auth_type = plain$/m);
+    expect(ini).toMatch(/^listen_addr = 127\.0\.0\.1$/m);
+    expect(ini).toMatch(/^listen_port = 6432$/m);
+  });
+});
+
+describe("load loop", () => {
+  it("stops at the request count, records every answer, and labels throws", async () => {
+    const seen = new Set<number>();
+    const r = await runLoad({ concurrency: 4, requests: 25, timeLimitMs: 60_000 }, async (i) => {
+      seen.add(i);
+      if (i % 5 === 0) throw Object.assign(new Error("x"), { code: "55P03" });
+      return i % 2 ? "odd" : "even";
+    });
+    expect(r.latencies).toHaveLength(25);
+    expect(seen.size).toBe(25);
+    expect(tally(r.outcomes)).toEqual({ "error:55P03": 5, odd: 10, even: 10 });
+  });
+
+  it("stops at the time limit when the count is out of reach", async () => {
+    const r = await runLoad({ concurrency: 2, requests: 1_000_000, timeLimitMs: 200 }, () => new Promise((res) => setTimeout(() => res("ok"), 20)));
+    expect(r.latencies.length).toBeGreaterThan(0);
+    expect(r.latencies.length).toBeLessThan(1_000_000);
+  });
+});
+
+describe("arguments and scenario inputs", () => {
+  it("--quick shortens rows; unknown flags are refused", () => {
+    expect(parseArgs(["--quick"])).toMatchObject({ quick: true, seconds: 2, edge: true, concurrency: 16, rounds: 1 });
+    expect(parseArgs([])).toMatchObject({ quick: false, seconds: 10, rounds: 3 });
+    expect(parseArgs(["--only=reservation-burst", "--no-edge", "--concurrency=8"])).toMatchObject({ only: ["reservation-burst"], edge: false, concurrency: 8, seconds: 10 });
+    expect(() => parseArgs(["--fast"])).toThrow(/unknown argument/);
+    expect(() => parseArgs(["--concurrency=0"])).toThrow(/--concurrency/);
+  });
+
+  it("reservation intervals are deterministic, 1–3 hours long, on the hour", () => {
+    expect(slotOf(7)).toEqual(slotOf(7));
+    for (let i = 0; i < 200; i++) {
+      const { start, end } = slotOf(i);
+      const hours = (Date.parse(end) - Date.parse(start)) / 3_600_000;
+      expect([1, 2, 3]).toContain(hours);
+      expect(Date.parse(start) % 3_600_000).toBe(0);
+    }
+  });
+
+  it("peer SQL files split into named statements", async () => {
+    expect(sqlSections("-- intro\nSELECT 0;\n-- name: a\nSELECT 1;\n-- a comment\n-- name: b\nSELECT\n  2;\n")).toEqual({ a: "SELECT 1;", b: "SELECT\n  2;" });
+    expect(Object.keys(await peerSql("seed000-naive.sql"))).toEqual(["setup", "check", "insert"]);
+    expect(Object.keys(await peerSql("seed000-advisory.sql"))).toEqual(["lock", "check", "insert"]);
+  });
+});
+
+describe("violations are counted from the database", () => {
+  it("overlapping pairs among a resource's active reservations, and in the peers' table", async () => {
+    const db = await freshDatabase("bench_violations");
+    // The EXCLUDE constraint forbids what this counts: drop it in this throwaway database to plant overlaps.
+    await sql(db, "ALTER TABLE reservations DROP CONSTRAINT reservations_no_overlap");
+    const put = (resource: string, from: string, to: string, cancelled = false) =>
+      sql(db, `INSERT INTO reservations (resource, holder, during, cancelled_at) VALUES ($1, 'h', tstzrange($2::timestamptz, $3::timestamptz, '[)'), ${cancelled ? "now()" : "NULL"})`, [resource, from, to]);
+    await put("rb/a", "2030-01-01T00:00:00Z", "2030-01-01T03:00:00Z");
+    await put("rb/a", "2030-01-01T02:00:00Z", "2030-01-01T04:00:00Z"); // overlaps the first
+    await put("rb/a", "2030-01-01T01:00:00Z", "2030-01-01T02:00:00Z"); // overlaps the first only
+    await put("rb/a", "2030-01-01T04:00:00Z", "2030-01-01T05:00:00Z"); // back to back: no overlap
+    await put("rb/a", "2030-01-01T00:00:00Z", "2030-01-01T09:00:00Z", true); // cancelled: ignored
+    await put("rb/b", "2030-01-01T00:00:00Z", "2030-01-01T03:00:00Z"); // another resource
+    expect(await sql(db, ADMIT_OVERLAPS, ["rb/a"])).toEqual([{ n: 2 }]);
+    expect(await sql(db, ADMIT_OVERLAPS, ["rb/b"])).toEqual([{ n: 0 }]);
+
+    const naive = await peerSql("seed000-naive.sql");
+    await sql(db, naive.setup);
+    // [0,2) then [1,3) (overlaps it; the check says so, but nothing stops an insert) then [3,4) (back to back).
+    const plan: [string, string, number][] = [["2030-01-01T00:00:00Z", "2030-01-01T02:00:00Z", 0], ["2030-01-01T01:00:00Z", "2030-01-01T03:00:00Z", 1], ["2030-01-01T03:00:00Z", "2030-01-01T04:00:00Z", 0]];
+    for (const [from, to, taken] of plan) {
+      expect(await sql(db, naive.check, ["p", from, to])).toHaveLength(taken);
+      await sql(db, naive.insert, ["p", from, to, "u"]);
+    }
+    expect(await sql(db, PEER_OVERLAPS, ["p"])).toEqual([{ n: 1 }]);
+  });
+});
+
+describe("duplicate permits are counted from the history", () => {
+  it("a claim overlapping an earlier one on its slot, a slot beyond the size, a token out of order", async () => {
+    const db = await freshDatabase("bench_permits");
+    const put = (slot: number, from: string, to: string, token: number) =>
+      sql(db, "INSERT INTO permits (kind, name, slot, holder, fencing_token, ttl_ms, claimed_at, expires_at, released_at) VALUES ('semaphore', 's', $1, 'h', $2, 60000, $3::timestamptz, $3::timestamptz + interval '1 min', $4::timestamptz)", [slot, token, from, to]);
+    await put(0, "2030-01-01T10:00:00Z", "2030-01-01T10:05:00Z", 1);
+    await put(0, "2030-01-01T10:03:00Z", "2030-01-01T10:06:00Z", 2); // slot 0 still held by the first: 1
+    await put(1, "2030-01-01T10:04:00Z", "2030-01-01T10:10:00Z", 3);
+    await put(0, "2030-01-01T10:06:00Z", "2030-01-01T10:07:00Z", 4); // starts as the second ends: fine
+    await put(4, "2030-01-01T10:20:00Z", "2030-01-01T10:21:00Z", 5); // slot 4 of a 4-permit semaphore: 1
+    await put(2, "2030-01-01T10:30:00Z", "2030-01-01T10:31:00Z", 0); // granted last, smaller token: 1
+    expect(await sql(db, DUPLICATE_PERMITS, ["semaphore", "s", 4])).toEqual([{ n: 3 }]);
+    expect(await sql(db, DUPLICATE_PERMITS, ["semaphore", "other", 4])).toEqual([{ n: 0 }]);
+  });
+});
+
+describe("rate-limit and webhook violations are counted from the database", () => {
+  it("admissions beyond the limit in a window, per counter row", async () => {
+    const db = await freshDatabase("bench_ratelimit");
+    await sql(db, "SELECT admit_ratelimit_put_policy('p', 'fixed_window', 5, 60000, false, 604800000)");
+    const put = (key: string, slot: number, admitted: number) =>
+      sql(db, "INSERT INTO ratelimit_counters (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at) VALUES ('p', $1, $2, now(), $3::int, $3::int, $3::int, 0, true, now() + interval '1 h')", [key, slot, admitted]);
+    await put("a", 1, 7); // 2 beyond
+    await put("a", 2, 5); // at the limit
+    await put("b", 1, 6); // 1 beyond
+    expect(await sql(db, EXCESS_ADMISSIONS, ["p"])).toEqual([{ n: 3 }]);
+  });
+
+  it("more than one inbox row per webhook-id", async () => {
+    const db = await freshDatabase("bench_webhooks");
+    await sql(db, "SELECT admit_webhook_put_source('s', $1, 300, NULL)", ["whsec_" + Buffer.alloc(32, 7).toString("base64")]);
+    // The unique constraint forbids what this counts: drop it in this throwaway database to plant duplicates.
+    await sql(db, "ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_once");
+    for (const id of ["e1", "e1", "e1", "e2"]) {
+      await sql(db, "INSERT INTO webhook_events (source, webhook_id, webhook_timestamp, payload) VALUES ('s', $1, now(), '{}')", [id]);
+    }
+    expect(await sql(db, DUPLICATE_INBOX_ROWS, ["s"])).toEqual([{ n: 2 }]);
+  });
+
+  it("scenario inputs: keys spread over 10 000, five copies per event", () => {
+    expect(keyOf({ keys: 1 }, 123)).toBe("hot");
+    const keys = new Set(Array.from({ length: 50_000 }, (_, i) => keyOf({ keys: 10_000 }, i)));
+    expect(keys.size).toBeGreaterThan(9_000);
+    expect([...keys].every((k) => /^k([1-9]\d{0,3}|10000)$/.test(k))).toBe(true);
+    expect([0, 4, 5, 9, 10].map(eventOf)).toEqual([0, 0, 1, 1, 2]);
+  });
+});
