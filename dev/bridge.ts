@@ -1,5 +1,10 @@
 // WebSocket→TCP bridge with the URL shape of Neon's wsproxy (`/v1?address=host:port`), so
 // @neondatabase/serverless can talk to a local Postgres. Dev and tests only.
+//
+// Fault mode (tests): `bridge.setFaults({...})` makes the connections opened from then on misbehave
+// in a controlled way — refused, delayed, cut after N bytes or Postgres messages in either
+// direction, cut at a random point, or cut/stalled just before or just after a chosen statement
+// (e.g. COMMIT) reaches Postgres. Without faults the relay is the plain pass-through it always was.
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -15,6 +20,43 @@ export interface BridgeStats {
   clientBytes: number;
   serverBytes: number;
   refused: number;
+  /** Fault mode: upgrades refused by `refuse`. */
+  faultRefused: number;
+  /** Fault mode: connections cut on purpose. */
+  dropped: number;
+  /** Fault mode: connections whose traffic was held (`stall-before`/`stall-after`). */
+  stalled: number;
+}
+
+/**
+ * Where to cut or stall around the first client statement (simple `Query` or extended `Parse`)
+ * whose SQL matches:
+ * - `drop-before`: the statement never reaches Postgres; the connection is cut.
+ * - `stall-before`: the statement and everything after it is held back (never delivered); the
+ *   connection stays open until the client gives up — a network that swallowed the write.
+ * - `drop-after`: the whole statement (through its `Sync`) is delivered, then the connection is
+ *   cut before any answer reaches the client. Postgres runs it, and a single statement commits.
+ * - `stall-after`: the statement is delivered and Postgres's answers are swallowed; the
+ *   connection stays open, so Postgres completes (and commits) while the client hears nothing.
+ */
+export type StatementFault = 'drop-before' | 'stall-before' | 'drop-after' | 'stall-after';
+
+export interface Faults {
+  /** Refuse new connections (the upgrade is answered 503): a proxy that is down. */
+  refuse?: boolean;
+  /** Hold every relayed chunk, both directions, this long (order kept). */
+  delayMs?: number;
+  /**
+   * Cut the connection once this much has been relayed on it: bytes are exact (a message may be
+   * cut in half); messages are Postgres protocol messages (the startup packet counts as one).
+   */
+  dropAfter?: { clientBytes?: number; serverBytes?: number; clientMessages?: number; serverMessages?: number };
+  /** Cut each connection after a random number of bytes in [0, maxBytes) (both directions counted). */
+  dropAtRandom?: { maxBytes: number; seed?: number };
+  /** Cut or stall around the first statement whose SQL contains `match` (string) or matches it (RegExp). */
+  statement?: { match: string | RegExp; action: StatementFault };
+  /** Apply to this many new connections only, then relay normally (default: every new connection). */
+  connections?: number;
 }
 
 export interface Bridge {
@@ -23,6 +65,10 @@ export interface Bridge {
   wsProxy: string;
   stats(): BridgeStats;
   resetStats(): void;
+  /** Faults for connections opened from now on; `undefined` turns fault mode off (open ones keep theirs). */
+  setFaults(faults?: Faults): void;
+  /** Cuts every open connection now (both sides), as a network partition would. */
+  dropAll(): void;
   close(): Promise<void>;
 }
 
@@ -38,7 +84,7 @@ interface Target {
 }
 
 interface Refusal {
-  status: 400 | 403 | 404;
+  status: 400 | 403 | 404 | 503;
   message: string;
 }
 
@@ -53,6 +99,7 @@ LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
 
 const zeroStats = (): BridgeStats => ({
   connections: 0, open: 0, clientMessages: 0, serverMessages: 0, clientBytes: 0, serverBytes: 0, refused: 0,
+  faultRefused: 0, dropped: 0, stalled: 0,
 });
 
 export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
@@ -61,6 +108,9 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   let stats = zeroStats();
   const conns = new Set<Duplex>();
   const upstreams = new Set<net.Socket>();
+  let faults: Faults | undefined;
+  let faultedLeft = Infinity;
+  let rng = mulberry32(0);
 
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const server = http.createServer((_req, res) => {
@@ -80,15 +130,18 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
       refuse(socket, target);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => pipe(ws, target));
+    const plan = faults && faultedLeft > 0 ? faults : undefined;
+    if (plan) faultedLeft--;
+    if (plan?.refuse) {
+      stats.faultRefused++;
+      refuse(socket, { status: 503, message: 'fault mode: refusing new connections' });
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => (plan ? pipeWithFaults(ws, target, plan) : pipe(ws, target)));
   });
 
   function pipe(ws: WebSocket, target: Target): void {
-    stats.connections++;
-    stats.open++;
-    const upstream = net.connect({ host: target.host, port: target.port });
-    upstream.setNoDelay(true);
-    upstreams.add(upstream);
+    const upstream = openUpstream(ws, target);
 
     // net.Socket queues writes made while it is still connecting and flushes them in order on
     // connect, so the driver's pipelined startup+password+query needs no extra buffering here.
@@ -110,7 +163,15 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
         ws.send(chunk, BINARY);
       }
     });
+  }
 
+  /** Connects to Postgres and wires the parts common to both relays: errors, close, stats. */
+  function openUpstream(ws: WebSocket, target: Target, after: (fn: () => void) => void = (fn) => fn()): net.Socket {
+    stats.connections++;
+    stats.open++;
+    const upstream = net.connect({ host: target.host, port: target.port });
+    upstream.setNoDelay(true);
+    upstreams.add(upstream);
     let reached = false;
     upstream.once('connect', () => {
       reached = true;
@@ -124,16 +185,99 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
         ws.send(errorResponse('08006', `could not connect to Postgres at ${target.host}:${target.port} (${err.code ?? err.message})`), BINARY);
       }
     });
+    // `after` lets a delaying relay deliver what it still holds before passing the close on.
     upstream.on('close', (hadError: boolean) => {
       upstreams.delete(upstream);
-      if (ws.readyState === ws.OPEN) ws.close(hadError ? 1011 : 1000);
+      after(() => ws.readyState === ws.OPEN && ws.close(hadError ? 1011 : 1000));
     });
 
     ws.on('error', () => upstream.destroy());
     ws.on('close', () => {
       stats.open--;
       // end() rather than destroy() so a Terminate message still queued reaches Postgres.
-      if (!upstream.destroyed) upstream.end();
+      after(() => !upstream.destroyed && upstream.end());
+    });
+    return upstream;
+  }
+
+  /** The relay in fault mode: parses the Postgres protocol both ways to cut or stall at exact points. */
+  function pipeWithFaults(ws: WebSocket, target: Target, plan: Faults): void {
+    const delay = plan.delayMs ?? 0;
+    // Everything leaves through one FIFO of equal-delay timers, so delayed order is kept.
+    const later = (fn: () => void): void => {
+      if (delay > 0) setTimeout(fn, delay);
+      else fn();
+    };
+    const upstream = openUpstream(ws, target, later);
+    const limits = plan.dropAfter ?? {};
+    const randomCut = plan.dropAtRandom ? Math.floor(rng() * plan.dropAtRandom.maxBytes) : Infinity;
+    const rule = plan.statement;
+    let state: 'open' | 'held' | 'stalled' | 'dropped' = 'open';
+    let pendingAfter: StatementFault | undefined; // drop-after/stall-after armed, fires at the end of the statement
+    let cBytes = 0, sBytes = 0, cMsgs = 0, sMsgs = 0;
+    const fromClient = new MessageSplitter(true);
+    const fromServer = new MessageSplitter(false);
+
+    const toServer = (buf: Buffer): void => {
+      if (buf.length) later(() => !upstream.destroyed && upstream.write(buf));
+    };
+    const toClient = (buf: Buffer): void => {
+      if (buf.length) later(() => ws.readyState === ws.OPEN && ws.send(buf, BINARY));
+    };
+    const drop = (): void => {
+      if (state === 'dropped') return;
+      state = 'dropped';
+      stats.dropped++;
+      // Bytes already relayed still arrive (end, not destroy): the cut falls exactly where asked.
+      later(() => {
+        ws.terminate();
+        if (!upstream.destroyed) upstream.end();
+      });
+    };
+    const stall = (as: 'held' | 'stalled'): void => {
+      state = as;
+      stats.stalled++;
+    };
+    const budget = (dir: 'c' | 's', len: number): number => {
+      const byteLimit = dir === 'c' ? (limits.clientBytes ?? Infinity) - cBytes : (limits.serverBytes ?? Infinity) - sBytes;
+      return Math.max(0, Math.min(len, byteLimit, randomCut - cBytes - sBytes));
+    };
+
+    ws.on('message', (data: RawData) => {
+      const buf = data as Buffer;
+      stats.clientMessages++;
+      stats.clientBytes += buf.length;
+      if (state !== 'open') return; // held, stalled-after (the client may still send Terminate) or cut
+      for (const msg of fromClient.push(buf)) {
+        if (rule && !pendingAfter && statementMatches(msg, rule.match)) {
+          if (rule.action === 'drop-before') return drop();
+          if (rule.action === 'stall-before') return stall('held');
+          pendingAfter = rule.action;
+        }
+        const n = budget('c', msg.length);
+        toServer(msg.subarray(0, n));
+        cBytes += n;
+        if (n < msg.length) return drop();
+        if (++cMsgs >= (limits.clientMessages ?? Infinity)) return drop();
+        // A simple Query is one message; an extended-protocol statement ends with its Sync.
+        if (pendingAfter && (msg[0] === 0x51 /* Q */ || msg[0] === 0x53 /* S */)) {
+          if (pendingAfter === 'drop-after') return drop();
+          return stall('stalled');
+        }
+      }
+    });
+
+    upstream.on('data', (chunk: Buffer) => {
+      stats.serverMessages++;
+      stats.serverBytes += chunk.length;
+      if (state === 'stalled' || state === 'dropped') return; // Postgres's answer is swallowed
+      for (const msg of fromServer.push(chunk)) {
+        const n = budget('s', msg.length);
+        toClient(msg.subarray(0, n));
+        sBytes += n;
+        if (n < msg.length) return drop();
+        if (++sMsgs >= (limits.serverMessages ?? Infinity)) return drop();
+      }
     });
   }
 
@@ -157,6 +301,16 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     stats: () => ({ ...stats }),
     resetStats: () => {
       stats = { ...zeroStats(), open: stats.open };
+    },
+    setFaults: (f?: Faults) => {
+      faults = f;
+      faultedLeft = f?.connections ?? Infinity;
+      rng = mulberry32(f?.dropAtRandom?.seed ?? Date.now());
+      if (f) log(`bridge: fault mode ${JSON.stringify(f, (_k, v) => (v instanceof RegExp ? String(v) : v))}`);
+    },
+    dropAll: () => {
+      for (const ws of wss.clients) ws.terminate();
+      for (const s of upstreams) s.destroy();
     },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
@@ -197,6 +351,59 @@ function errorResponse(sqlstate: string, message: string): Buffer {
   fields.copy(out, 5);
   out[out.length - 1] = 0;
   return out;
+}
+
+/**
+ * Splits a Postgres protocol byte stream into whole messages. The client's first message is the
+ * startup packet (no type byte); every other message is type (1 byte) + length (4, including itself).
+ */
+class MessageSplitter {
+  private pending: Buffer = Buffer.alloc(0);
+  constructor(private startup: boolean) {}
+
+  push(chunk: Buffer): Buffer[] {
+    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    const out: Buffer[] = [];
+    for (;;) {
+      const head = this.startup ? 0 : 1;
+      if (this.pending.length < head + 4) break;
+      const size = head + this.pending.readInt32BE(head);
+      if (size < head + 4 || this.pending.length < size) break;
+      out.push(this.pending.subarray(0, size));
+      this.pending = this.pending.subarray(size);
+      // An SSLRequest/GSSENCRequest is followed by another startup packet; the driver sends none here.
+      this.startup = false;
+    }
+    return out;
+  }
+}
+
+/** The SQL text of a simple Query ('Q') or a Parse ('P') message, else undefined. */
+function statementText(msg: Buffer): string | undefined {
+  if (msg[0] === 0x51) return msg.toString('utf8', 5, msg.indexOf(0, 5));
+  if (msg[0] === 0x50) {
+    const nameEnd = msg.indexOf(0, 5);
+    return msg.toString('utf8', nameEnd + 1, msg.indexOf(0, nameEnd + 1));
+  }
+  return undefined;
+}
+
+function statementMatches(msg: Buffer, match: string | RegExp): boolean {
+  const text = statementText(msg);
+  if (text === undefined) return false;
+  return typeof match === 'string' ? text.includes(match) : match.test(text);
+}
+
+/** A small seeded PRNG, so a random cut can be replayed from its seed. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 function refuse(socket: Duplex, { status, message }: Refusal): void {

@@ -24,7 +24,18 @@ export interface WranglerOptions {
 }
 
 export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerDev> {
-  const port = opts.port || (await freePort());
+  // A port found free can be taken before wrangler binds it (by another server, or as the local
+  // port of an outgoing connection): with a port of our own choosing, try another one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts, opts.port || (await freePort()));
+    } catch (err) {
+      if (opts.port || attempt >= 3 || !/Address already in use/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerDev> {
   const inspectorPort = await freePort();
   const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--test-scheduled", "--log-level", "warn"];
   if (opts.config) args.push("--config", opts.config);

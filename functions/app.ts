@@ -6,7 +6,7 @@ import { requireToken } from "./auth";
 import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
-import { httpProblem, onError, problemResponse } from "./errors";
+import { httpProblem, onError, problem, problemResponse } from "./errors";
 import { documentIdempotencyKey, idempotency } from "./idempotency";
 import { inventory } from "./inventory";
 import { problemResponses } from "./openapi";
@@ -35,7 +35,30 @@ const DOC_CONFIG = {
   security: [{ bearer: [] }],
 };
 
-/** Bodies are JSON and at most 64 KiB; anything else is refused before a handler runs. */
+/** Deeper JSON is refused: recursive code (JSON.stringify, Postgres's jsonb parser) overflows its stack on it. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The deepest nesting of arrays/objects in a JSON body, strings skipped: a linear scan of the UTF-8
+ * bytes (brackets and quotes are ASCII, and no byte of a multi-byte character is), no recursion.
+ */
+export function jsonDepth(bytes: Uint8Array): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const ch = bytes[i];
+    if (inString) {
+      if (ch === 0x5c /* \ */) i++;
+      else if (ch === 0x22 /* " */) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b /* [ */ || ch === 0x7b /* { */) max = Math.max(max, ++depth);
+    else if (ch === 0x5d /* ] */ || ch === 0x7d /* } */) depth--;
+  }
+  return max;
+}
+
+/** Bodies are JSON, at most 64 KiB and 64 levels deep; anything else is refused before a handler runs. */
 function jsonBodies(): MiddlewareHandler<AppEnv> {
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -50,7 +73,15 @@ function jsonBodies(): MiddlewareHandler<AppEnv> {
     if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
       throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);
     }
-    return limit(c, next);
+    return limit(c, async () => {
+      // Read the raw bytes once here (hono caches them for the validator, the idempotency hash and
+      // the webhook signature) so the depth is checked before anything parses the body.
+      if (jsonDepth(new Uint8Array(await c.req.arrayBuffer())) > MAX_JSON_DEPTH) {
+        const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+        throw problem(422, "validation", "Validation failed", `body: ${message}.`, { errors: [{ in: "body", path: "(root)", message }] });
+      }
+      await next();
+    });
   };
 }
 

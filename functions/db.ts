@@ -69,6 +69,8 @@ export function mapSqlError(state: string, err: unknown): ProblemError {
   if (state === "55P03") return problem(503, "lock-timeout", "Lock wait timed out", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
   if (state === "57014") return unavailable("The statement timed out in the database.", 1);
   if (state.startsWith("22")) return problem(422, "validation", "Validation failed", `The database rejected a value: ${msg}`);
+  // Program limit exceeded (a value too deep, too large for an index row, …): the input, not the service.
+  if (state.startsWith("54")) return problem(422, "validation", "Validation failed", `The value is beyond what the database can store: ${msg}`);
   if (state === "42P01" || state === "42883" || state === "42703") return unavailable("The database schema is missing or out of date: run `npm run migrate` against DATABASE_URL.", 30);
   if (state.startsWith("28")) return unavailable("The database rejected the credentials in DATABASE_URL.", 30);
   if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P") || state === "3D000") return unavailable(`The database cannot serve requests now (${state}).`);

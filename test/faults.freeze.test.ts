@@ -1,0 +1,316 @@
+// Postgres frozen (SIGSTOP of every one of its processes) in the middle of a burst, then thawed
+// (SIGCONT), for every capability (test/capabilities.ts). This suite runs its OWN embedded Postgres
+// and bridge: freezing the shared one would stall every other suite.
+//
+// What must hold: /health turns 503 within 5 s; every request answers within its budget with
+// 2xx/409 (decided before the freeze), 503 + Retry-After (certainly not applied) or 504 (outcome
+// unknown); after SIGCONT the same app serves again with no restart; no 503 hides a write, ever
+// (checked after every late commit has landed); every invariant holds in the database.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBridge, type Bridge } from "../dev/bridge";
+import { migrate } from "../dev/migrate";
+import { startPostgres, type PgHandle } from "../dev/postgres";
+import { CAPABILITIES, retryable, type Capability, type Query } from "./capabilities";
+import { client, serveApp, TOKEN, type Served } from "./support";
+
+const BUDGET_MS = 2_000;
+let tmp: string;
+let pgh: PgHandle;
+let bridge: Bridge;
+let app: Served;
+let defaults: Served;
+let frozen = false;
+
+/** Direct TCP to our own Postgres (not through the bridge), for checks once it is thawed. */
+const q: Query = async (text, params) => {
+  const c = new pg.Client({ connectionString: pgh.url });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+};
+
+/** The postmaster and every process it started (backends, checkpointer, walwriter, …). */
+function postgresPids(): number[] {
+  const postmaster = Number(fs.readFileSync(path.join(pgh.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const children = fs
+    .readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        // Field 4 of /proc/PID/stat is the parent pid; the command (field 2) may contain spaces, so split after ")".
+        const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+}
+
+/** Signals a process that may have exited since it was listed (a backend whose client left). */
+function signal(pid: number, sig: NodeJS.Signals) {
+  try {
+    process.kill(pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+  }
+}
+
+function freeze() {
+  // The postmaster first, so it forks nothing new while its children are being stopped.
+  for (const pid of postgresPids()) signal(pid, "SIGSTOP");
+  frozen = true;
+}
+
+function thaw() {
+  for (const pid of postgresPids()) signal(pid, "SIGCONT");
+  frozen = false;
+}
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "admit-freeze-"));
+  fs.chmodSync(tmp, 0o755); // as root, postgres runs as user "postgres" and must enter tmp
+  pgh = await startPostgres({ dataDir: path.join(tmp, "data"), persistent: false });
+  bridge = await startBridge();
+  await migrate({ databaseUrl: pgh.url, wsProxy: bridge.wsProxy });
+  const env = { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: TOKEN };
+  app = await serveApp({ ...env, DB_BUDGET_MS: String(BUDGET_MS), LOCK_TIMEOUT_MS: "1000" });
+  defaults = await serveApp(env);
+}, 120_000);
+
+afterAll(async () => {
+  if (frozen) thaw();
+  await app?.close();
+  await defaults?.close();
+  await bridge?.close();
+  await pgh?.stop();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+}, 60_000);
+
+let seq = 0;
+const unique = (what: string) => `${what}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** A request that must answer: aborted (and so failed) after 10 s, the issue's upper bound on any budget. */
+async function call(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(base + p, {
+    method,
+    headers: { Authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };
+}
+
+/** Waits until only our own check connection is left on the database: every late commit has landed. */
+async function settled() {
+  for (let i = 0; i < 200; i++) {
+    const [{ n }] = await q<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+    );
+    if (n === 0 && bridge.stats().open === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("connections did not drain after the thaw");
+}
+
+describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s with Postgres frozen mid-burst", (_name, cap: Capability) => {
+  it("answers honestly within the budget, resumes without a restart, no 503 hides a write, invariants hold", async () => {
+    // Two hot keys for the writes in flight when Postgres stops, a fresh one for those sent while it
+    // is stopped (so at least one of those can still win when it wakes, whatever won before).
+    const keys = [unique("hot"), unique("hot"), unique("frozen")];
+    for (const key of keys) for (const c of cap.prepare?.(key) ?? []) expect((await call(app.url, c.method, c.path, c.body)).status).toBeLessThan(300);
+    // Half the writes are sent plainly, half as a client that wants to retry safely would
+    // (Idempotency-Key, or the capability's own id such as webhook-id): those are retried after the thaw.
+    const burst = (n: number, on: string[]) =>
+      Array.from({ length: n }, (_, i) => {
+        const tag = unique("t");
+        const keyed = cap.dedupe === "natural" || i % 2 === 1;
+        const key = on[i % on.length];
+        const again = keyed ? retryable(cap, key, tag, i % 5) : () => cap.write(key, tag, i % 5);
+        const req = again();
+        return { tag, keyed, again, during: "", res: call(app.url, req.method, req.path, req.body, req.headers) };
+      });
+
+    expect((await call(app.url, "GET", "/health")).status).toBe(200);
+    const before = burst(30, keys.slice(0, 2)).map((b) => ({ ...b, during: "before" }));
+    await new Promise((r) => setTimeout(r, 20));
+    freeze();
+    let health: Awaited<ReturnType<typeof call>>;
+    let healthDefault: Response;
+    let during: typeof before;
+    try {
+      during = burst(30, keys.slice(2)).map((b) => ({ ...b, during: "frozen" }));
+      // /health on the default budget must still answer 503 within 5 s.
+      [health, healthDefault] = await Promise.all([
+        call(app.url, "GET", "/health"),
+        fetch(defaults.url + "/health", { signal: AbortSignal.timeout(5_000) }),
+      ]);
+      await Promise.allSettled([...before, ...during].map((b) => b.res));
+    } finally {
+      thaw();
+    }
+    expect(health.status).toBe(503);
+    expect(health.headers.get("retry-after")).not.toBeNull();
+    expect(healthDefault.status).toBe(503);
+
+    const all = [...before, ...during];
+    const results = await Promise.all(all.map(async (b) => ({ ...b, r: await b.res })));
+    const counts: Record<string, number> = {};
+    for (const { r, during: when, keyed } of results) {
+      const k = `${when} ${keyed ? "retryable" : "plain"} ${r.status}`;
+      counts[k] = (counts[k] ?? 0) + 1;
+    }
+    console.log(`${cap.name} freeze outcomes:`, counts);
+    for (const { r, during: when, keyed } of results) {
+      // Sent with an Idempotency-Key while frozen, a write is an explicit transaction whose BEGIN got
+      // no answer: nothing can commit without a COMMIT, so the answer is a certain 503.
+      const allowed = when === "frozen" ? (keyed && cap.dedupe === "idempotency-key" ? [503] : [503, 504]) : [...cap.ok, ...cap.refused, 503, 504];
+      expect(allowed, `${when}: ${r.status} ${r.text}`).toContain(r.status);
+      if (r.status >= 400 && !cap.refused.includes(r.status)) expect(r.headers.get("content-type")).toBe("application/problem+json");
+      if (r.status === 503) expect(r.headers.get("retry-after")).not.toBeNull();
+    }
+
+    // The same app, no restart: /health comes back once Postgres does.
+    let back = 0;
+    for (let i = 0; i < 60 && back !== 200; i++) {
+      back = (await call(app.url, "GET", "/health")).status;
+      if (back !== 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(back).toBe(200);
+
+    await settled();
+    let lateCommits = 0;
+    for (const { tag, r } of results) {
+      const n = await cap.applied(q, tag);
+      if (r.status === 503 || cap.refused.includes(r.status)) expect(n, `${r.status} for ${tag}, yet it was written`).toBe(0);
+      if (cap.ok.includes(r.status)) expect(n).toBe(1);
+      if (r.status === 504 && n === 1) lateCommits++;
+    }
+    console.log(`${cap.name}: ${lateCommits} of ${results.filter((x) => x.r.status === 504).length} writes answered 504 had committed after the thaw`);
+    // Each retryable 503/504, sent again as it was: the stored answer (Idempotent-Replayed) if it
+    // had committed, else a fresh decision.
+    for (const { tag, again, r } of results.filter((x) => x.keyed && x.r.status >= 503)) {
+      const applied = await cap.applied(q, tag);
+      const req = again();
+      const retry = await call(app.url, req.method, req.path, req.body, req.headers);
+      if (applied === 1) {
+        expect(cap.ok, `${tag}: ${retry.status} ${retry.text}`).toContain(retry.status);
+        expect(retry.headers.get("idempotent-replayed"), tag).toBe("true");
+      } else {
+        expect([...cap.ok, ...cap.refused], `${tag}: ${retry.status} ${retry.text}`).toContain(retry.status);
+        expect(retry.headers.get("idempotent-replayed"), tag).toBeNull();
+      }
+      expect(await cap.applied(q, tag)).toBe(cap.ok.includes(retry.status) ? 1 : 0);
+      void r;
+    }
+    // Single-statement writes sent into the frozen server sat in its socket and ran when it woke:
+    // exactly why they are 504, not 503. (A webhook delivery reads its source first, so it never
+    // gets as far as sending its write into a frozen server.)
+    if (cap.dedupe === "idempotency-key") expect(lateCommits).toBeGreaterThan(0);
+    for (const check of cap.invariants) expect(await q(check)).toEqual([]);
+
+    const fresh = unique("after");
+    for (const c of cap.prepare?.(fresh) ?? []) await call(app.url, c.method, c.path, c.body);
+    const after = cap.write(fresh, unique("t"));
+    expect(cap.ok).toContain((await call(app.url, after.method, after.path, after.body, after.headers)).status);
+  }, 90_000);
+});
+
+describe("Postgres frozen", () => {
+  it("reads answer 503 + Retry-After (nothing to be unsure about), never 504", async () => {
+    freeze();
+    try {
+      const res = await client(app.url)("GET", "/v1/reservations?resource=frozen-read");
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).not.toBeNull();
+    } finally {
+      thaw();
+    }
+  }, 30_000);
+});
+
+describe("Postgres stopped (fast shutdown) mid-burst, then started again on the same data", () => {
+  // A second cluster of this suite's own, kept on disk across the restart.
+  let dir: string;
+  let pg2: PgHandle;
+  let bridge2: Bridge;
+  let app2: Served;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "admit-restart-"));
+    fs.chmodSync(dir, 0o755);
+    pg2 = await startPostgres({ dataDir: path.join(dir, "data"), persistent: true });
+    bridge2 = await startBridge();
+    await migrate({ databaseUrl: pg2.url, wsProxy: bridge2.wsProxy });
+    app2 = await serveApp({ DATABASE_URL: pg2.url, NEON_WS_PROXY: bridge2.wsProxy, API_TOKEN: TOKEN, DB_BUDGET_MS: String(BUDGET_MS) });
+  }, 120_000);
+  afterAll(async () => {
+    await app2?.close();
+    await bridge2?.close();
+    await pg2?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  const q2: Query = async (text, params) => {
+    const c = new pg.Client({ connectionString: pg2.url });
+    await c.connect();
+    try {
+      return (await c.query(text, params)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+
+  it.each(CAPABILITIES.filter((c) => c.dedupe === "idempotency-key").map((c) => [c.name, c] as const))(
+    "%s: 503/504 while it is down, no 503 hides a write, service back without an app restart, invariants hold",
+    async (_name, cap) => {
+      const key = unique("restart");
+      for (const c of cap.prepare?.(key) ?? []) expect((await call(app2.url, c.method, c.path, c.body)).status).toBeLessThan(300);
+      const sent = Array.from({ length: 30 }, (_, i) => {
+        const tag = unique("t");
+        const req = cap.write(key, tag, i % 5);
+        return { tag, res: call(app2.url, req.method, req.path, req.body, req.headers) };
+      });
+      await new Promise((r) => setTimeout(r, 30));
+      await pg2.stop();
+      const whileDown = cap.write(key, unique("t"), 9);
+      const down = await call(app2.url, whileDown.method, whileDown.path, whileDown.body, whileDown.headers);
+      const health = await call(app2.url, "GET", "/health");
+      pg2 = await startPostgres({ dataDir: pg2.dataDir, port: pg2.port, persistent: true });
+
+      expect(down.status).toBe(503); // nothing listening: certainly not applied
+      expect(health.status).toBe(503);
+      const results = await Promise.all(sent.map(async (s) => ({ ...s, r: await s.res })));
+      const counts: Record<number, number> = {};
+      for (const { r } of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
+      console.log(`${cap.name} across a restart:`, counts);
+      for (const { r } of results) expect([...cap.ok, ...cap.refused, 503, 504], r.text).toContain(r.status);
+
+      let back = 0;
+      for (let i = 0; i < 60 && back !== 200; i++) {
+        back = (await call(app2.url, "GET", "/health")).status;
+        if (back !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(back).toBe(200);
+      for (const { tag, r } of results) {
+        const n = await cap.applied(q2, tag);
+        if (r.status === 503 || cap.refused.includes(r.status)) expect(n, `${r.status} for ${tag}, yet it was written`).toBe(0);
+        if (cap.ok.includes(r.status)) expect(n).toBe(1);
+      }
+      for (const check of cap.invariants) expect(await q2(check)).toEqual([]);
+      const fresh = unique("fresh");
+      for (const c of cap.prepare?.(fresh) ?? []) await call(app2.url, c.method, c.path, c.body);
+      const w = cap.write(fresh, unique("t"));
+      expect(cap.ok).toContain((await call(app2.url, w.method, w.path, w.body, w.headers)).status);
+    },
+    90_000,
+  );
+});

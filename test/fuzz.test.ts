@@ -1,0 +1,422 @@
+// Bad input, property-based (fast-check): every operation of the app's own OpenAPI document — so a
+// new route is covered the moment it is registered — under random and adversarial path segments,
+// query strings, headers and bodies. Whatever comes in: never a 5xx; a 4xx is problem+json whose
+// `status` matches; and a rejected request writes nothing (the database's content is unchanged).
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { examples, type HttpCall } from "./capabilities";
+import { servedApp, sql, TOKEN } from "./support";
+
+const suite = servedApp("fuzz");
+
+type Schema = Record<string, any>;
+interface Operation {
+  method: string;
+  path: string;
+  /** Documented content types per status, e.g. {"429": ["application/json"]}. */
+  responses: Record<string, string[]>;
+  params: Array<{ name: string; in: "path" | "query" | "header"; required: boolean; schema: Schema }>;
+  body?: Schema;
+}
+
+let doc: any;
+let operations: Operation[] = [];
+let tables: string[] = [];
+
+beforeAll(async () => {
+  doc = (await suite.api("GET", "/openapi.json")).json;
+  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        responses: Object.fromEntries(Object.entries<any>(op.responses ?? {}).map(([status, r]) => [status, Object.keys(r?.content ?? {})])),
+        params: (op.parameters ?? []).map((p: any) => ({ name: p.name, in: p.in, required: !!p.required, schema: p.schema ?? {} })),
+        body: op.requestBody?.content?.["application/json"]?.schema,
+      });
+    }
+  }
+  tables = (
+    await sql<{ t: string }>(suite.db, "SELECT quote_ident(table_name) AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1")
+  ).map((r) => r.t);
+});
+
+/**
+ * Tables compared by their logical content. Expiry is marked lazily by design — an expired claim or
+ * hold is set timed out / expired by whichever request touches its key next, even one that is then
+ * refused — so each row is read as if every expiry had already been marked. That view does not move
+ * with the clock or with lazy marking; any real change (a claim, release, renewal, booking, confirm,
+ * cancel) still shows.
+ */
+const LOGICAL: Record<string, string> = {
+  permits: `SELECT id, kind, name, slot, holder, fencing_token, ttl_ms, claimed_at, expires_at, renewed_at, released_at,
+                   coalesce(timed_out_at, CASE WHEN released_at IS NULL THEN expires_at END) AS timed_out_at FROM permits`,
+  inventory_bookings: `SELECT id, item, holder, check_in, check_out, quantity, CASE WHEN status = 'held' THEN 'expired' ELSE status END AS status,
+                              expires_at, created_at, confirmed_at, cancelled_at FROM inventory_bookings`,
+  inventory_tokens: `SELECT id, item, night, slot, CASE WHEN held_until IS NULL THEN booking_id END AS booking_id FROM inventory_tokens`,
+};
+
+/** A digest of every row of each table: equal before and after means nothing was written. */
+async function fingerprint(): Promise<Record<string, string>> {
+  const parts = tables.map((t) => `${sqlLiteral(t)}, (SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') FROM ${LOGICAL[t] ? `(${LOGICAL[t]})` : t} x)`);
+  const [{ f }] = await sql<{ f: Record<string, string> }>(suite.db, `SELECT json_build_object(${parts.join(", ")}) AS f`);
+  return f;
+}
+const sqlLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * The one write a rejected request may make: with an Idempotency-Key, a 4xx that is the request's
+ * real outcome (e.g. 409) is stored so a retry replays it (functions/idempotency.ts). Input errors,
+ * limits and anything carrying Retry-After are not.
+ */
+const IDEMPOTENCY_NOT_STORED = new Set([400, 401, 403, 404, 405, 408, 413, 415, 422, 425, 429]);
+function mayStoreOutcome(r: Sent, status: number, retryAfter: string | null): boolean {
+  const keyed = Object.keys(r.headers).some((h) => h.toLowerCase() === "idempotency-key");
+  return keyed && status < 500 && !IDEMPOTENCY_NOT_STORED.has(status) && retryAfter === null;
+}
+
+const resolve = (s: Schema): Schema => (s?.$ref ? resolve(doc.components.schemas[s.$ref.split("/").pop()]) : s ?? {});
+
+// ---------- adversarial values ----------
+
+const SQL = ["'; DROP TABLE reservations; --", "' OR '1'='1", "$1", "$$; SELECT pg_sleep(10); $$", "\\", "%", "_", "E'\\x00'", "1; COMMIT; BEGIN"];
+const WEIRD = ["", " ", "\u0000", "a\u0000b", "\ud800", "\udfff x", "\uffff", "💥", "a/b", "%2F", "..", "../../etc/passwd", "Ω≈ç√", "\u202e", "null", "NaN", "-0", "1e400", "0x10", "<script>"];
+const DATES = [
+  "0000-00-00", "0000-00-00T00:00:00Z", "0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z",
+  "10000-01-01T00:00:00Z", "275760-09-13T00:00:00Z", "+275760-09-13T00:00:00.000Z", "-271821-04-20T00:00:00Z",
+  "2021-02-30T00:00:00Z", "2021-01-01T24:00:00Z", "2021-01-01T00:00:60Z", "2021-01-01T00:00:00+25:00", "2021-01-01T00:00:00",
+  "2021-01-01", "1970-01-01T00:00:00Z", "2021-01-01T00:00:00.123456789Z", "2021-01-01t00:00:00z", "infinity", "-infinity", "epoch", "now",
+];
+const NUMBERS = [0, -0, 1, -1, 0.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, 2 ** 63, -(2 ** 63), 1e308, -1e308, Number.MIN_VALUE];
+
+const validDate = fc
+  .integer({ min: Date.parse("2000-01-01T00:00:00Z"), max: Date.parse("2060-01-01T00:00:00Z") })
+  .map((ms) => new Date(Math.floor(ms / 3_600_000) * 3_600_000).toISOString().replace(".000Z", "Z"));
+
+const hugeString = fc.constantFrom(60_000, 70_000).map((n) => "x".repeat(n));
+const adversarialString = fc.oneof(
+  fc.constantFrom(...SQL, ...WEIRD, ...DATES),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 20 }),
+  fc.constantFrom(201, 1000, 5000).map((n) => "y".repeat(n)),
+);
+const wrongType = fc.constantFrom<unknown>(null, true, false, [], {}, [1, "a"], { $gt: "" }, ...NUMBERS);
+
+function stringFor(s: Schema): fc.Arbitrary<string> {
+  if (s.format === "date-time") return fc.oneof(validDate, fc.constantFrom(...DATES));
+  if (s.format === "uuid") return fc.oneof(fc.uuid(), fc.constantFrom("00000000-0000-0000-0000-000000000000"));
+  if (s.enum) return fc.constantFrom(...s.enum);
+  const min = s.minLength ?? 0;
+  const max = Math.min(s.maxLength ?? 30, 30);
+  const bounds = [s.minLength, s.maxLength].filter((n) => n !== undefined).flatMap((n: number) => [n - 1, n, n + 1]).filter((n) => n >= 0);
+  return fc.oneof(
+    // A small alphabet, so values collide and some requests are valid and conflict.
+    fc.constantFrom("a", "b", "223/345", "x%2Fy", "ü/ñ", "'; DROP TABLE reservations; --"),
+    fc.string({ minLength: min, maxLength: max }),
+    ...(bounds.length ? [fc.constantFrom(...bounds).map((n) => "z".repeat(n))] : []),
+  );
+}
+
+function numberFor(s: Schema): fc.Arbitrary<number> {
+  const lo = s.minimum ?? s.exclusiveMinimum ?? -1000;
+  const hi = s.maximum ?? s.exclusiveMaximum ?? 1000;
+  const edges = [lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, lo - 0.5];
+  return fc.oneof(
+    s.type === "integer" ? fc.integer({ min: Math.max(lo, -1e9), max: Math.min(hi, 1e9) }) : fc.double({ min: lo, max: hi, noNaN: true }),
+    fc.constantFrom(...edges, ...NUMBERS),
+  );
+}
+
+/** Values for a JSON Schema: mostly of its shape (valid or at its edges), sometimes hostile. */
+function valueFor(raw: Schema, depth = 0): fc.Arbitrary<unknown> {
+  const s = resolve(raw);
+  const hostile = fc.oneof(adversarialString, wrongType);
+  let typed: fc.Arbitrary<unknown>;
+  const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
+  if (s.anyOf || s.oneOf || s.allOf) {
+    typed = fc.oneof(...(s.anyOf ?? s.oneOf ?? s.allOf).map((x: Schema) => valueFor(x, depth)));
+  } else if (s.enum) {
+    typed = fc.constantFrom(...s.enum);
+  } else if (types.includes("object") || s.properties) {
+    typed = objectFor(s, depth);
+  } else if (types.includes("array")) {
+    typed = fc.array(valueFor(s.items ?? {}, depth + 1), { maxLength: 4 });
+  } else if (types.includes("string")) {
+    typed = stringFor(s);
+  } else if (types.includes("integer") || types.includes("number")) {
+    typed = numberFor(s);
+  } else if (types.includes("boolean")) {
+    typed = fc.boolean();
+  } else {
+    typed = depth > 2 ? fc.constant(null) : fc.jsonValue({ maxDepth: 2 });
+  }
+  if (types.includes("null")) typed = fc.oneof(typed, fc.constant(null));
+  return fc.oneof({ weight: 4, arbitrary: typed }, { weight: 1, arbitrary: hostile });
+}
+
+function objectFor(s: Schema, depth: number): fc.Arbitrary<Record<string, unknown>> {
+  const props = Object.fromEntries(Object.entries<Schema>(s.properties ?? {}).map(([k, v]) => [k, valueFor(v, depth + 1)]));
+  const required: string[] = s.required ?? [];
+  const base = fc.record(props, { requiredKeys: required.filter((k) => k in props) });
+  const extra =
+    s.additionalProperties && typeof s.additionalProperties === "object"
+      ? fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...WEIRD)), valueFor(s.additionalProperties, depth + 1), { maxKeys: 3 })
+      : fc.dictionary(fc.constantFrom("__proto__", "constructor", "extra", "id", "status"), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 });
+  return fc.oneof(
+    { weight: 5, arbitrary: base },
+    { weight: 1, arbitrary: fc.record(props, { requiredKeys: [] }) }, // required fields missing
+    { weight: 1, arbitrary: fc.tuple(base, extra).map(([a, b]) => ({ ...b, ...a })) },
+  );
+}
+
+// ---------- whole requests ----------
+
+interface Sent {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/** A path segment or query value: percent-encoded as a client should, or raw bytes as an attacker might. */
+const encoded = (v: fc.Arbitrary<unknown>) =>
+  fc.oneof(
+    { weight: 5, arbitrary: v.map((x) => encodeURIComponent(typeof x === "string" ? x.replace(/[\ud800-\udfff]/g, "\ufffd") : JSON.stringify(x) ?? "")) },
+    { weight: 1, arbitrary: fc.constantFrom("%FF", "%C3%28", "%00", "%", "%zz", "%E0%80%AF", "..", "%2e%2e", "a%2Fb", "%F0%9F%92%A5", "x".repeat(5000)) },
+  );
+
+const TENMIB = "{" + '"pad":"' + "a".repeat(10 * 1024 * 1024) + '"}';
+
+function bodyFor(op: Operation): fc.Arbitrary<{ body?: string | Uint8Array; type?: string }> {
+  const json = op.body ? valueFor(op.body) : fc.jsonValue({ maxDepth: 2 });
+  const invalidUtf8 = json.map((v) => {
+    const text = JSON.stringify(v) ?? "null";
+    const at = text.indexOf('"', 1);
+    const bytes = Buffer.from(text, "utf8");
+    // Splice bytes that are not UTF-8 into the first string (or the start): 0xFF, a truncated sequence.
+    const cut = at > 0 ? Buffer.byteLength(text.slice(0, at + 1)) : 0;
+    return { body: new Uint8Array(Buffer.concat([bytes.subarray(0, cut), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82]), bytes.subarray(cut)])), type: "application/json" };
+  });
+  // Deep nesting inside an otherwise well-formed body (in its first nested object, e.g. metadata), at and past the limit.
+  const deep = fc.tuple(json, fc.constantFrom(63, 64, 65, 5_000, 30_000)).map(([v, n]) => {
+    const text = JSON.stringify(v) ?? "null";
+    const nest = "[".repeat(n) + "]".repeat(n);
+    const at = text.search(/:\{/);
+    const body = at >= 0 ? text.slice(0, at + 2) + `"deep":${nest}` + (text[at + 2] === "}" ? "" : ",") + text.slice(at + 2) : nest;
+    return { body, type: "application/json" };
+  });
+  return fc.oneof(
+    { weight: op.body ? 12 : 1, arbitrary: json.map((v) => ({ body: JSON.stringify(v) ?? "null", type: "application/json" })) },
+    { weight: 1, arbitrary: deep },
+    { weight: 1, arbitrary: invalidUtf8 },
+    { weight: 1, arbitrary: fc.constantFrom("{", "[1,", '{"a":1}}', "nul", "\u0000", '{"resource":"\\ud800"}', '{"a":"\\u0000"}', "[" .repeat(20_000) + "]".repeat(20_000), '{"__proto__":{"x":1}}').map((b) => ({ body: b, type: "application/json" })) },
+    { weight: 1, arbitrary: fc.tuple(json, fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json-patch", "application/xml", "", "application/json; charset=latin1")).map(([v, type]) => ({ body: JSON.stringify(v) ?? "", type })) },
+    { weight: 1, arbitrary: hugeString.map((pad) => ({ body: JSON.stringify({ pad }), type: "application/json" })) },
+    { weight: op.body ? 1 : 6, arbitrary: fc.constant({}) },
+  );
+}
+
+function requestFor(op: Operation): fc.Arbitrary<Sent> {
+  const pathArbs = Object.fromEntries(op.params.filter((p) => p.in === "path").map((p) => [p.name, encoded(valueFor(p.schema))]));
+  const queryParams = op.params.filter((p) => p.in === "query");
+  const queryArb = fc.tuple(
+    ...queryParams.map((p) => fc.option(encoded(valueFor(p.schema)), { nil: undefined, freq: p.required ? 8 : 2 })),
+    fc.array(fc.tuple(fc.constantFrom(...queryParams.map((p) => p.name), "extra", "%FF", ""), encoded(adversarialString)), { maxLength: 2 }),
+  );
+  const headerArb = fc.dictionary(
+    fc.constantFrom("X-Forwarded-For", "Accept", "Accept-Encoding", "Idempotency-Key", "X-Request-Id", "Cookie", "Range"),
+    fc.oneof(fc.string({ maxLength: 30 }).map((s) => s.replace(/[^\x20-\x7e]/g, "")), fc.constantFrom("", "*/*", "'; DROP TABLE x; --", "k".repeat(4000))),
+    { maxKeys: 2 },
+  );
+  return fc.record({ path: fc.record(pathArbs), query: queryArb, headers: headerArb, body: bodyFor(op) }).map(({ path, query, headers, body }) => {
+    const p = op.path.replace(/\{([^}]+)\}/g, (_, name) => path[name] ?? "x");
+    const parts: string[] = [];
+    queryParams.forEach((qp, i) => {
+      const v = query[i] as string | undefined;
+      if (v !== undefined) parts.push(`${qp.name}=${v}`);
+    });
+    for (const [k, v] of query[queryParams.length] as Array<[string, string]>) parts.push(`${k}=${v}`);
+    const h: Record<string, string> = { ...headers, Authorization: `Bearer ${TOKEN}` };
+    if (body.type !== undefined && body.body !== undefined) h["Content-Type"] = body.type;
+    const sendsBody = body.body !== undefined && op.method !== "GET" && op.method !== "HEAD";
+    return { url: suite.server.url + p + (parts.length ? "?" + parts.join("&") : ""), method: op.method, headers: h, body: sendsBody ? body.body : undefined };
+  });
+}
+
+// ---------- mutations of valid requests ----------
+// Random input rarely gets past validation, so each capability's valid examples (test/capabilities.ts)
+// are mutated one part at a time: a field replaced, removed or nested too deep, a query value or a
+// path segment made hostile. These reach the handlers and the SQL with almost-valid input.
+
+const DEEP = "\u0001deep\u0001";
+const nested = (n: number) => `{"deep":${"[".repeat(n)}${"]".repeat(n)}}`;
+const withDeep = (text: string, n: number) => text.split(JSON.stringify(DEEP)).join(nested(n));
+
+function templateMatches(op: Operation, call: HttpCall): boolean {
+  const re = new RegExp("^" + op.path.replace(/\{[^}]+\}/g, "[^/]+") + "$");
+  return op.method === call.method && re.test(call.path.split("?")[0]);
+}
+
+function mutationsOf(op: Operation, seed: HttpCall): fc.Arbitrary<Sent> {
+  const [p, qs] = seed.path.split("?");
+  const query = [...new URLSearchParams(qs ?? "")];
+  const segments = p.split("/");
+  const template = op.path.split("/");
+  // A raw-string body (a signed webhook delivery) is kept or replaced whole; an object field by field.
+  const raw = typeof seed.body === "string" ? seed.body : undefined;
+  const body = raw === undefined ? (seed.body as Record<string, unknown> | undefined) : undefined;
+  const props: Record<string, Schema> = op.body ? resolve(op.body).properties ?? {} : {};
+  const part = <T>(orig: T, alternatives: fc.Arbitrary<unknown>) => fc.oneof({ weight: 4, arbitrary: fc.constant<unknown>(orig) }, { weight: 1, arbitrary: alternatives });
+  const hostile = fc.oneof(adversarialString, wrongType, fc.constant(DEEP));
+  return fc
+    .record({
+      segments: fc.tuple(...segments.map((seg, i) => (template[i]?.startsWith("{") ? part(seg, encoded(adversarialString)) : fc.constant(seg)))),
+      query: fc.tuple(...query.map(([k, v]) => part(`${k}=${encodeURIComponent(v)}`, fc.oneof(encoded(adversarialString).map((x) => `${k}=${x}`), fc.constant(""))))),
+      body: body
+        ? fc.record(Object.fromEntries(Object.entries(body).map(([k, v]) => [k, fc.option(part(v, fc.oneof(valueFor(props[k] ?? {}), hostile)), { nil: undefined, freq: 12 })])))
+        : raw !== undefined
+          ? part(raw, fc.oneof(adversarialString, fc.jsonValue().map((v) => JSON.stringify(v))))
+          : fc.constant(undefined),
+      depth: fc.constantFrom(MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, 5_000, 30_000),
+    })
+    .map(({ segments: segs, query: qv, body: b, depth }) => {
+      const q = (qv as string[]).filter(Boolean);
+      const headers: Record<string, string> = { ...seed.headers, Authorization: `Bearer ${TOKEN}` };
+      if (b !== undefined) headers["Content-Type"] = "application/json";
+      return {
+        url: suite.server.url + (segs as string[]).join("/") + (q.length ? "?" + q.join("&") : ""),
+        method: seed.method,
+        headers,
+        body: b === undefined ? undefined : typeof b === "string" ? b : withDeep(JSON.stringify(b), depth),
+      };
+    });
+}
+
+/** The app's limit (functions/app.ts MAX_JSON_DEPTH), probed at and past it. */
+const MAX_DEPTH = 64;
+
+async function exchange(r: Sent) {
+  const res = await fetch(r.url, { method: r.method, headers: r.headers, body: r.body as BodyInit | undefined, signal: AbortSignal.timeout(15_000) });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, type: res.headers.get("content-type"), retryAfter: res.headers.get("retry-after"), text, json };
+}
+
+const describeRequest = (r: Sent) =>
+  `${r.method} ${r.url.slice(0, 300)} ${JSON.stringify(r.headers).slice(0, 200)} body=${typeof r.body === "string" ? JSON.stringify(r.body.slice(0, 300)) : r.body ? `bytes(${r.body.length})` : "none"}`;
+
+// Bounded: about 320 random requests in all, however many routes there are (at least 10 per operation).
+const TOTAL_RUNS = 320;
+
+/**
+ * Refusals that are recorded by design, so they may write: a denied rate-limit check counts as
+ * attempted/rejected and is logged (seed 001's counter_limit_real and request log).
+ */
+const REFUSAL_RECORDS: Record<string, { status: number; tables: string[] }> = {
+  "POST /v1/ratelimits/check": { status: 429, tables: ["ratelimit_counters", "ratelimit_log"] },
+};
+
+describe("every operation in /openapi.json under random and adversarial input", () => {
+  it("enumerates the operations from the document", () => {
+    expect(operations.length).toBeGreaterThanOrEqual(6);
+    expect(operations.map((o) => `${o.method} ${o.path}`)).toContain("POST /v1/reservations");
+  });
+
+  /** The contract for any input: no 5xx, a 4xx is a well-formed problem, and a rejected request wrote nothing. */
+  let current: Record<string, string> | undefined; // the fingerprint after the previous request (only this suite writes here)
+  async function check(r: Sent, statuses: Record<number, number>, op?: Operation) {
+    const before = (current ??= await fingerprint());
+    current = undefined; // until this request is known to have written nothing
+    const res = await exchange(r);
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    const what = `${describeRequest(r)} → ${res.status} ${res.text.slice(0, 300)}`;
+    expect(res.status, what).toBeLessThan(500);
+    if (res.status >= 400) {
+      // A problem, unless the operation documents another body for this status (a rate limit's 429).
+      const documented = op?.responses[String(res.status)] ?? [];
+      if (res.type !== "application/problem+json" && documented.includes(res.type ?? "")) {
+        expect(res.json, what).toBeTypeOf("object");
+      } else {
+        expect(res.type, what).toBe("application/problem+json");
+        expect(res.json?.status, what).toBe(res.status);
+        expect(typeof res.json?.title, what).toBe("string");
+      }
+      const after = await fingerprint();
+      const recorded = op && REFUSAL_RECORDS[`${op.method} ${op.path}`];
+      const skip = [
+        ...(mayStoreOutcome(r, res.status, res.retryAfter) ? ["idempotency_keys"] : []),
+        ...(recorded && recorded.status === res.status ? recorded.tables : []),
+      ];
+      const without = (f: Record<string, string>) => Object.fromEntries(Object.entries(f).filter(([t]) => !skip.includes(t)));
+      expect(without(after), `rejected but written: ${what}`).toEqual(without(before));
+      current = after;
+    }
+  }
+
+  it("never a 5xx; every 4xx is problem+json; a rejected request writes nothing", async () => {
+    const runs = Math.max(10, Math.ceil(TOTAL_RUNS / operations.length));
+    const seeds = examples("fuzz/ü 'x'");
+    const statuses: Record<number, number> = {};
+    for (const op of operations) {
+      const mine = seeds.filter((s) => templateMatches(op, s));
+      const arb = mine.length ? fc.oneof(requestFor(op), ...mine.map((s) => mutationsOf(op, s))) : requestFor(op);
+      await fc.assert(
+        fc.asyncProperty(arb, (r) => check(r, statuses, op)),
+        { numRuns: runs, endOnFailure: true },
+      );
+    }
+    console.log(`fuzz: ${operations.length} operations, statuses ${JSON.stringify(statuses)}`);
+    // The generators reach past validation too, or this suite would only be testing the 422 path.
+    expect(Object.keys(statuses).some((s) => Number(s) < 300)).toBe(true);
+  }, 300_000);
+
+  it("every valid example with each body field nested at and past the depth limit → no 5xx", async () => {
+    const statuses: Record<number, number> = {};
+    {
+      for (const seed of examples("deep")) {
+        if (!seed.body || typeof seed.body !== "object") continue;
+        for (const key of Object.keys(seed.body)) {
+          for (const depth of [MAX_DEPTH - 2, MAX_DEPTH, 30_000]) {
+            const body = withDeep(JSON.stringify({ ...(seed.body as object), [key]: DEEP }), depth);
+            await check({ url: suite.server.url + seed.path, method: seed.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body }, statuses);
+          }
+        }
+      }
+    }
+    expect(Object.keys(statuses).length).toBeGreaterThan(0);
+  });
+
+  it("every operation has a valid example in test/capabilities.ts examples() (so mutations reach it)", () => {
+    const seeds = examples("k");
+    const missing = operations.filter((op) => op.path.startsWith("/v1/") && !seeds.some((s) => templateMatches(op, s)));
+    expect(missing.map((o) => `${o.method} ${o.path}`)).toEqual([]);
+  });
+
+  it("a 10 MiB body to every operation → 413 problem+json (or 401 for the signed receiver), nothing written", async () => {
+    const statuses: Record<number, number> = {};
+    for (const op of operations.filter((o) => o.method !== "GET")) {
+      const url = suite.server.url + op.path.replace(/\{[^}]+\}/g, "x");
+      await check({ url, method: op.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body: TENMIB }, statuses, op);
+    }
+    expect(Object.keys(statuses).map(Number).every((s) => s === 413 || s === 401 || s === 404)).toBe(true);
+    expect(statuses[413]).toBeGreaterThan(0);
+  });
+
+  it("methods a path does not have, and paths that do not exist → 404/405 problem+json, never 5xx", async () => {
+    const paths = [...new Set(operations.map((o) => o.path.replace(/\{[^}]+\}/g, "x")))];
+    for (const p of [...paths, "/v1/%FF", "/v1/reservations/%00", "/v1/../health", "/v1//reservations", "/%2e%2e/etc/passwd"]) {
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) {
+        const known = operations.some((o) => o.method === method && o.path.replace(/\{[^}]+\}/g, "x") === p);
+        if (known) continue;
+        const res = await exchange({ url: suite.server.url + p, method, headers: { Authorization: `Bearer ${TOKEN}` } });
+        expect(res.status, `${method} ${p}`).toBeLessThan(500);
+        if (res.status >= 400) expect(res.type, `${method} ${p}`).toBe("application/problem+json");
+      }
+    }
+  });
+});
