@@ -165,15 +165,19 @@ $$;
 
 -- Marks an event processed (again: no-op). NULL when the source has no such event.
 CREATE FUNCTION admit_webhook_ack(p_source text, p_id uuid) RETURNS json
-LANGUAGE sql AS $$
-  WITH acked AS (
-    UPDATE webhook_events SET processed_at = now(), claim_expires_at = NULL
-     WHERE id = p_id AND source = p_source AND processed_at IS NULL
-    RETURNING *
-  )
-  SELECT coalesce(
-    (SELECT admit_webhook_event_json(a) FROM acked a),
-    (SELECT admit_webhook_event_json(e) FROM webhook_events e WHERE e.id = p_id AND e.source = p_source))
+LANGUAGE plpgsql AS $$
+DECLARE
+  e webhook_events;
+BEGIN
+  -- Lock first: a concurrent ack of the same event is waited for, and FOR UPDATE then reads the
+  -- version it committed, so a second ack answers "processed" too (never its own older snapshot).
+  SELECT * INTO e FROM webhook_events WHERE id = p_id AND source = p_source FOR UPDATE;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  IF e.processed_at IS NULL THEN
+    UPDATE webhook_events SET processed_at = now(), claim_expires_at = NULL WHERE id = p_id RETURNING * INTO e;
+  END IF;
+  RETURN admit_webhook_event_json(e);
+END
 $$;
 
 -- Events of a source in received order after seq p_after, optionally of one status; up to p_limit + 1

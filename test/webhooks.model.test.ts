@@ -120,12 +120,11 @@ describe("webhooks: concurrent batches against a sequential model", () => {
   }, 180_000);
 });
 
-describe("webhooks: two simultaneous acks of one event (known bug, reported)", () => {
-  // admit_webhook_ack's UPDATE … WHERE processed_at IS NULL waits for the other ack, finds the row
-  // already processed and updates nothing; its fallback SELECT then reads the statement's older
-  // snapshot, so this ack answers 200 with status "received" although the event is processed.
-  // Found by the model test above. `fails`: when admit_webhook_ack is fixed this turns red — drop `.fails`.
-  it.fails("both answer status processed", async () => {
+describe("webhooks: two simultaneous acks of one event", () => {
+  // Found by the model test above: the ack used to be UPDATE … WHERE processed_at IS NULL with a
+  // fallback SELECT, which read the statement's older snapshot after waiting for the other ack and
+  // answered "received". It now locks the row first (FOR UPDATE reads the committed version).
+  it("both answer status processed", async () => {
     const source = `double-ack-${Math.random().toString(36).slice(2, 8)}`;
     const put = webhooks.prepare!(source)[0];
     expect((await suite.api("PUT", put.path, { ...(put.body as object), ordering_key: undefined })).status).toBe(201);
