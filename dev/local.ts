@@ -21,8 +21,28 @@ export function devToken({ create }: { create: boolean }): string | undefined {
   return token;
 }
 
-/** A port nothing listens on right now, on 127.0.0.1. */
-export function freePort(): Promise<number> {
+/**
+ * A loopback port free right now, chosen below Linux's ephemeral range (32768–60999), so the
+ * thousands of outgoing connections a test run makes cannot take it before its server binds it.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canBind(candidate)) return candidate;
+  }
+  return bindAny(); // a crowded range: let the kernel choose
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+}
+
+function bindAny(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();

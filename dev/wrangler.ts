@@ -82,6 +82,12 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   while (true) {
     if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output.join("\n")}`);
+    // A port taken before wrangler bound it: workerd says so and keeps running; give up at once so
+    // the caller can try another port instead of waiting out the whole ready timeout.
+    if (output.some((l) => /Address already in use/.test(l))) {
+      await stop();
+      throw new Error(`wrangler dev could not bind ${url}: Address already in use`);
+    }
     try {
       const res = await fetch(url + "/", { signal: AbortSignal.timeout(1_000) });
       await res.arrayBuffer();

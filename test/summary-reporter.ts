@@ -7,13 +7,17 @@ export default class SummaryLine implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const m of modules) {
-      if (m.state() === "failed" && [...m.children.allTests()].length === 0) failed++; // a suite that failed to load
+      let failedHere = 0;
       for (const t of m.children.allTests()) {
         const state = t.result().state;
         if (state === "passed") passed++;
-        else if (state === "failed") failed++;
+        else if (state === "failed") failedHere++;
         else skipped++;
       }
+      // A file that failed with no failed test — it did not load, or a beforeAll/afterAll hook
+      // failed (its tests then show as skipped) — counts as one failure, never as a clean run.
+      if (m.state() === "failed" && failedHere === 0) failedHere = 1;
+      failed += failedHere;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`);
   }
