@@ -4,7 +4,7 @@ import { request as httpRequest } from "node:http";
 import { connect as tcpConnect, createServer, type Server, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { lockKey } from "../functions/keys";
-import { bindings, client, connect, serveApp, servedApp, sql, TOKEN } from "./support";
+import { TOKEN, bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "./support";
 
 const suite = servedApp("idempotency");
 
@@ -159,19 +159,13 @@ describe("what is stored", () => {
   it("a 503 (lock wait timed out) rolls back the effect and the key: the retry runs and succeeds", async () => {
     const body = booking("rollback");
     const k = key("rollback");
-    const holder = await connect(suite.db);
-    const slow = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }));
-    try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", body.resource)]);
-      const res = await client(slow.url)("POST", "/v1/reservations", body, { "Idempotency-Key": k });
-      expect(res.status).toBe(503);
-      expect(await storedKeys(k)).toEqual([]);
-    } finally {
-      await holder.query("ROLLBACK");
-      await holder.end();
-      await slow.close();
-    }
+    await whileHolding(suite.db, "SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", body.resource)], () =>
+      withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
+        const res = await api("POST", "/v1/reservations", body, { "Idempotency-Key": k });
+        expect(res.status).toBe(503);
+        expect(await storedKeys(k)).toEqual([]);
+      }),
+    );
     expect(await reservationCount(body.resource)).toBe(0);
     const retry = await suite.api("POST", "/v1/reservations", body, { "Idempotency-Key": k });
     expect(retry.status).toBe(201);
@@ -182,21 +176,16 @@ describe("what is stored", () => {
   it("a key still held by an open transaction → 409 + Retry-After within lock_timeout, nothing run; then it runs", async () => {
     const body = booking("held");
     const k = key("held");
-    const holder = await connect(suite.db);
-    const slow = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }));
-    try {
-      await holder.query("BEGIN");
-      await holder.query("INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, expires_at) VALUES ($1, 'POST', '/v1/reservations', 'x', now() + interval '1 h')", [k]);
-      const res = await client(slow.url)("POST", "/v1/reservations", body, { "Idempotency-Key": k });
-      expect(res.status).toBe(409);
-      expect(res.json.type).toBe("/problems/idempotency-key-in-use");
-      expect(res.headers.get("retry-after")).toBe("1");
-      expect(await reservationCount(body.resource)).toBe(0);
-    } finally {
-      await holder.query("ROLLBACK");
-      await holder.end();
-      await slow.close();
-    }
+    const claim = "INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, expires_at) VALUES ($1, 'POST', '/v1/reservations', 'x', now() + interval '1 h')";
+    await whileHolding(suite.db, claim, [k], () =>
+      withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
+        const res = await api("POST", "/v1/reservations", body, { "Idempotency-Key": k });
+        expect(res.status).toBe(409);
+        expect(res.json.type).toBe("/problems/idempotency-key-in-use");
+        expect(res.headers.get("retry-after")).toBe("1");
+        expect(await reservationCount(body.resource)).toBe(0);
+      }),
+    );
     expect((await suite.api("POST", "/v1/reservations", body, { "Idempotency-Key": k })).status).toBe(201);
   });
 });

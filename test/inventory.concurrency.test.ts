@@ -1,7 +1,7 @@
 // Seed 003's claim under real simultaneous HTTP requests against real Postgres; every invariant is
 // checked in the database afterwards, recomputed from the bookings themselves (not the counters).
 import { describe, expect, it } from "vitest";
-import { bindings, client, connect, serveApp, servedApp, sql } from "./support";
+import { bindings, servedApp, sql, whileHolding, withServedApp } from "./support";
 
 const suite = servedApp("inventory_burst");
 
@@ -203,27 +203,17 @@ describe("bounded lock waits", () => {
   it("rooms of a night locked by another transaction → 503 lock-timeout + Retry-After, not a hang; other nights unaffected", async () => {
     const item = "burst/locked";
     await stock(item, "2031-01-01", "2031-01-03", 5);
-    const holder = await connect(suite.db);
-    try {
-      await holder.query("BEGIN");
-      // E.g. a stock change waiting on a slow disk: every token of that night is locked.
-      await holder.query("SELECT 1 FROM inventory_tokens WHERE item = $1 AND night = '2031-01-02' FOR UPDATE", [item]);
-      const slow = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }));
-      try {
-        const api = client(slow.url);
+    // E.g. a stock change waiting on a slow disk: every token of that night is locked.
+    await whileHolding(suite.db, "SELECT 1 FROM inventory_tokens WHERE item = $1 AND night = '2031-01-02' FOR UPDATE", [item], () =>
+      withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
         const res = await api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2031-01-01", check_out: "2031-01-03", quantity: 1, holder: "h" });
         expect(res.status).toBe(503);
         expect(res.json.type).toBe("/problems/lock-timeout");
         expect(res.headers.get("retry-after")).toBe("1");
         const other = await api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2031-01-01", check_out: "2031-01-02", quantity: 1, holder: "h" });
         expect(other.status).toBe(201);
-      } finally {
-        await slow.close();
-      }
-    } finally {
-      await holder.query("ROLLBACK");
-      await holder.end();
-    }
+      }),
+    );
     expect((await checkLedger(item)).map((n) => [n.night, n.booked])).toEqual([
       ["2031-01-01", 1],
       ["2031-01-02", 0],

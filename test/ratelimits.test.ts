@@ -3,7 +3,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { rateLimit } from "../functions/ratelimits";
-import { bindings, client, connect, serveApp, servedApp, sql } from "./support";
+import { bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "./support";
 
 // The deny cache is exercised in ratelimits.cache.test.ts; here every check reaches Postgres.
 const suite = servedApp("ratelimits", { RATELIMIT_DENY_CACHE: "off" });
@@ -392,23 +392,14 @@ describe("no hangs, honest failures", () => {
   it("a key whose counter row is held too long → 503 lock-timeout with Retry-After, nothing applied", async () => {
     await putPolicy("lk", { algorithm: "fixed_window", limit: 5, window_ms: 366 * DAY });
     expect((await check("lk", "k")).status).toBe(200);
-    const holder = await connect(suite.db);
-    try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT 1 FROM ratelimit_counters WHERE policy = 'lk' AND key = 'k' FOR UPDATE");
-      const fast = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "200", RATELIMIT_DENY_CACHE: "off" }));
-      try {
-        const res = await client(fast.url)("POST", "/v1/ratelimits/check", { policy: "lk", key: "k" });
+    await whileHolding(suite.db, "SELECT 1 FROM ratelimit_counters WHERE policy = 'lk' AND key = 'k' FOR UPDATE", [], () =>
+      withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "200", RATELIMIT_DENY_CACHE: "off" }), async (api) => {
+        const res = await api("POST", "/v1/ratelimits/check", { policy: "lk", key: "k" });
         expect(res.status).toBe(503);
         expect(res.json.type).toBe("/problems/lock-timeout");
         expect(res.headers.get("retry-after")).toBe("1");
-      } finally {
-        await fast.close();
-      }
-      await holder.query("ROLLBACK");
-    } finally {
-      await holder.end();
-    }
+      }),
+    );
     expect(await sql(suite.db, "SELECT attempted FROM ratelimit_counters WHERE policy = 'lk'")).toEqual([{ attempted: 1 }]);
   });
 

@@ -2,7 +2,7 @@
 // Postgres; the invariant is then checked in the database, not in the responses.
 import { describe, expect, it } from "vitest";
 import { lockKey } from "../functions/keys";
-import { bindings, client, connect, serveApp, servedApp, sql } from "./support";
+import { bindings, connect, servedApp, sql, whileHolding, withServedApp } from "./support";
 
 const suite = servedApp("reservations_burst");
 
@@ -94,26 +94,17 @@ describe("the EXCLUDE constraint on its own", () => {
 
 describe("bounded lock waits", () => {
   it("a transaction holding the resource's lock makes the next request answer 503 + Retry-After, not wait", async () => {
-    const holder = await connect(suite.db);
-    try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", "held")]);
-      const slow = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }));
-      try {
-        const res = await client(slow.url)("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
+    await whileHolding(suite.db, "SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", "held")], () =>
+      withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
+        const res = await api("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
         expect(res.status).toBe(503);
         expect(res.json.type).toBe("/problems/lock-timeout");
         expect(res.headers.get("retry-after")).toBe("1");
         // Another resource is not behind that lock.
-        const other = await client(slow.url)("POST", "/v1/reservations", { resource: "free", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
+        const other = await api("POST", "/v1/reservations", { resource: "free", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" });
         expect(other.status).toBe(201);
-      } finally {
-        await slow.close();
-      }
-    } finally {
-      await holder.query("ROLLBACK");
-      await holder.end();
-    }
+      }),
+    );
     expect(await sql(suite.db, "SELECT 1 FROM reservations WHERE resource = 'held'")).toEqual([]);
     // Once the holder is gone the same request goes through.
     expect((await suite.api("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" })).status).toBe(201);

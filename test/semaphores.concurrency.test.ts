@@ -1,7 +1,7 @@
 // Semaphores under real concurrency: simultaneous HTTP acquires, then the invariant checked in the database.
 import { describe, expect, it } from "vitest";
 import { lockKey } from "../functions/keys";
-import { bindings, client, connect, serveApp, servedApp, sql } from "./support";
+import { bindings, connect, servedApp, sql, whileHolding, withServedApp } from "./support";
 
 const suite = servedApp("semaphores_burst");
 
@@ -46,22 +46,15 @@ describe("serialised per semaphore, not per table", () => {
   it("a semaphore whose lock is held does not hold up another one (no LOCK TABLE)", async () => {
     await suite.api("PUT", "/v1/semaphores/held", { permits: 2 });
     await suite.api("PUT", "/v1/semaphores/free", { permits: 2 });
-    const holder = await connect(suite.db);
-    const slow = await serveApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }));
-    try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("semaphore", "held")]);
-      const api = client(slow.url);
-      const [blocked, other] = await Promise.all([api("POST", "/v1/semaphores/held/acquire", { holder: "x" }), api("POST", "/v1/semaphores/free/acquire", { holder: "y" })]);
-      expect(blocked.status).toBe(503);
-      expect(blocked.json.type).toBe("/problems/lock-timeout");
-      expect(blocked.headers.get("retry-after")).toBe("1");
-      expect(other.status).toBe(201);
-    } finally {
-      await holder.query("ROLLBACK");
-      await holder.end();
-      await slow.close();
-    }
+    await whileHolding(suite.db, "SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("semaphore", "held")], () =>
+      withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
+        const [blocked, other] = await Promise.all([api("POST", "/v1/semaphores/held/acquire", { holder: "x" }), api("POST", "/v1/semaphores/free/acquire", { holder: "y" })]);
+        expect(blocked.status).toBe(503);
+        expect(blocked.json.type).toBe("/problems/lock-timeout");
+        expect(blocked.headers.get("retry-after")).toBe("1");
+        expect(other.status).toBe(201);
+      }),
+    );
     expect(await sql(suite.db, "SELECT holder FROM permits WHERE name IN ('held', 'free')")).toEqual([{ holder: "y" }]);
   });
 });

@@ -128,3 +128,29 @@ export async function until(check: () => Promise<boolean>, ms = 10_000, what = "
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Runs `fn` while a test connection holds whatever `statement` locks (an advisory lock, a row lock,
+ * an uncommitted row) in an open transaction, which is rolled back afterwards.
+ */
+export async function whileHolding<T>(url: string, statement: string, params: unknown[], fn: () => Promise<T>): Promise<T> {
+  const holder = await connect(url);
+  try {
+    await holder.query("BEGIN");
+    await holder.query(statement, params);
+    return await fn();
+  } finally {
+    await holder.query("ROLLBACK").catch(() => {});
+    await holder.end();
+  }
+}
+
+/** Serves the app on `env` for the duration of `fn` (e.g. with a short LOCK_TIMEOUT_MS), then closes it. */
+export async function withServedApp<T>(env: Bindings, fn: (api: ReturnType<typeof client>) => Promise<T>): Promise<T> {
+  const served = await serveApp(env);
+  try {
+    return await fn(client(served.url));
+  } finally {
+    await served.close();
+  }
+}
