@@ -44,7 +44,10 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     cwd: ROOT,
     detached: true, // its own process group, so stop() takes workerd down with it
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_UPDATE_NOTIFIER: "1", CI: "true", FORCE_COLOR: "0" },
+    // CLOUDFLARE_CF_FETCH_ENABLED=false: Miniflare uses its built-in Request.cf instead of fetching
+    // workers.cloudflare.com/cf.json — there is no internet locally, and a stalled lookup on a fresh
+    // clone (no cached cf.json) must not hold up the Worker's start.
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_UPDATE_NOTIFIER: "1", CI: "true", FORCE_COLOR: "0", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
   });
   const output: string[] = [];
   const onData = (chunk: Buffer) => {
