@@ -19,9 +19,8 @@ function port(name: string, fallback: number): number {
   return n;
 }
 
-/** wrangler's offline chatter about Request.cf is expected here (no internet); keep the rest. */
+/** wrangler's own lines (it no longer tries to fetch Request.cf offline: see dev/wrangler.ts). */
 function wranglerLine(line: string): void {
-  if (/Request\.cf|workers\.cloudflare\.com|GetAddrInfoReqWrap|^\s+at /.test(line)) return;
   console.log(`[wrangler] ${line}`);
 }
 
