@@ -1,8 +1,9 @@
 // The request database handle's explicit transactions, against real Postgres through the bridge.
 import { beforeAll, describe, expect, it } from "vitest";
-import { RequestDb } from "../functions/db";
+import { startBridge, type Bridge } from "../dev/bridge";
+import { coalescedWebSocket, RequestDb } from "../functions/db";
 import { ProblemError } from "../functions/errors";
-import { bindings, freshDatabase, sql } from "./support";
+import { bindings, freshDatabase, sql, until } from "./support";
 
 let db: string;
 beforeAll(async () => {
@@ -49,5 +50,53 @@ describe("RequestDb.transaction", () => {
     await h.rollback();
     await h.close();
     expect(await sql(db, "SELECT v FROM tx_probe WHERE v = 4")).toEqual([]);
+  });
+});
+
+describe("the driver's writes: one WebSocket frame per statement", () => {
+  // A private bridge, so its message counts are this test's alone.
+  let bridge: Bridge;
+  beforeAll(async () => {
+    bridge = await startBridge();
+    return () => bridge.close();
+  });
+
+  it("sends a pipelined connect with its first query as one frame, each later statement as one, and the Terminate on close", async () => {
+    const h = new RequestDb(bindings(db, { NEON_WS_PROXY: bridge.wsProxy }));
+    expect(await h.query("SELECT $1::int AS n", [1])).toEqual([{ n: 1 }]);
+    expect(bridge.stats().clientMessages).toBe(1); // startup + password + Parse/Bind/Describe/Execute/Sync
+    expect(await h.query("SELECT $1::int AS n", [2])).toEqual([{ n: 2 }]);
+    expect(bridge.stats().clientMessages).toBe(2);
+    await h.close();
+    await until(async () => bridge.stats().open === 0, 5_000, "bridge connection closed");
+    expect(bridge.stats().clientMessages).toBe(3); // + Terminate, flushed before the socket closed
+  });
+
+  it("gathers the writes of one turn into one frame, in order, and flushes before close", async () => {
+    const frames: Uint8Array[] = [];
+    const events: string[] = [];
+    class FakeSocket {
+      constructor(readonly url: string) {}
+      send(data: Uint8Array) {
+        frames.push(data);
+        events.push("send");
+      }
+      close() {
+        events.push("close");
+      }
+    }
+    const Ws = coalescedWebSocket(FakeSocket as never);
+    expect(coalescedWebSocket(Ws)).toBe(Ws); // never wrapped twice
+    const ws = new Ws("ws://x");
+    ws.send(new Uint8Array([1, 2]));
+    ws.send(new Uint8Array([3]));
+    ws.send(new Uint8Array([4, 5, 6]).subarray(1)); // a view: only its own bytes
+    expect(frames).toEqual([]); // nothing leaves within the turn
+    await new Promise((r) => setImmediate(r));
+    expect(frames.map((f) => [...f])).toEqual([[1, 2, 3, 5, 6]]);
+    ws.send(new Uint8Array([7]));
+    ws.close();
+    expect(events).toEqual(["send", "send", "close"]);
+    expect([...frames[1]]).toEqual([7]);
   });
 });

@@ -15,7 +15,7 @@
 import { neonConfig, Pool as NeonPool } from "@neondatabase/serverless";
 import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
-import type { RequestDb } from "../../functions/db";
+import { coalescedWebSocket, type RequestDb } from "../../functions/db";
 import { checkRateLimit, DenyCache } from "../../functions/ratelimit-middleware";
 import { pooledConnections, runLoad, type Query } from "../load";
 import { ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type BenchContext, type Scenario } from "../measure";
@@ -153,6 +153,8 @@ async function rateLimiterFlexible(ctx: BenchContext, shape: Shape, via: "tcp" |
       : (() => {
           // The Pool's clients take the global defaults: the same settings createClient() gives Admit's.
           Object.assign(neonConfig, { wsProxy: ctx.db.wsProxy, useSecureWebSocket: false, pipelineTLS: false, pipelineConnect: "password" });
+          // …including the write coalescing createClient() sets up (one frame per statement, no 1 ms timer).
+          Object.assign(neonConfig, { webSocketConstructor: coalescedWebSocket(neonConfig.webSocketConstructor!), coalesceWrites: false });
           return new NeonPool({ connectionString: ctx.db.url, max: ctx.concurrency });
         })();
   pool.on("error", () => {});
