@@ -1,6 +1,6 @@
 // Rate-limit decisions for the /v1/ratelimits/check route and for other Workers: the one-statement
 // check, the IETF RateLimit headers, the in-isolate deny cache, and the `rateLimit()` Hono middleware.
-// SQL: schema/000010_ratelimits.sql (admit_ratelimit_check). Routes: functions/ratelimits.ts.
+// SQL: schema/000010_ratelimits.sql (admit_ratelimit_check; its fixed-window path: 000011). Routes: functions/ratelimits.ts.
 import type { Context, MiddlewareHandler } from "hono";
 import { RequestDb } from "./db";
 import type { Bindings } from "./env";

@@ -1,6 +1,6 @@
 // Rate limits and daily quotas (seed 001): policies, per-key overrides over non-overlapping periods,
 // the one-statement check, refunds, usage (served vs attempted) and an opt-in request log.
-// SQL: schema/000010_ratelimits.sql. Decision core, deny cache and the exported middleware:
+// SQL: schema/000010_ratelimits.sql, 000011 (fixed-window path). Decision core, deny cache and the exported middleware:
 // functions/ratelimit-middleware.ts. Tests: test/ratelimits*.test.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./env";
