@@ -17,7 +17,7 @@ import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { coalescedWebSocket, type RequestDb } from "../../functions/db";
 import { checkRateLimit, DenyCache } from "../../functions/ratelimit-middleware";
-import { pooledConnections, runLoad, type Query } from "../load";
+import { httpRequest, pooledConnections, runLoad, type Query } from "../load";
 import { ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type BenchContext, type Scenario } from "../measure";
 import type { Connection, Row } from "../report";
 
@@ -211,9 +211,8 @@ async function denyCacheBurst(ctx: BenchContext): Promise<void> {
     if (layer === "edge") {
       const { url, token } = ctx.worker!;
       load = await runLoad({ concurrency: ctx.concurrency, requests: burst, timeLimitMs: 60_000 }, async () => {
-        const res = await fetch(`${url}/v1/ratelimits/check`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ policy, key: "burst" }) });
-        await res.arrayBuffer();
-        return `${res.status} ${res.headers.get("admit-cache") ?? ""}`.trim();
+        const res = await httpRequest(`${url}/v1/ratelimits/check`, "POST", { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, JSON.stringify({ policy, key: "burst" }));
+        return `${res.status} ${res.headers["admit-cache"] ?? ""}`.trim();
       });
     } else {
       const conns = await pooledConnections(ctx.db, ctx.concurrency);
