@@ -55,7 +55,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     let worker: WranglerDev | null = null;
     if (opts.edge) {
       opts.log("starting wrangler dev…");
-      worker = await startWranglerDev({ vars: { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000 });
+      worker = await startWranglerDev({ vars: { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false });
       const w = worker;
       stops.push(() => w.stop());
       opts.log(`wrangler dev on ${worker.url}`);
@@ -67,7 +67,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       opts.log(`pgbouncer (transaction mode, pool ${opts.poolSize}) on ${bouncer.host}:${bouncer.port}`);
       let pooledWorker: WranglerDev | null = null;
       if (opts.edge) {
-        pooledWorker = await startWranglerDev({ vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000 });
+        pooledWorker = await startWranglerDev({ vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false });
         const w = pooledWorker;
         stops.push(() => w.stop());
         opts.log(`wrangler dev through pgbouncer on ${pooledWorker.url}`);

@@ -21,6 +21,14 @@ export interface WranglerOptions {
   readyTimeoutMs?: number;
   /** Another Worker's wrangler config (path from the repository root); default: the repository's wrangler.toml. */
   config?: string;
+  /**
+   * false: no devtools inspector proxy (the bench). wrangler 4's proxy turns on the devtools Network
+   * domain and writes every event of every request to its debug log file — measured ~1.4 ms of CPU
+   * per request in wrangler's Node process, on top of workerd's — work a deployed Worker never does.
+   * The CLI has no flag for it; wrangler and Miniflare skip the proxy when VSCODE_INSPECTOR_OPTIONS
+   * is set (a VS Code debug terminal, which attaches its own debugger), so that is what this sets.
+   */
+  devtools?: boolean;
 }
 
 export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerDev> {
@@ -47,7 +55,15 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     // CLOUDFLARE_CF_FETCH_ENABLED=false: Miniflare uses its built-in Request.cf instead of fetching
     // workers.cloudflare.com/cf.json — there is no internet locally, and a stalled lookup on a fresh
     // clone (no cached cf.json) must not hold up the Worker's start.
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_UPDATE_NOTIFIER: "1", CI: "true", FORCE_COLOR: "0", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      NO_UPDATE_NOTIFIER: "1",
+      CI: "true",
+      FORCE_COLOR: "0",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      ...(opts.devtools === false ? { VSCODE_INSPECTOR_OPTIONS: "{}" } : {}),
+    },
   });
   const output: string[] = [];
   const onData = (chunk: Buffer) => {
