@@ -27,8 +27,8 @@ export function lockTimeoutMs(b: Bindings): number {
 }
 
 type WebSocketClass = NonNullable<typeof neonConfig.webSocketConstructor>;
+/** Each WebSocket class → its coalescing wrapper (a wrapper maps to itself, so it is never wrapped twice). */
 const coalescing = new WeakMap<WebSocketClass, WebSocketClass>();
-const coalesced = new WeakSet<WebSocketClass>();
 const afterTurn: (fn: () => void) => void =
   typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
 
@@ -43,7 +43,6 @@ const afterTurn: (fn: () => void) => void =
  * first, so the Terminate written just before it is not lost.
  */
 export function coalescedWebSocket(Base: WebSocketClass): WebSocketClass {
-  if (coalesced.has(Base)) return Base;
   let wrapped = coalescing.get(Base);
   if (wrapped) return wrapped;
   wrapped = function CoalescingWebSocket(url: string | URL, protocols?: string | string[]) {
@@ -82,8 +81,7 @@ export function coalescedWebSocket(Base: WebSocketClass): WebSocketClass {
     };
     return ws;
   } as unknown as WebSocketClass;
-  coalescing.set(Base, wrapped);
-  coalesced.add(wrapped);
+  coalescing.set(Base, wrapped).set(wrapped, wrapped);
   return wrapped;
 }
 

@@ -151,10 +151,16 @@ async function rateLimiterFlexible(ctx: BenchContext, shape: Shape, via: "tcp" |
     via === "tcp"
       ? new pg.Pool({ connectionString: ctx.db.url, max: ctx.concurrency })
       : (() => {
-          // The Pool's clients take the global defaults: the same settings createClient() gives Admit's.
-          Object.assign(neonConfig, { wsProxy: ctx.db.wsProxy, useSecureWebSocket: false, pipelineTLS: false, pipelineConnect: "password" });
-          // …including the write coalescing createClient() sets up (one frame per statement, no 1 ms timer).
-          Object.assign(neonConfig, { webSocketConstructor: coalescedWebSocket(neonConfig.webSocketConstructor!), coalesceWrites: false });
+          // The Pool's clients take the global defaults: the same settings createClient() gives Admit's,
+          // write coalescing included (one frame per statement, no 1 ms timer).
+          Object.assign(neonConfig, {
+            wsProxy: ctx.db.wsProxy,
+            useSecureWebSocket: false,
+            pipelineTLS: false,
+            pipelineConnect: "password",
+            webSocketConstructor: coalescedWebSocket(neonConfig.webSocketConstructor!),
+            coalesceWrites: false,
+          });
           return new NeonPool({ connectionString: ctx.db.url, max: ctx.concurrency });
         })();
   pool.on("error", () => {});
