@@ -83,7 +83,8 @@ export type Query = (text: string, params?: unknown[]) => Promise<{ rows: any[] 
  * The library layer's two connection modes, behind one interface:
  * - pooled: `size` connections opened up front and reused, one per worker;
  * - per-request: a new Client for every decision (connect pipelined, as on Workers), closed after
- *   the answer without the caller waiting, as the Worker closes it in waitUntil.
+ *   the answer without the caller waiting, as the Worker closes it in waitUntil; or for every
+ *   statement, where the edge sends a decision's statements as separate requests.
  */
 export interface Connections {
   /** Runs `fn` with the worker's connection (pooled) or a fresh one (per-request). */
@@ -107,7 +108,11 @@ export async function pooledConnections(db: Db, size: number): Promise<Connectio
   };
 }
 
-export function perRequestConnections(db: Db): Connections {
+/**
+ * `perStatement`: a new connection for each statement instead of each decision, for decisions the
+ * edge makes in several HTTP requests (a permit's acquire, then its release).
+ */
+export function perRequestConnections(db: Db, perStatement = false): Connections {
   const pending = new Set<Promise<unknown>>();
   let closed = 0;
   const end = (client: Client) => {
@@ -120,16 +125,18 @@ export function perRequestConnections(db: Db): Connections {
       });
     pending.add(p);
   };
+  /** Runs `fn` on a new connection, closed after the answer without waiting. */
+  const fresh = async <T>(fn: (q: Query) => Promise<T>): Promise<T> => {
+    const client = createClient({ DATABASE_URL: db.url, NEON_WS_PROXY: db.wsProxy });
+    try {
+      await client.connect();
+      return await fn((text, params) => client.query(text, params));
+    } finally {
+      end(client);
+    }
+  };
   return {
-    async use(_w, fn) {
-      const client = createClient({ DATABASE_URL: db.url, NEON_WS_PROXY: db.wsProxy });
-      try {
-        await client.connect();
-        return await fn((text, params) => client.query(text, params));
-      } finally {
-        end(client);
-      }
-    },
+    use: (_w, fn) => (perStatement ? fn((text, params) => fresh((q) => q(text, params))) : fresh(fn)),
     closed: () => closed,
     drain: async () => {
       while (pending.size) await Promise.allSettled([...pending]);

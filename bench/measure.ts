@@ -3,7 +3,7 @@
 import type { BridgeStats } from "../dev/bridge";
 import type { BenchBridge } from "./bridge-process";
 import { httpCall, perRequestConnections, pooledConnections, runLoad, type Connections, type LoadResult, type Query } from "./load";
-import { PGBENCH_INSTALL, runPgbench, type Pgbench } from "./pgbench";
+import { decisionLatencies, PGBENCH_INSTALL, runPgbench, type Pgbench } from "./pgbench";
 import { round, roundTripsPerDecision, summarize, tally, type Connection, type Layer, type RawFigures, type Row, type Target } from "./report";
 
 /** Each measured row's latencies and elapsed time, for merging rounds (see mergeRounds). */
@@ -140,14 +140,22 @@ async function settle(bridge: BenchBridge, open: number): Promise<BridgeStats> {
 }
 
 /** Library layer: `op` makes one decision with the TypeScript path on a Neon-driver connection. */
-export async function library(ctx: BenchContext, c: Common & { connection: Connection; op: (q: Query, i: number) => Promise<string> }): Promise<Row | null> {
+export async function library(
+  ctx: BenchContext,
+  c: Common & {
+    connection: Connection;
+    op: (q: Query, i: number) => Promise<string>;
+    /** Per-request row: a new connection for each statement, not each decision (see `ceiling`'s `continuations`). */
+    connectionPerStatement?: boolean;
+  },
+): Promise<Row | null> {
   if (outOfProfile(ctx, c.impl, c.connection)) return null;
   const row = baseRow(ctx, c, "library", c.connection);
   ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
   const requests = c.requests ?? ctx.requests;
   let conns: Connections | undefined;
   try {
-    conns = c.connection === "pooled" ? await pooledConnections(ctx.db, row.concurrency) : perRequestConnections(ctx.db);
+    conns = c.connection === "pooled" ? await pooledConnections(ctx.db, row.concurrency) : perRequestConnections(ctx.db, c.connectionPerStatement);
     const cx = conns;
     const openBefore = (await ctx.bridge.stats()).open - (c.connection === "pooled" ? row.concurrency : 0);
     await warmUp(row.concurrency, (i, w) => cx.use(w, (q) => c.op(q, requests + i)));
@@ -208,7 +216,20 @@ export async function edge(ctx: BenchContext, c: Common & { op: (call: (method: 
 }
 
 /** Ceiling layer: pgbench runs `script` (the project's own statement) pooled or with -C. */
-export async function ceiling(ctx: BenchContext, c: Common & { connection: Connection; script: string; defines?: Record<string, string> }): Promise<Row | null> {
+export async function ceiling(
+  ctx: BenchContext,
+  c: Common & {
+    connection: Connection;
+    script: string;
+    defines?: Record<string, string>;
+    /**
+     * For a decision the edge makes in several HTTP requests, the script runs one statement per
+     * transaction (so -C connects for each, as each request does); this reads back, after the run,
+     * which transactions ("client:tx") continued the decision before them. Rows then count decisions.
+     */
+    continuations?: () => Promise<Set<string>>;
+  },
+): Promise<Row | null> {
   if (outOfProfile(ctx, c.impl, c.connection)) return null;
   const row = baseRow(ctx, { ...c, impl: c.impl || "pgbench" }, "ceiling", c.connection);
   if (!ctx.pgbench) {
@@ -229,11 +250,13 @@ export async function ceiling(ctx: BenchContext, c: Common & { connection: Conne
     password: ctx.db.password,
     database: ctx.db.database,
   });
-  row.requests = r.latencies.length;
-  row.throughput_rps = r.tps === null ? null : round(r.tps, 1);
-  Object.assign(row, summarize(r.latencies));
-  row.outcomes = { ok: r.latencies.length, ...(r.failed ? { failed: r.failed } : {}) };
-  rawFigures.set(row, { latenciesMs: r.latencies, elapsedMs: r.tps ? (r.transactions * 1000) / r.tps : 0 });
+  const latencies = c.continuations ? decisionLatencies(r.logged, await c.continuations()) : r.latencies;
+  row.requests = latencies.length;
+  // pgbench's tps counts transactions; a decision of several transactions scales it down.
+  row.throughput_rps = r.tps === null ? null : round(r.tps * (r.latencies.length ? latencies.length / r.latencies.length : 1), 1);
+  Object.assign(row, summarize(latencies));
+  row.outcomes = { ok: latencies.length, ...(r.failed ? { failed: r.failed } : {}) };
+  rawFigures.set(row, { latenciesMs: latencies, elapsedMs: r.tps ? (r.transactions * 1000) / r.tps : 0 });
   if (/aborted/.test(r.output)) row.note = (row.note ? row.note + "; " : "") + "some pgbench clients aborted: " + (/ERROR:.*$/m.exec(r.output)?.[0] ?? "see output");
   row.violations = c.violations ? await c.violations() : null;
   announce(ctx, row);

@@ -65,8 +65,17 @@ export interface PgbenchRun {
   database: string;
 }
 
+/** One line of pgbench's per-transaction log: the client, its transaction number (from 1), the latency. */
+export interface LoggedTransaction {
+  client: number;
+  tx: number;
+  ms: number;
+}
+
 export interface PgbenchResult {
   latencies: number[];
+  /** The same latencies with the client and transaction number of each. */
+  logged: LoggedTransaction[];
   failed: number;
   tps: number | null;
   transactions: number;
@@ -85,17 +94,33 @@ export function pgbenchArgs(r: PgbenchRun, scriptFile: string, logPrefix: string
  * Parses pgbench's per-transaction log lines ("client_id transaction_no time script_no epoch
  * epoch_us …", time in µs) into latencies in ms; non-numeric times (failed transactions) are counted.
  */
-export function parsePgbenchLog(text: string): { latencies: number[]; failed: number } {
-  const latencies: number[] = [];
+export function parsePgbenchLog(text: string): { logged: LoggedTransaction[]; failed: number } {
+  const logged: LoggedTransaction[] = [];
   let failed = 0;
   for (const line of text.split("\n")) {
     const f = line.trim().split(/\s+/);
     if (f.length < 6) continue;
     const us = Number(f[2]);
-    if (Number.isFinite(us)) latencies.push(us / 1000);
+    if (Number.isFinite(us)) logged.push({ client: Number(f[0]), tx: Number(f[1]), ms: us / 1000 });
     else failed++;
   }
-  return { latencies, failed };
+  return { logged, failed };
+}
+
+/**
+ * Decision latencies from transaction latencies, where a decision may span several transactions of
+ * one client (one statement each, so that -C connects for each, as the edge's separate HTTP requests
+ * do): `continues` holds "client:tx" of each transaction that belongs to the decision before it.
+ */
+export function decisionLatencies(logged: LoggedTransaction[], continues: Set<string>): number[] {
+  const out: number[] = [];
+  const last = new Map<number, number>(); // client → index in out of its latest decision
+  for (const t of [...logged].sort((a, b) => a.client - b.client || a.tx - b.tx)) {
+    const at = last.get(t.client);
+    if (at !== undefined && continues.has(`${t.client}:${t.tx}`)) out[at] += t.ms;
+    else last.set(t.client, out.push(t.ms) - 1);
+  }
+  return out;
 }
 
 export function parsePgbenchSummary(output: string): { tps: number | null; transactions: number } {
@@ -129,15 +154,15 @@ export async function runPgbench(bin: Pgbench, r: PgbenchRun): Promise<PgbenchRe
         else reject(new Error(`pgbench exited ${code}:\n${out.slice(-2000)}`));
       });
     });
-    let latencies: number[] = [];
+    let logged: LoggedTransaction[] = [];
     let failed = 0;
     for (const f of (await readdir(dir)).filter((f) => f.startsWith("log."))) {
       const parsed = parsePgbenchLog(await readFile(join(dir, f), "utf8"));
-      latencies = latencies.concat(parsed.latencies);
+      logged = logged.concat(parsed.logged);
       failed += parsed.failed;
     }
     const { tps, transactions } = parsePgbenchSummary(output);
-    return { latencies, failed, tps, transactions, output };
+    return { latencies: logged.map((t) => t.ms), logged, failed, tps, transactions, output };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -4,11 +4,11 @@ import { describe, expect, it } from "vitest";
 import { runLoad } from "../bench/load";
 import { ceiling, pgbenchMissing, type BenchContext } from "../bench/measure";
 import { peerSql, sqlSections } from "../bench/peers/index";
-import { parsePgbenchLog, parsePgbenchSummary, pgbenchArgs } from "../bench/pgbench";
+import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
 import { evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, type RawFigures, type Row } from "../bench/report";
 import { parseArgs } from "../bench/run";
-import { DUPLICATE_PERMITS } from "../bench/scenarios/permits";
+import { DUPLICATE_PERMITS, pgbenchScript, releases } from "../bench/scenarios/permits";
 import { EXCESS_ADMISSIONS, keyOf } from "../bench/scenarios/ratelimit";
 import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
 import { ADMIT_OVERLAPS, PEER_OVERLAPS, slotOf } from "../bench/scenarios/reservation-burst";
@@ -130,9 +130,59 @@ describe("pgbench", () => {
 
   it("parses per-transaction logs (µs) and the summary", () => {
     const log = "0 0 1500 0 1700000000 1\n1 0 2500 0 1700000000 2\n1 1 failed 0 1700000000 3\n\n";
-    expect(parsePgbenchLog(log)).toEqual({ latencies: [1.5, 2.5], failed: 1 });
+    expect(parsePgbenchLog(log)).toEqual({ logged: [{ client: 0, tx: 0, ms: 1.5 }, { client: 1, tx: 0, ms: 2.5 }], failed: 1 });
     const out = "number of transactions actually processed: 10206\nlatency average = 3.1 ms\ntps = 5236.123 (without initial connection time)\n";
     expect(parsePgbenchSummary(out)).toEqual({ tps: 5236.123, transactions: 10206 });
+  });
+});
+
+describe("decisions of several pgbench transactions (permits: acquire, then release)", () => {
+  it("a continuing transaction adds to its client's decision before it, and only to that one", () => {
+    const logged = [
+      { client: 1, tx: 2, ms: 4 },
+      { client: 0, tx: 1, ms: 1 },
+      { client: 0, tx: 2, ms: 2 },
+      { client: 1, tx: 1, ms: 3 },
+      { client: 0, tx: 3, ms: 5 },
+    ];
+    // client 0: tx 1 granted, tx 2 its release; tx 3 refused. client 1: tx 1 refused, tx 2 refused.
+    expect(decisionLatencies(logged, new Set(["0:2"]))).toEqual([3, 5, 3, 4]);
+    expect(decisionLatencies(logged, new Set())).toEqual([1, 2, 5, 3, 4]);
+    // A continuation with no decision before it (the run's first transaction) stands alone.
+    expect(decisionLatencies([{ client: 2, tx: 1, ms: 7 }], new Set(["2:1"]))).toEqual([7]);
+  });
+
+  const pgbench = findPgbench();
+  it("under pgbench -C each statement is its own transaction, and every release is paired with its grant", async (t) => {
+    const bin = await pgbench;
+    if (!bin) return t.skip("pgbench not installed (apt-get install -y postgresql-contrib)");
+    const db = await freshDatabase("bench_permit_script");
+    const key = "9001";
+    await sql(db, "SELECT admit_semaphore_put($1::bigint, 's', 2, 60000, 2000)", [key]);
+    const u = new URL(db);
+    const r = await runPgbench(bin, {
+      script: pgbenchScript("semaphore"),
+      clients: 4,
+      seconds: 1,
+      connectPerTransaction: true,
+      defines: { key, name: "s", held: "0", t: "0" },
+      host: u.hostname,
+      port: Number(u.port),
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+      database: u.pathname.slice(1),
+    });
+    expect(r.failed).toBe(0);
+    const [claims] = await sql<{ granted: number; released: number }>(db, "SELECT count(*)::int AS granted, count(released_at)::int AS released FROM permits WHERE name = 's'");
+    expect(claims.released).toBeGreaterThan(0);
+    const continuing = await releases((text, params) => sql(db, text, params), "semaphore", "s");
+    expect(continuing.size).toBe(claims.granted);
+    // Each released claim's release is the logged transaction right after its grant; a claim still
+    // held when the run ended has none.
+    const paired = r.logged.filter((x) => continuing.has(`${x.client}:${x.tx}`)).length;
+    expect(paired).toBe(claims.released);
+    expect(decisionLatencies(r.logged, continuing)).toHaveLength(r.logged.length - paired);
+    expect(await sql(db, DUPLICATE_PERMITS, ["semaphore", "s", 2])).toEqual([{ n: 0 }]);
   });
 });
 

@@ -44,15 +44,37 @@ function dbOver(q: Query): RequestDb {
   return db as unknown as RequestDb;
 }
 
-/** The two statements of one cycle as pgbench runs them: acquire, then release what was granted. */
-function pgbenchScript(shape: Shape): string {
-  const id = shape.kind === "lease" ? "lease_id" : "permit_id";
-  const ttl = shape.kind === "lease" ? `${TTL_MS}::integer` : "NULL::integer";
+/**
+ * One cycle as pgbench runs it, one statement per transaction as the edge sends one HTTP request per
+ * statement (so -C opens a connection for each): acquire; and in the client's next transaction, if
+ * it was granted, its release. pgbench keeps a client's variables across transactions, which carries
+ * `held` and `pid` over; `t` counts the client's transactions as pgbench's log numbers them (from 1)
+ * and goes into the holder, so `releases` can tell afterwards which transactions were releases.
+ */
+export function pgbenchScript(kind: PermitKind): string {
+  const id = kind === "lease" ? "lease_id" : "permit_id";
+  const ttl = kind === "lease" ? `${TTL_MS}::integer` : "NULL::integer";
   return [
-    `SELECT coalesce(admit_permit_acquire(:key::bigint, '${shape.kind}', :name, 'pgbench-' || :client_id, ${ttl}, ${LOCK_TIMEOUT_MS}::integer)->'permit'->>'${id}', '') AS pid \\gset`,
-    `SELECT admit_permit_release(:key::bigint, '${shape.kind}', :name, nullif(:pid, '')::uuid, ${LOCK_TIMEOUT_MS}::integer) WHERE :pid <> '';`,
+    "\\set t :t + 1",
+    "\\if :held",
+    `SELECT admit_permit_release(:key::bigint, '${kind}', :name, :pid::uuid, ${LOCK_TIMEOUT_MS}::integer);`,
+    "\\set held 0",
+    "\\else",
+    `SELECT pid, (pid <> '')::integer AS held FROM (SELECT coalesce(admit_permit_acquire(:key::bigint, '${kind}', :name, 'pgbench-' || :client_id || '-' || :t, ${ttl}, ${LOCK_TIMEOUT_MS}::integer)->'permit'->>'${id}', '') AS pid) a \\gset`,
+    "\\endif",
     "",
   ].join("\n");
+}
+
+/** The pgbench transactions that released a claim ("client:tx"): each follows a granted acquire. */
+export async function releases(sql: BenchContext["sql"], kind: PermitKind, name: string): Promise<Set<string>> {
+  const rows = await sql<{ holder: string }>("SELECT holder FROM permits WHERE kind = $1 AND name = $2 AND holder LIKE 'pgbench-%'", [kind, name]);
+  return new Set(
+    rows.map((r) => {
+      const [, client, t] = r.holder.split("-");
+      return `${client}:${Number(t) + 1}`;
+    }),
+  );
 }
 
 async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
@@ -68,7 +90,18 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
 
   for (const connection of ["pooled", "per-request"] as const) {
     const name = await nameFor("ceiling", "pgbench", connection);
-    out.push(await ceiling(ctx, { scenario: shape.name, impl: "pgbench", connection, script: pgbenchScript(shape), defines: { key: lockKey(shape.kind, name), name }, violations: violations(name) }));
+    out.push(
+      await ceiling(ctx, {
+        scenario: shape.name,
+        impl: "pgbench",
+        connection,
+        script: pgbenchScript(shape.kind),
+        defines: { key: lockKey(shape.kind, name), name, held: "0", t: "0" },
+        continuations: () => releases(ctx.sql, shape.kind, name),
+        violations: violations(name),
+        note: "a decision = acquire, + release when granted (each its own transaction)",
+      }),
+    );
   }
   for (const connection of ["pooled", "per-request"] as const) {
     const name = await nameFor("library", "admit", connection);
@@ -79,6 +112,7 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
         connection,
         violations: violations(name),
         note: "a decision = acquire, + release when granted",
+        connectionPerStatement: true,
         op: async (q, i) => {
           const db = dbOver(q);
           const r = await acquirePermit<{ permit_id?: string; lease_id?: string }>(db, shape.kind, name, `h${i}`, shape.kind === "lease" ? TTL_MS : undefined);
