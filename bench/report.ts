@@ -165,6 +165,8 @@ export interface Target {
   max?: number;
   met: boolean | null;
   detail: string;
+  /** A ratio taken in each round on its own (null where a row is missing): how much of it is noise. */
+  rounds?: (number | null)[];
 }
 
 type Match = Partial<Pick<Row, "scenario" | "layer" | "impl" | "connection" | "profile">>;
@@ -226,6 +228,20 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
     out.push(ratioTarget(rows, `${s}: edge ≥ 0.8× pgbench -C`, { scenario: s, layer: "edge", impl: "admit", connection: "per-request" }, { scenario: s, layer: "ceiling", impl: "pgbench", connection: "per-request" }, 0.8));
   }
   return [...out, ...figures];
+}
+
+/**
+ * Adds to each ratio target the same ratio in each round on its own. The machine is shared, so a
+ * ratio that moves between rounds says how far to trust the merged one.
+ */
+export function withRoundSpread(targets: Target[], byRound: Row[][]): Target[] {
+  if (byRound.length < 2) return targets;
+  const each = byRound.map((rows) => new Map(evaluateTargets(rows).map((t) => [t.name, t.value])));
+  return targets.map((t) => {
+    if (t.min === undefined || t.value === null) return t;
+    const rounds = each.map((m) => m.get(t.name) ?? null);
+    return { ...t, rounds, detail: `${t.detail}; by round ${rounds.map((v) => v ?? "–").join(", ")}` };
+  });
 }
 
 export function targetsMarkdown(targets: Target[]): string {

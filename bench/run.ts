@@ -11,7 +11,7 @@ import { ROOT } from "../dev/local";
 import { pgbenchMissing, rawFigures, type BenchContext, type Scenario } from "./measure";
 import { findPgbench } from "./pgbench";
 import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
-import { evaluateTargets, markdownTable, mergeRounds, targetsMarkdown, writeReport, type Report, type Row, type Target } from "./report";
+import { evaluateTargets, markdownTable, mergeRounds, targetsMarkdown, withRoundSpread, writeReport, type Report, type Row, type Target } from "./report";
 import { inventoryHotNight } from "./scenarios/inventory";
 import { lockContention, semaphoreChurn } from "./scenarios/permits";
 import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
@@ -117,6 +117,8 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => void stop().then(() => process.exit(143)));
 
   const rows: Row[] = [];
+  /** Each round's rows before merging, for the ratios by round. */
+  const byRound: Row[][] = Array.from({ length: opts.rounds }, () => []);
   const figures: Target[] = [];
   try {
     stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log });
@@ -144,6 +146,7 @@ async function main(): Promise<void> {
         if (opts.rounds > 1) log(`  round ${round + 1}/${opts.rounds}`);
         const c: BenchContext = { ...base, round, seconds: base.seconds / opts.rounds, requests: Math.ceil(base.requests / opts.rounds) };
         rounds.push((await scenario.run(c)).filter((r) => r !== null));
+        byRound[round].push(...rounds[round]);
       }
       return mergeRounds(rounds, (r) => rawFigures.get(r));
     };
@@ -196,7 +199,7 @@ async function main(): Promise<void> {
     await stop();
   }
 
-  const targets = evaluateTargets(rows, figures);
+  const targets = withRoundSpread(evaluateTargets(rows, figures), byRound);
   const report: Report = {
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),

@@ -6,7 +6,7 @@ import { ceiling, pgbenchMissing, type BenchContext } from "../bench/measure";
 import { peerSql, sqlSections } from "../bench/peers/index";
 import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
-import { evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, type RawFigures, type Row } from "../bench/report";
+import { evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, withRoundSpread, type RawFigures, type Row } from "../bench/report";
 import { parseArgs } from "../bench/run";
 import { DUPLICATE_PERMITS, pgbenchScript, releases } from "../bench/scenarios/permits";
 import { EXCESS_ADMISSIONS, keyOf } from "../bench/scenarios/ratelimit";
@@ -87,6 +87,21 @@ describe("report", () => {
     expect(t[0]).toMatchObject({ value: 2, met: false });
     expect(t[0].detail).toContain("ratelimit-hot library admit pooled");
     expect(evaluateTargets([row({ impl: "seed000-naive", violations: 40 })])[0].met).toBeNull();
+  });
+});
+
+describe("ratios by round", () => {
+  it("each ratio target also carries the ratio of every round on its own; counts and single rounds are left alone", () => {
+    const edge = (rps: number) => row({ layer: "edge", connection: "per-request", throughput_rps: rps });
+    const cmin = (rps: number) => row({ layer: "ceiling", impl: "pgbench", connection: "per-request", throughput_rps: rps });
+    const rounds = [[edge(70), cmin(100)], [edge(90), cmin(100)], [cmin(100)]];
+    const merged = evaluateTargets([edge(80), cmin(100)]);
+    const spread = withRoundSpread(merged, rounds);
+    const t = spread.find((x) => x.name === "ratelimit-hot: edge ≥ 0.8× pgbench -C")!;
+    expect(t).toMatchObject({ value: 0.8, met: true, rounds: [0.7, 0.9, null] });
+    expect(t.detail).toMatch(/; by round 0\.7, 0\.9, –$/);
+    expect(spread.find((x) => x.name === "zero violations in every Admit scenario")!.rounds).toBeUndefined();
+    expect(withRoundSpread(merged, [rounds[0]])).toBe(merged);
   });
 });
 
