@@ -250,10 +250,10 @@ export async function ceiling(
     password: ctx.db.password,
     database: ctx.db.database,
   });
-  const latencies = c.continuations ? decisionLatencies(r.logged, await c.continuations()) : r.latencies;
+  const latencies = decisionLatencies(r.logged, c.continuations ? await c.continuations() : new Set());
   row.requests = latencies.length;
   // pgbench's tps counts transactions; a decision of several transactions scales it down.
-  row.throughput_rps = r.tps === null ? null : round(r.tps * (r.latencies.length ? latencies.length / r.latencies.length : 1), 1);
+  row.throughput_rps = r.tps === null ? null : round(r.tps * (r.logged.length ? latencies.length / r.logged.length : 1), 1);
   Object.assign(row, summarize(latencies));
   row.outcomes = { ok: latencies.length, ...(r.failed ? { failed: r.failed } : {}) };
   rawFigures.set(row, { latenciesMs: latencies, elapsedMs: r.tps ? (r.transactions * 1000) / r.tps : 0 });

@@ -73,8 +73,7 @@ export interface LoggedTransaction {
 }
 
 export interface PgbenchResult {
-  latencies: number[];
-  /** The same latencies with the client and transaction number of each. */
+  /** Each logged transaction's latency, with its client and transaction number. */
   logged: LoggedTransaction[];
   failed: number;
   tps: number | null;
@@ -162,7 +161,7 @@ export async function runPgbench(bin: Pgbench, r: PgbenchRun): Promise<PgbenchRe
       failed += parsed.failed;
     }
     const { tps, transactions } = parsePgbenchSummary(output);
-    return { latencies: logged.map((t) => t.ms), logged, failed, tps, transactions, output };
+    return { logged, failed, tps, transactions, output };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
