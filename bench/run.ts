@@ -17,7 +17,7 @@ import { lockContention, semaphoreChurn } from "./scenarios/permits";
 import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { webhookDuplicates } from "./scenarios/webhooks";
-import { startStack, type Stack } from "./stack";
+import { edgeUrl, startStack, type Stack } from "./stack";
 
 /** In the order they run; each says itself whether its capability exists on this build. */
 export const SCENARIOS: Scenario[] = [ratelimitHot, ratelimit10kKeys, reservationBurst, inventoryHotNight, semaphoreChurn, lockContention, webhookDuplicates];
@@ -123,13 +123,14 @@ async function main(): Promise<void> {
   try {
     stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log });
     const s = stack;
+    if (s.worker && !s.worker.directUrl) notes.push("edge rows went through wrangler's dev proxy: the Worker's own workerd socket was not found (it is looked up in /proc), so each edge request paid a second workerd hop");
     const ctx: BenchContext = {
       quick: opts.quick,
       concurrency: opts.concurrency,
       requests: opts.requests,
       seconds: opts.seconds,
       db: { url: s.pg.url, wsProxy: s.bridge.wsProxy, host: s.pg.host, port: s.pg.port, user: s.pg.user, password: s.pg.password, database: s.pg.database },
-      worker: s.worker ? { url: s.worker.url, token: s.token } : null,
+      worker: s.worker ? { url: edgeUrl(s.worker), token: s.token } : null,
       bridge: s.bridge,
       pgbench,
       sql: async (text, params) => (await s.admin.query(text, params as unknown[])).rows,
@@ -178,7 +179,7 @@ async function main(): Promise<void> {
         ...ctx,
         profile: "pgbouncer",
         db: { ...ctx.db, url: s.pooler.bouncer.url, host: s.pooler.bouncer.host, port: s.pooler.bouncer.port },
-        worker: s.pooler.worker ? { url: s.pooler.worker.url, token: s.token } : null,
+        worker: s.pooler.worker ? { url: edgeUrl(s.pooler.worker), token: s.token } : null,
       };
       const profiled = opts.quick ? ran.slice(0, 2) : ran;
       for (const [i, scenario] of profiled.entries()) {

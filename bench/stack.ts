@@ -31,6 +31,17 @@ export interface StackOptions {
   log: (line: string) => void;
 }
 
+/** Where the edge rows send their requests: the user Worker's own socket when found, else wrangler's dev proxy. */
+export function edgeUrl(w: WranglerDev): string {
+  return w.directUrl ?? w.url;
+}
+
+function edgeVia(w: WranglerDev): string {
+  return w.directUrl
+    ? `edge rows go to the Worker's own workerd socket ${w.directUrl}, past wrangler's dev proxy`
+    : "edge rows go through wrangler's dev proxy (the Worker's own socket was not found), a second workerd hop per request";
+}
+
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const stops: (() => Promise<unknown>)[] = [];
   const stop = async () => {
@@ -55,10 +66,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     let worker: WranglerDev | null = null;
     if (opts.edge) {
       opts.log("starting wrangler dev…");
-      worker = await startWranglerDev({ vars: { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false });
+      worker = await startWranglerDev({ vars: { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false, direct: true });
       const w = worker;
       stops.push(() => w.stop());
-      opts.log(`wrangler dev on ${worker.url}`);
+      opts.log(`wrangler dev on ${worker.url}; ${edgeVia(worker)}`);
     }
     let pooler: Stack["pooler"] = null;
     if (opts.pgbouncer) {
@@ -67,10 +78,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       opts.log(`pgbouncer (transaction mode, pool ${opts.poolSize}) on ${bouncer.host}:${bouncer.port}`);
       let pooledWorker: WranglerDev | null = null;
       if (opts.edge) {
-        pooledWorker = await startWranglerDev({ vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false });
+        pooledWorker = await startWranglerDev({ vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false, direct: true });
         const w = pooledWorker;
         stops.push(() => w.stop());
-        opts.log(`wrangler dev through pgbouncer on ${pooledWorker.url}`);
+        opts.log(`wrangler dev through pgbouncer on ${pooledWorker.url}; ${edgeVia(pooledWorker)}`);
       }
       pooler = { bouncer, worker: pooledWorker };
     }

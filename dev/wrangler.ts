@@ -1,6 +1,7 @@
 // Runs the Worker in the real Workers runtime (`wrangler dev`, workerd) on loopback, for npm start,
 // the runtime test suite and the benchmark. Its process group is killed on stop: no orphans.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, ROOT } from "./local";
 
@@ -9,6 +10,11 @@ const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 export interface WranglerDev {
   url: string;
   port: number;
+  /**
+   * With `direct: true`: the user Worker's own workerd socket, behind wrangler's dev proxy; null when
+   * it could not be found (not Linux, or wrangler changed how it runs the two).
+   */
+  directUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -29,6 +35,14 @@ export interface WranglerOptions {
    * is set (a VS Code debug terminal, which attaches its own debugger), so that is what this sets.
    */
   devtools?: boolean;
+  /**
+   * true: also find the user Worker's own socket (the bench). wrangler 4 runs two workerd processes:
+   * its dev proxy (a ProxyWorker that holds requests while the Worker reloads) on the port asked for,
+   * and the user Worker on a port of its own that it does not print. Every request through the proxy
+   * is a second HTTP hop in a second workerd — measured ~1 ms of CPU per request, as much as Admit's
+   * whole Worker code path — that a deployed Worker never makes.
+   */
+  direct?: boolean;
 }
 
 export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerDev> {
@@ -120,5 +134,54 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { url, port, stop };
+  let directUrl: string | null = null;
+  if (opts.direct) {
+    const expected = await (await fetch(url + "/")).text();
+    directUrl = await findUserWorker(child.pid!, port, expected);
+  }
+  return { url, port, directUrl, stop };
+}
+
+/**
+ * The user Worker's socket, from /proc: the listening TCP ports of the workerd processes in wrangler's
+ * process group other than the proxy's port, the one whose "/" answers what the proxy's "/" answered.
+ */
+async function findUserWorker(pgid: number, proxyPort: number, expected: string): Promise<string | null> {
+  const ports = new Set<number>();
+  try {
+    const listening = new Map<string, number>(); // socket inode -> port
+    for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+      for (const line of readFileSync(file, "utf8").split("\n").slice(1)) {
+        const f = line.trim().split(/\s+/);
+        if (f[3] === "0A") listening.set(f[9], parseInt(f[1].split(":").pop()!, 16)); // 0A = LISTEN
+      }
+    }
+    for (const d of readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+        const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        if (comm !== "workerd" || Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
+        for (const fd of readdirSync(`/proc/${d}/fd`)) {
+          const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${d}/fd/${fd}`))?.[1];
+          const p = inode && listening.get(inode);
+          if (p && p !== proxyPort) ports.add(p);
+        }
+      } catch {
+        /* exited, or not ours to read */
+      }
+    }
+  } catch {
+    return null; // no /proc
+  }
+  for (const p of ports) {
+    const candidate = `http://127.0.0.1:${p}`;
+    try {
+      const res = await fetch(candidate + "/", { signal: AbortSignal.timeout(1_000) });
+      if (res.status === 200 && (await res.text()) === expected) return candidate;
+    } catch {
+      /* the inspector or debug port */
+    }
+  }
+  return null;
 }

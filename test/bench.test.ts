@@ -12,6 +12,7 @@ import { DUPLICATE_PERMITS, pgbenchScript, releases } from "../bench/scenarios/p
 import { EXCESS_ADMISSIONS, keyOf } from "../bench/scenarios/ratelimit";
 import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
 import { ADMIT_OVERLAPS, PEER_OVERLAPS, slotOf } from "../bench/scenarios/reservation-burst";
+import { startWranglerDev } from "../dev/wrangler";
 import { freshDatabase, sql } from "./support";
 
 function row(over: Partial<Row>): Row {
@@ -332,4 +333,24 @@ describe("rate-limit and webhook violations are counted from the database", () =
     expect([...keys].every((k) => /^k([1-9]\d{0,3}|10000)$/.test(k))).toBe(true);
     expect([0, 4, 5, 9, 10].map(eventOf)).toEqual([0, 0, 1, 1, 2]);
   });
+});
+
+describe("edge rows reach the Worker past wrangler's dev proxy", () => {
+  it("wrangler dev's user Worker has a socket of its own, found from /proc, that answers as the proxy does", async () => {
+    // No database is needed: "/" and an unauthenticated call are answered before any query.
+    const worker = await startWranglerDev({ vars: { DATABASE_URL: "postgres://nobody:x@127.0.0.1:1/none", NEON_WS_PROXY: "127.0.0.1:1/v1", API_TOKEN: "bench-test" }, devtools: false, direct: true });
+    try {
+      expect(worker.directUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(worker.directUrl).not.toBe(worker.url);
+      for (const base of [worker.url, worker.directUrl!]) {
+        const root = await fetch(base + "/");
+        expect(await root.json()).toMatchObject({ name: "Admit" });
+        const check = await fetch(base + "/v1/ratelimits/check", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        expect(check.status).toBe(401);
+        expect(check.headers.get("content-type")).toContain("application/problem+json");
+      }
+    } finally {
+      await worker.stop();
+    }
+  }, 90_000);
 });
