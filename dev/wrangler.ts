@@ -136,7 +136,7 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
   }
   let directUrl: string | null = null;
   if (opts.direct) {
-    const expected = await (await fetch(url + "/")).text();
+    const expected = await (await fetch(url + "/", { signal: AbortSignal.timeout(5_000) })).text();
     directUrl = await findUserWorker(child.pid!, port, expected);
   }
   return { url, port, directUrl, stop };
