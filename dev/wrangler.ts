@@ -136,8 +136,11 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
   }
   let directUrl: string | null = null;
   if (opts.direct) {
-    const expected = await (await fetch(url + "/", { signal: AbortSignal.timeout(5_000) })).text();
-    directUrl = await findUserWorker(child.pid!, port, expected);
+    // Not found (or the proxy stopped answering): null, and the caller goes through the proxy.
+    directUrl = await fetch(url + "/", { signal: AbortSignal.timeout(5_000) })
+      .then((res) => res.text())
+      .then((expected) => findUserWorker(child.pid!, port, expected))
+      .catch(() => null);
   }
   return { url, port, directUrl, stop };
 }
