@@ -113,6 +113,7 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
 
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
+  let root: string; // what "/" answered once ready: how the Worker's own socket is recognised
   while (true) {
     if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output.join("\n")}`);
     // A port taken before wrangler bound it: workerd says so and keeps running; give up at once so
@@ -123,8 +124,11 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     }
     try {
       const res = await fetch(url + "/", { signal: AbortSignal.timeout(1_000) });
-      await res.arrayBuffer();
-      if (res.status === 200) break;
+      const text = await res.text();
+      if (res.status === 200) {
+        root = text;
+        break;
+      }
     } catch {
       /* not up yet */
     }
@@ -134,14 +138,8 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  let directUrl: string | null = null;
-  if (opts.direct) {
-    // Not found (or the proxy stopped answering): null, and the caller goes through the proxy.
-    directUrl = await fetch(url + "/", { signal: AbortSignal.timeout(5_000) })
-      .then((res) => res.text())
-      .then((expected) => findUserWorker(child.pid!, port, expected))
-      .catch(() => null);
-  }
+  // Not found: null, and the caller goes through the proxy.
+  const directUrl = opts.direct ? await findUserWorker(child.pid!, port, root) : null;
   return { url, port, directUrl, stop };
 }
 
