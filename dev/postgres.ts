@@ -1,5 +1,5 @@
 // Embedded Postgres for local development and tests (never used in production).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -227,6 +227,16 @@ async function checkTraversable(dataDir: string): Promise<void> {
         `${(st.mode & 0o777).toString(8)}): run "chmod o+x ${dir}" or choose a dataDir elsewhere`);
     }
     if (dir === path.dirname(dir)) return;
+  }
+}
+
+/** The postmaster's pid, from the first line of DATADIR/postmaster.pid; null when the file is missing or unreadable. */
+export function postmasterPid(dataDir: string): number | null {
+  try {
+    const pid = Number.parseInt(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0] ?? '', 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
   }
 }
 

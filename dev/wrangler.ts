@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, ROOT } from "./local";
+import { listProcesses } from "./proc";
 
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
@@ -15,6 +16,8 @@ export interface WranglerDev {
    * it could not be found (not Linux, or wrangler changed how it runs the two).
    */
   directUrl: string | null;
+  /** wrangler's process group (its pid): wrangler itself and the workerd processes it runs. */
+  pgid: number;
   stop(): Promise<void>;
 }
 
@@ -140,7 +143,7 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
   }
   // Not found: null, and the caller goes through the proxy.
   const directUrl = opts.direct ? await findUserWorker(child.pid!, port, root) : null;
-  return { url, port, directUrl, stop };
+  return { url, port, directUrl, pgid: child.pid!, stop };
 }
 
 /**
@@ -157,14 +160,11 @@ async function findUserWorker(pgid: number, proxyPort: number, expected: string)
         if (f[3] === "0A") listening.set(f[9], parseInt(f[1].split(":").pop()!, 16)); // 0A = LISTEN
       }
     }
-    for (const d of readdirSync("/proc")) {
-      if (!/^\d+$/.test(d)) continue;
+    for (const proc of listProcesses() ?? []) {
+      if (proc.comm !== "workerd" || proc.pgrp !== pgid) continue;
       try {
-        const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-        const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-        if (comm !== "workerd" || Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
-        for (const fd of readdirSync(`/proc/${d}/fd`)) {
-          const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${d}/fd/${fd}`))?.[1];
+        for (const fd of readdirSync(`/proc/${proc.pid}/fd`)) {
+          const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${proc.pid}/fd/${fd}`))?.[1];
           const p = inode && listening.get(inode);
           if (p && p !== proxyPort) ports.add(p);
         }

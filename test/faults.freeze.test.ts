@@ -13,7 +13,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Bridge } from "../dev/bridge";
 import { migrate } from "../dev/migrate";
-import { startPostgres, type PgHandle } from "../dev/postgres";
+import { postmasterPid, startPostgres, type PgHandle } from "../dev/postgres";
+import { listProcesses } from "../dev/proc";
 import { CAPABILITIES, retryable, type Capability, type Query } from "./capabilities";
 import { client, serveApp, TOKEN, type Served } from "./support";
 
@@ -38,20 +39,9 @@ const q: Query = async (text, params) => {
 
 /** The postmaster and every process it started (backends, checkpointer, walwriter, …). */
 function postgresPids(): number[] {
-  const postmaster = Number(fs.readFileSync(path.join(pgh.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-  const children = fs
-    .readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        // Field 4 of /proc/PID/stat is the parent pid; the command (field 2) may contain spaces, so split after ")".
-        const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  const postmaster = postmasterPid(pgh.dataDir);
+  if (postmaster === null) throw new Error(`no postmaster.pid in ${pgh.dataDir}`);
+  const children = (listProcesses() ?? []).filter((p) => p.ppid === postmaster).map((p) => p.pid);
   return [postmaster, ...children];
 }
 

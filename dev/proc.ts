@@ -1,0 +1,65 @@
+// Processes and CPU time from /proc (Linux only; elsewhere each reader returns null). Used to find
+// wrangler's workerd processes (dev/wrangler.ts), Postgres's (test/faults.freeze.test.ts), and to say
+// where the machine's time went in each bench row (bench/cpu.ts).
+import { readdirSync, readFileSync } from "node:fs";
+
+/** One process, from /proc/PID/stat. CPU times are in clock ticks (see TICK_US). */
+export interface Proc {
+  pid: number;
+  /** The command name (field 2), at most 15 characters. */
+  comm: string;
+  ppid: number;
+  /** Process group. */
+  pgrp: number;
+  /** utime + stime: the CPU this process has used so far. */
+  ticks: number;
+  /** cutime + cstime: the CPU of its children that exited and were reaped. */
+  childTicks: number;
+}
+
+/**
+ * µs per clock tick. /proc reports CPU times in USER_HZ ticks, which Linux fixes at 100 for user
+ * space on every architecture Node runs on (`getconf CLK_TCK`).
+ */
+export const TICK_US = 10_000;
+
+/** Parses one /proc/PID/stat line; the command may contain spaces and parentheses, so fields are counted after the last ")". */
+export function parseStat(pid: number, stat: string): Proc {
+  const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // f[0] is field 3 (state): ppid 4, pgrp 5, utime 14, stime 15, cutime 16, cstime 17.
+  return { pid, comm, ppid: Number(f[1]), pgrp: Number(f[2]), ticks: Number(f[11]) + Number(f[12]), childTicks: Number(f[13]) + Number(f[14]) };
+}
+
+/** Every process this user may read; null without /proc. A process that exits while being read is left out. */
+export function listProcesses(): Proc[] | null {
+  let dirs: string[];
+  try {
+    dirs = readdirSync("/proc");
+  } catch {
+    return null;
+  }
+  const out: Proc[] = [];
+  for (const d of dirs) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      out.push(parseStat(Number(d), readFileSync(`/proc/${d}/stat`, "utf8")));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
+/** The whole machine's CPU time so far, in ticks summed over its cores: `idle` (idle + iowait) and `busy` (the rest, steal included). */
+export function machineTicks(): { busy: number; idle: number } | null {
+  try {
+    const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already inside user).
+    const idle = f[3] + (f[4] ?? 0);
+    const busy = f.slice(0, 8).reduce((s, v) => s + (v || 0), 0) - idle;
+    return { busy, idle };
+  } catch {
+    return null;
+  }
+}
