@@ -7,6 +7,8 @@ import { startBridge, type BridgeStats } from "../dev/bridge";
 
 export interface BenchBridge {
   wsProxy: string;
+  /** The bridge process's pid (for the CPU figures). */
+  pid: number;
   stats(): Promise<BridgeStats>;
   resetStats(): Promise<void>;
   close(): Promise<void>;
@@ -39,6 +41,7 @@ export async function startBridgeProcess(): Promise<BenchBridge> {
     });
   return {
     wsProxy,
+    pid: child.pid!,
     stats: async () => ((await ask("stats")) as { stats: BridgeStats }).stats,
     resetStats: async () => void (await ask("reset")),
     close: async () => {

@@ -2,9 +2,10 @@
 // (pgbench), the library (Node + Neon driver through the bridge) and the edge (HTTP to wrangler dev).
 import type { BridgeStats } from "../dev/bridge";
 import type { BenchBridge } from "./bridge-process";
+import type { CpuMeter, CpuUs } from "./cpu";
 import { httpCall, perRequestConnections, pooledConnections, runLoad, type Connections, type LoadResult, type Query } from "./load";
 import { decisionLatencies, PGBENCH_INSTALL, runPgbench, type Pgbench } from "./pgbench";
-import { round, roundTripsPerDecision, summarize, tally, type Connection, type Layer, type RawFigures, type Row, type Target } from "./report";
+import { cpuPerDecision, round, roundTripsPerDecision, summarize, tally, type Connection, type Layer, type RawFigures, type Row, type Target } from "./report";
 
 /** Each measured row's latencies and elapsed time, for merging rounds (see mergeRounds). */
 export const rawFigures = new WeakMap<Row, RawFigures>();
@@ -29,6 +30,13 @@ export interface BenchContext {
   /** This pass over the scenario's rows (0-based) of `rounds`; each round uses keys of its own. */
   round: number;
   rounds: number;
+  /** Measures the machine's CPU by part of the stack around each timed row (absent: not measured). */
+  cpu?: CpuMeter;
+}
+
+/** Starts the CPU measurement of a row; the returned function ends it. */
+function cpuStart(ctx: BenchContext): () => CpuUs | null {
+  return ctx.cpu ? ctx.cpu() : () => null;
 }
 
 /** Work done once per scenario (bursts, sell-outs) goes in the last round. */
@@ -94,14 +102,15 @@ function progress(ctx: BenchContext, what: string, total: number) {
   return (done: number) => ctx.log(`    … ${what}: ${done}/${total}`);
 }
 
-function finish(row: Row, load: LoadResult, violations: number | null, rt: number | null): Row {
+function finish(row: Row, load: LoadResult, violations: number | null, rt: number | null, cpuUs: CpuUs | null): Row {
   row.requests = load.latencies.length;
   row.throughput_rps = load.elapsedMs > 0 ? round((load.latencies.length * 1000) / load.elapsedMs, 1) : null;
   Object.assign(row, summarize(load.latencies));
   row.violations = violations;
   row.round_trips_per_decision = rt;
   row.outcomes = tally(load.outcomes);
-  rawFigures.set(row, { latenciesMs: load.latencies, elapsedMs: load.elapsedMs });
+  row.cpu_us_per_decision = cpuPerDecision(cpuUs, row.requests);
+  rawFigures.set(row, { latenciesMs: load.latencies, elapsedMs: load.elapsedMs, cpuUs });
   return row;
 }
 
@@ -162,16 +171,18 @@ export async function library(
     await cx.drain();
     if (c.connection === "per-request") await settle(ctx.bridge, openBefore);
     await ctx.bridge.resetStats();
+    const cpu = cpuStart(ctx);
     const load = await runLoad(
       { concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "decisions", requests) },
       (i, w) => cx.use(w, (q) => c.op(q, i)),
     );
+    const cpuUs = cpu();
     await conns.drain();
     // Pooled: read before the pool closes (no Terminate in the interval). Per request: after every
     // client closed, minus one Terminate per connection.
     const stats = c.connection === "pooled" ? await ctx.bridge.stats() : await settle(ctx.bridge, openBefore);
     const rt = roundTripsPerDecision(stats.clientMessages, load.latencies.length, c.connection === "pooled" ? 0 : stats.connections);
-    finish(row, load, c.violations ? await c.violations() : null, rt);
+    finish(row, load, c.violations ? await c.violations() : null, rt, cpuUs);
   } finally {
     await conns?.close();
   }
@@ -189,8 +200,9 @@ export async function peer(ctx: BenchContext, c: Common & { connection: Connecti
   ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
   const requests = c.requests ?? ctx.requests;
   await warmUp(row.concurrency, (i) => c.op(requests + i));
+  const cpu = cpuStart(ctx);
   const load = await runLoad({ concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "decisions", requests) }, (i) => c.op(i));
-  finish(row, load, c.violations ? await c.violations() : null, null);
+  finish(row, load, c.violations ? await c.violations() : null, null, cpu());
   announce(ctx, row);
   return row;
 }
@@ -208,9 +220,11 @@ export async function edge(ctx: BenchContext, c: Common & { op: (call: (method: 
   await warmUp(row.concurrency, (i) => c.op(call, requests + i));
   await settle(ctx.bridge, openBefore);
   await ctx.bridge.resetStats();
+  const cpu = cpuStart(ctx);
   const load = await runLoad({ concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "requests", requests) }, (i) => c.op(call, i));
+  const cpuUs = cpu();
   const stats = await settle(ctx.bridge, openBefore);
-  finish(row, load, c.violations ? await c.violations() : null, roundTripsPerDecision(stats.clientMessages, load.latencies.length, stats.connections));
+  finish(row, load, c.violations ? await c.violations() : null, roundTripsPerDecision(stats.clientMessages, load.latencies.length, stats.connections), cpuUs);
   announce(ctx, row);
   return row;
 }
@@ -238,6 +252,7 @@ export async function ceiling(
     return skipped;
   }
   ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
+  const cpu = cpuStart(ctx);
   const r = await runPgbench(ctx.pgbench, {
     script: c.script,
     clients: row.concurrency,
@@ -250,13 +265,15 @@ export async function ceiling(
     password: ctx.db.password,
     database: ctx.db.database,
   });
+  const cpuUs = cpu();
   const latencies = decisionLatencies(r.logged, c.continuations ? await c.continuations() : new Set());
   row.requests = latencies.length;
   // pgbench's tps counts transactions; a decision of several transactions scales it down.
   row.throughput_rps = r.tps === null ? null : round(r.tps * (r.logged.length ? latencies.length / r.logged.length : 1), 1);
   Object.assign(row, summarize(latencies));
   row.outcomes = { ok: latencies.length, ...(r.failed ? { failed: r.failed } : {}) };
-  rawFigures.set(row, { latenciesMs: latencies, elapsedMs: r.tps ? (r.transactions * 1000) / r.tps : 0 });
+  row.cpu_us_per_decision = cpuPerDecision(cpuUs, latencies.length);
+  rawFigures.set(row, { latenciesMs: latencies, elapsedMs: r.tps ? (r.transactions * 1000) / r.tps : 0, cpuUs });
   if (/aborted/.test(r.output)) row.note = (row.note ? row.note + "; " : "") + "some pgbench clients aborted: " + (/ERROR:.*$/m.exec(r.output)?.[0] ?? "see output");
   row.violations = c.violations ? await c.violations() : null;
   announce(ctx, row);

@@ -8,10 +8,11 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../dev/local";
+import { cpuMeter } from "./cpu";
 import { pgbenchMissing, rawFigures, type BenchContext, type Scenario } from "./measure";
 import { findPgbench } from "./pgbench";
 import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
-import { evaluateTargets, markdownTable, mergeRounds, targetsMarkdown, withRoundSpread, writeReport, type Report, type Row, type Target } from "./report";
+import { cpuTable, evaluateTargets, markdownTable, mergeRounds, targetsMarkdown, withRoundSpread, writeReport, type Report, type Row, type Target } from "./report";
 import { inventoryHotNight } from "./scenarios/inventory";
 import { lockContention, semaphoreChurn } from "./scenarios/permits";
 import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
@@ -139,6 +140,7 @@ async function main(): Promise<void> {
       profile: null,
       round: 0,
       rounds: opts.rounds,
+      cpu: cpuMeter(() => s.pids()),
     };
     /** All rounds of a scenario in `base`'s profile, merged into one row per layer/impl/connection. */
     const inRounds = async (scenario: Scenario, base: BenchContext): Promise<Row[]> => {
@@ -216,6 +218,8 @@ async function main(): Promise<void> {
   const file = await writeReport(join(ROOT, "bench", "results"), report);
   console.log(`\n${command}  (${report.machine.cpus} cores, ${report.machine.node}, ${((Date.parse(report.finished_at) - startedAt.getTime()) / 1000).toFixed(0)} s)\n`);
   console.log(markdownTable(rows));
+  const cpu = cpuTable(rows);
+  if (cpu) console.log(`\nMachine time per decision, µs, by part of the stack (CPU from /proc over each row; the parts add up to cores × elapsed ÷ decisions):\n\n${cpu}`);
   console.log(`\nTargets:\n${targetsMarkdown(targets)}`);
   if (notes.length) console.log(`\nNotes:\n${notes.map((n) => `- ${n}`).join("\n")}`);
   console.log(`\nWritten ${file} and bench/results/latest.json`);

@@ -6,9 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { migrate } from "../dev/migrate";
-import { startPostgres, type PgHandle } from "../dev/postgres";
+import { postmasterPid, startPostgres, type PgHandle } from "../dev/postgres";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { startBridgeProcess, type BenchBridge } from "./bridge-process";
+import type { StackPids } from "./cpu";
 import { startPgbouncer, type Pgbouncer, type PgbouncerBin } from "./pgbouncer";
 
 export interface Stack {
@@ -21,6 +22,8 @@ export interface Stack {
   admin: pg.Client;
   /** The pooled profile, when PgBouncer is installed: PgBouncer and a Worker whose DATABASE_URL points at it. */
   pooler: { bouncer: Pgbouncer; worker: WranglerDev | null } | null;
+  /** Its processes, for the CPU figures. */
+  pids(): StackPids;
   stop(): Promise<void>;
 }
 
@@ -85,7 +88,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       }
       pooler = { bouncer, worker: pooledWorker };
     }
-    return { pg: pgh, bridge, worker, token, admin, pooler, stop };
+    const postmaster = postmasterPid(pgh.dataDir);
+    const wranglers = [worker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : []));
+    const pids = (): StackPids => ({ postmaster, bridge: bridge.pid, wranglers, self: process.pid });
+    return { pg: pgh, bridge, worker, token, admin, pooler, pids, stop };
   } catch (err) {
     await stop();
     throw err;
