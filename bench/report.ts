@@ -177,8 +177,8 @@ export function markdownTable(rows: Row[]): string {
 
 export interface Target {
   name: string;
-  /** For a ratio: the most it could be on this machine at the CPU its own parts used (see attainable()). */
-  attainable?: number;
+  /** For a ratio: what it would be on this machine at the CPU its own parts used and Postgres's cost under pgbench (see atCeilingCost()). */
+  at_ceiling_cost?: number;
   /** The measured value: a ratio, or a count for absolute targets. */
   value: number | null;
   /** Met when value ≥ min (ratios) or value ≤ max (counts). */
@@ -240,14 +240,14 @@ export function cpuTable(rows: Row[]): string {
 }
 
 /**
- * How far throughput(a) ÷ throughput(b) could go on this machine at the CPU `a`'s own parts used.
- * Were `a`'s decisions to cost Postgres no more than the same statement costs it under pgbench (the
- * ceiling row with `a`'s connection kind) and were no core ever idle, each would still take that
- * Postgres time plus what `a`'s own parts (client, bridge, Worker, pooler) used per decision in its
- * row; `b` took its whole machine time per decision. Every part shares the machine's cores, so
- * unless `a`'s own parts get cheaper per decision, no change inside Postgres takes it past this.
+ * What throughput(a) ÷ throughput(b) would be on this machine at the CPU `a`'s own parts used, were
+ * `a`'s decisions to cost Postgres what the same statement costs it under pgbench (the ceiling row
+ * with `a`'s connection kind) and were no core ever idle: each decision would take that Postgres
+ * time plus what `a`'s own parts (client, bridge, Worker, pooler) used per decision in its row,
+ * where `b` took its whole machine time per decision. Every part shares the machine's cores, so
+ * while `a`'s own parts cost what they do, only a cheaper Postgres side takes `a` past this.
  */
-export function attainable(rows: Row[], a: Match, b: Match): { value: number; detail: string } | null {
+export function atCeilingCost(rows: Row[], a: Match, b: Match): { value: number; detail: string } | null {
   const ra = findRow(rows, a);
   const rb = findRow(rows, b);
   if (!ra || !rb || ra.layer === "ceiling") return null;
@@ -260,15 +260,15 @@ export function attainable(rows: Row[], a: Match, b: Match): { value: number; de
   const value = round(machineUs(cb) / (pg + own), 2);
   return {
     value,
-    detail: `at most ${value} here at its own parts' cost: ${own} µs per decision of ${label(a)}'s own parts + Postgres ${pg} µs (its cost under pgbench), against ${machineUs(cb)} µs of machine per decision for ${label(b)}`,
+    detail: `${value} here at its own parts' cost and Postgres's cost under pgbench, no core idle: ${own} µs per decision of ${label(a)}'s own parts + Postgres ${pg} µs, against ${machineUs(cb)} µs of machine per decision for ${label(b)}`,
   };
 }
 
 /** A ratio target with its bound on this machine added (when the CPU figures allow one). */
 function boundedRatio(rows: Row[], name: string, a: Match, b: Match, min: number): Target {
   const t = ratioTarget(rows, name, a, b, min);
-  const bound = t.value === null ? null : attainable(rows, a, b);
-  return bound ? { ...t, attainable: bound.value, detail: `${t.detail}; ${bound.detail}` } : t;
+  const bound = t.value === null ? null : atCeilingCost(rows, a, b);
+  return bound ? { ...t, at_ceiling_cost: bound.value, detail: `${t.detail}; ${bound.detail}` } : t;
 }
 
 /** The targets from the issue, evaluated on one run's rows (plus any extra figures a scenario reported). */
