@@ -2,7 +2,7 @@
 // the bridge, the Worker, the load generator, pgbench, PgBouncer), what the rest of the machine used
 // ("other": neighbours, the kernel's own work, the hypervisor's steal) and what stayed idle. The parts
 // add up to cores × elapsed time, so a row's figures say what a decision costs the machine and who
-// pays for it — which is what bounds a ratio on a machine whose cores everything shares.
+// pays for it — which is what limits a ratio on a machine whose cores everything shares.
 import { listProcesses, machineTicks, TICK_US, type Proc } from "../dev/proc";
 
 /** µs of CPU over an interval, by part of the stack, plus `other` and `idle`. */
@@ -37,7 +37,8 @@ export function classifier(s: StackPids): { classify: Classify; children: (p: Pr
     return null;
   };
   // A process that exits and is reaped adds its whole CPU time to its parent's children's time:
-  // backends (a new one per -C transaction) to the postmaster's, pgbench to the bench's.
+  // backends (a new one per -C transaction) to the postmaster's, pgbench to the bench's (the only
+  // child the bench starts and reaps while a row is timed).
   const children = (p: Proc) => (s.postmaster !== null && p.pid === s.postmaster ? "postgres" : p.pid === s.self ? "pgbench" : null);
   return { classify, children };
 }
