@@ -220,6 +220,9 @@ export function ratioTarget(rows: Row[], name: string, a: Match, b: Match, min: 
 
 const PARTS = ["postgres", "bridge", "worker", "client", "pgbench", "pgbouncer", "other", "idle"];
 
+/** The parts a decision of each layer goes through on its way to Postgres (wrangler idles through a library row). */
+const OWN_PARTS: Record<Exclude<Layer, "ceiling">, string[]> = { library: ["client", "bridge", "pgbouncer"], edge: ["client", "worker", "bridge", "pgbouncer"] };
+
 /** Σ of a row's CPU parts, µs per decision: cores × elapsed ÷ decisions. */
 function machineUs(cpu: Record<string, number>): number {
   return Object.values(cpu).reduce((s, v) => s + v, 0);
@@ -243,8 +246,9 @@ export function cpuTable(rows: Row[]): string {
  * What throughput(a) ÷ throughput(b) would be on this machine at the CPU `a`'s own parts used, were
  * `a`'s decisions to cost Postgres what the same statement costs it under pgbench (the ceiling row
  * with `a`'s connection kind) and were no core ever idle: each decision would take that Postgres
- * time plus what `a`'s own parts (client, bridge, Worker, pooler) used per decision in its row,
- * where `b` took its whole machine time per decision. Every part shares the machine's cores, so
+ * time plus what `a`'s own parts (OWN_PARTS: the client and the bridge, the Worker at the edge,
+ * the pooler in its profile) used per decision in its row, where `b` took its whole machine time
+ * per decision. Every part shares the machine's cores, so
  * while `a`'s own parts cost what they do, only a cheaper Postgres side takes `a` past this.
  */
 export function atCeilingCost(rows: Row[], a: Match, b: Match): { value: number; detail: string } | null {
@@ -256,7 +260,7 @@ export function atCeilingCost(rows: Row[], a: Match, b: Match): { value: number;
   const cb = rb.cpu_us_per_decision;
   const pg = rc?.cpu_us_per_decision?.postgres;
   if (!ca || !cb || !pg) return null;
-  const own = machineUs(ca) - (ca.postgres ?? 0) - (ca.other ?? 0) - (ca.idle ?? 0);
+  const own = OWN_PARTS[ra.layer].reduce((sum, k) => sum + (ca[k] ?? 0), 0);
   const value = round(machineUs(cb) / (pg + own), 2);
   return {
     value,

@@ -185,11 +185,12 @@ describe("machine time per decision, by part of the stack", () => {
   });
 
   it("a table of the parts each row used, and what a ratio would be at the CPU its own parts used", () => {
-    const lib = row({ throughput_rps: 400, cpu_us_per_decision: { postgres: 300, bridge: 80, client: 100, other: 5, idle: 15 } });
+    // wrangler idles through a library row (worker 4): not one of the library's own parts.
+    const lib = row({ throughput_rps: 400, cpu_us_per_decision: { postgres: 300, bridge: 80, worker: 4, client: 100, other: 5, idle: 15 } });
     const ceil = row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000, cpu_us_per_decision: { postgres: 180, pgbench: 15, other: 0, idle: 5 } });
     const table = cpuTable([lib, ceil, row({ impl: "other" })]).split("\n");
-    expect(table[0]).toBe("| scenario | layer | impl | connection | postgres | bridge | client | pgbench | other | idle | machine |");
-    expect(table[2]).toBe("| ratelimit-hot | library | admit | pooled | 300 | 80 | 100 | 0 | 5 | 15 | 500 |");
+    expect(table[0]).toBe("| scenario | layer | impl | connection | postgres | bridge | worker | client | pgbench | other | idle | machine |");
+    expect(table[2]).toBe("| ratelimit-hot | library | admit | pooled | 300 | 80 | 4 | 100 | 0 | 5 | 15 | 504 |");
     expect(table).toHaveLength(4); // the row without figures is left out
     // 200 µs of machine per ceiling decision ÷ (Postgres 180 + own parts 180) = 0.56
     const a = { scenario: "ratelimit-hot", layer: "library" as const, impl: "admit", connection: "pooled" as const };
