@@ -83,11 +83,12 @@ export function cpuBetween(a: Sample, b: Sample): CpuUs {
 /** Starts measuring; the returned function ends it and gives the µs used by each part (null without /proc). */
 export type CpuMeter = () => () => CpuUs | null;
 
-export function cpuMeter(pids: () => StackPids): CpuMeter {
+export function cpuMeter(pids: StackPids): CpuMeter {
+  const parts = classifier(pids);
   const take = (): Sample | null => {
     const procs = listProcesses();
     const machine = machineTicks();
-    return procs && machine ? cpuSample(procs, machine, classifier(pids())) : null;
+    return procs && machine ? cpuSample(procs, machine, parts) : null;
   };
   return () => {
     const a = take();

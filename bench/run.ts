@@ -140,7 +140,7 @@ async function main(): Promise<void> {
       profile: null,
       round: 0,
       rounds: opts.rounds,
-      cpu: cpuMeter(() => s.pids()),
+      cpu: cpuMeter(s.pids),
     };
     /** All rounds of a scenario in `base`'s profile, merged into one row per layer/impl/connection. */
     const inRounds = async (scenario: Scenario, base: BenchContext): Promise<Row[]> => {

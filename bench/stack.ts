@@ -23,7 +23,7 @@ export interface Stack {
   /** The pooled profile, when PgBouncer is installed: PgBouncer and a Worker whose DATABASE_URL points at it. */
   pooler: { bouncer: Pgbouncer; worker: WranglerDev | null } | null;
   /** Its processes, for the CPU figures. */
-  pids(): StackPids;
+  pids: StackPids;
   stop(): Promise<void>;
 }
 
@@ -88,9 +88,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       }
       pooler = { bouncer, worker: pooledWorker };
     }
-    const postmaster = postmasterPid(pgh.dataDir);
-    const wranglers = [worker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : []));
-    const pids = (): StackPids => ({ postmaster, bridge: bridge.pid, wranglers, self: process.pid });
+    const pids: StackPids = {
+      postmaster: postmasterPid(pgh.dataDir),
+      bridge: bridge.pid,
+      wranglers: [worker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : [])),
+      self: process.pid,
+    };
     return { pg: pgh, bridge, worker, token, admin, pooler, pids, stop };
   } catch (err) {
     await stop();

@@ -159,7 +159,7 @@ describe("machine time per decision, by part of the stack", () => {
 
   it("measures this process's own CPU from /proc as the client's", async (t) => {
     if (process.platform !== "linux") return t.skip();
-    const meter = cpuMeter(() => ({ postmaster: null, bridge: null, wranglers: [], self: process.pid }));
+    const meter = cpuMeter({ postmaster: null, bridge: null, wranglers: [], self: process.pid });
     const before = process.cpuUsage();
     const stop = meter();
     let x = 0;
