@@ -242,10 +242,9 @@ export function postmasterPid(dataDir: string): number | null {
 
 async function removeStalePid(dataDir: string, log: (line: string) => void): Promise<void> {
   const pidFile = path.join(dataDir, 'postmaster.pid');
-  const text = await fs.readFile(pidFile, 'utf8').catch(() => undefined);
-  if (text === undefined) return;
-  const pid = Number.parseInt(text.split('\n')[0] ?? '', 10);
-  if (Number.isInteger(pid) && pid > 0 && (await isPostgres(pid))) {
+  if (!existsSync(pidFile)) return;
+  const pid = postmasterPid(dataDir);
+  if (pid !== null && (await isPostgres(pid))) {
     throw new Error(`postgres (pid ${pid}) is still running on ${dataDir}, probably left by an ` +
       `earlier run: stop it with "kill ${pid}" and start again`);
   }
