@@ -1,7 +1,7 @@
-// Processes and CPU time from /proc (Linux only; elsewhere each reader returns null). Used to find
-// wrangler's workerd processes (dev/wrangler.ts), Postgres's (test/faults.freeze.test.ts), and to say
-// where the machine's time went in each bench row (bench/cpu.ts).
-import { readdirSync, readFileSync } from "node:fs";
+// Processes, listening sockets and CPU time from /proc (Linux only; elsewhere each reader returns
+// null). Used to find wrangler's workerd processes and their ports (dev/wrangler.ts), Postgres's
+// processes (test/faults.freeze.test.ts), and where each bench row's machine time went (bench/cpu.ts).
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** One process, from /proc/PID/stat. CPU times are in clock ticks (see TICK_US). */
 export interface Proc {
@@ -62,4 +62,31 @@ export function machineTicks(): { busy: number; idle: number } | null {
   } catch {
     return null;
   }
+}
+
+/** The TCP ports the given processes listen on (IPv4 and IPv6); null without /proc. */
+export function listeningPorts(pids: number[]): Set<number> | null {
+  const byInode = new Map<string, number>(); // socket inode -> port
+  try {
+    for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+      for (const line of readFileSync(file, "utf8").split("\n").slice(1)) {
+        const f = line.trim().split(/\s+/);
+        if (f[3] === "0A") byInode.set(f[9], parseInt(f[1].split(":").pop()!, 16)); // 0A = LISTEN
+      }
+    }
+  } catch {
+    return null;
+  }
+  const ports = new Set<number>();
+  for (const pid of pids) {
+    try {
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        const port = byInode.get(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? "");
+        if (port) ports.add(port);
+      }
+    } catch {
+      /* exited, or not ours to read */
+    }
+  }
+  return ports;
 }

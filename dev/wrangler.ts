@@ -1,10 +1,9 @@
 // Runs the Worker in the real Workers runtime (`wrangler dev`, workerd) on loopback, for npm start,
 // the runtime test suite and the benchmark. Its process group is killed on stop: no orphans.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, ROOT } from "./local";
-import { listProcesses } from "./proc";
+import { listeningPorts, listProcesses } from "./proc";
 
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
@@ -151,30 +150,10 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
  * process group other than the proxy's port, the one whose "/" answers what the proxy's "/" answered.
  */
 async function findUserWorker(pgid: number, proxyPort: number, expected: string): Promise<string | null> {
-  const ports = new Set<number>();
-  try {
-    const listening = new Map<string, number>(); // socket inode -> port
-    for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-      for (const line of readFileSync(file, "utf8").split("\n").slice(1)) {
-        const f = line.trim().split(/\s+/);
-        if (f[3] === "0A") listening.set(f[9], parseInt(f[1].split(":").pop()!, 16)); // 0A = LISTEN
-      }
-    }
-    for (const proc of listProcesses() ?? []) {
-      if (proc.comm !== "workerd" || proc.pgrp !== pgid) continue;
-      try {
-        for (const fd of readdirSync(`/proc/${proc.pid}/fd`)) {
-          const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${proc.pid}/fd/${fd}`))?.[1];
-          const p = inode && listening.get(inode);
-          if (p && p !== proxyPort) ports.add(p);
-        }
-      } catch {
-        /* exited, or not ours to read */
-      }
-    }
-  } catch {
-    return null; // no /proc
-  }
+  const workerds = (listProcesses() ?? []).filter((p) => p.comm === "workerd" && p.pgrp === pgid).map((p) => p.pid);
+  const ports = listeningPorts(workerds);
+  if (!ports) return null; // no /proc
+  ports.delete(proxyPort);
   for (const p of ports) {
     const candidate = `http://127.0.0.1:${p}`;
     try {
