@@ -18,6 +18,8 @@ export interface BenchContext {
   seconds: number;
   db: { url: string; wsProxy: string; host: string; port: number; user: string; password: string; database: string };
   worker: { url: string; token: string } | null;
+  /** The driver-alone Worker (bench/peers/driver-worker), which takes no token; null with --no-edge. */
+  driverWorker: { url: string } | null;
   bridge: BenchBridge;
   pgbench: Pgbench | null;
   /** Setup and invariant queries over plain TCP (not through the bridge, so not counted). */
@@ -207,13 +209,20 @@ export async function peer(ctx: BenchContext, c: Common & { connection: Connecti
   return row;
 }
 
-/** Edge layer: `op` sends one HTTP request to the Worker (which opens a connection per request). */
-export async function edge(ctx: BenchContext, c: Common & { op: (call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>, i: number) => Promise<string> }): Promise<Row | null> {
+/**
+ * Edge layer: `op` sends one HTTP request to the Worker (which opens a connection per request);
+ * `worker` is another Worker to send them to (default: Admit's).
+ */
+export async function edge(
+  ctx: BenchContext,
+  c: Common & { worker?: { url: string; token?: string } | null; op: (call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>, i: number) => Promise<string> },
+): Promise<Row | null> {
   if (outOfProfile(ctx, c.impl, "per-request")) return null;
   const row = baseRow(ctx, c, "edge", "per-request");
-  if (!ctx.worker) return { ...row, skipped: "--no-edge" };
+  const worker = c.worker === undefined ? ctx.worker : c.worker;
+  if (!worker) return { ...row, skipped: "--no-edge" };
   ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
-  const { url, token } = ctx.worker;
+  const { url, token = "" } = worker;
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => httpCall(url, token, method, path, body, headers);
   const requests = c.requests ?? ctx.requests;
   const openBefore = (await ctx.bridge.stats()).open;

@@ -175,8 +175,16 @@ export function markdownTable(rows: Row[]): string {
   return [head, rule, ...body].join("\n");
 }
 
+/** impl of the rows where the Neon driver sends Admit's statement with no Admit code around it. */
+export const DRIVER = "@neondatabase/serverless";
+
 export interface Target {
   name: string;
+  /**
+   * For a ratio of an Admit row: the same ratio for the driver alone (impl DRIVER: the same statement,
+   * layer and transport, none of Admit's code), measured in the same run where such a row exists.
+   */
+  driver_alone?: number;
   /** For a ratio: what it would be on this machine at the CPU its own parts used and Postgres's cost under pgbench (see atCeilingCost()). */
   at_ceiling_cost?: number;
   /** The measured value: a ratio, or a count for absolute targets. */
@@ -268,18 +276,32 @@ export function atCeilingCost(rows: Row[], a: Match, b: Match): { value: number;
   };
 }
 
-/** A ratio target, with what it would be at its own parts' cost (when the CPU figures give it). */
+/**
+ * A ratio target, with what it would be at its own parts' cost (when the CPU figures give it) and
+ * what the driver alone makes of the same ratio (when the run has that row).
+ */
 function ratioWithCost(rows: Row[], name: string, a: Match, b: Match, min: number): Target {
-  const t = ratioTarget(rows, name, a, b, min);
+  let t = ratioTarget(rows, name, a, b, min);
   const at = t.value === null ? null : atCeilingCost(rows, a, b);
-  return at ? { ...t, at_ceiling_cost: at.value, detail: `${t.detail}; ${at.detail}` } : t;
+  if (at) t = { ...t, at_ceiling_cost: at.value, detail: `${t.detail}; ${at.detail}` };
+  const driver = t.value === null ? null : ratioTarget(rows, name, { ...a, impl: DRIVER }, b, min);
+  if (driver?.value != null) {
+    const ra = findRow(rows, a)!;
+    const rd = findRow(rows, { ...a, impl: DRIVER })!;
+    t = {
+      ...t,
+      driver_alone: driver.value,
+      detail: `${t.detail}; the driver alone (the same statement, no Admit code): ${driver.value}× (${Math.round(rd.throughput_rps!)} req/s; Admit ${round(ra.throughput_rps! / rd.throughput_rps!, 2)}× of it)`,
+    };
+  }
+  return t;
 }
 
 /** The targets from the issue, evaluated on one run's rows (plus any extra figures a scenario reported). */
 export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
   const out: Target[] = [];
-  // pgbench rows run Admit's own statement, so they count as Admit here.
-  const admitRows = rows.filter((r) => (r.impl === "admit" || r.impl === "pgbench") && !r.skipped);
+  // pgbench and driver-alone rows run Admit's own statement, so they count as Admit here.
+  const admitRows = rows.filter((r) => (r.impl === "admit" || r.impl === "pgbench" || r.impl === DRIVER) && !r.skipped);
   const counted = admitRows.filter((r) => r.violations !== null);
   const violations = counted.reduce((s, r) => s + (r.violations ?? 0), 0);
   out.push({

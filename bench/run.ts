@@ -132,6 +132,7 @@ async function main(): Promise<void> {
       seconds: opts.seconds,
       db: { url: s.pg.url, wsProxy: s.bridge.wsProxy, host: s.pg.host, port: s.pg.port, user: s.pg.user, password: s.pg.password, database: s.pg.database },
       worker: s.worker ? { url: edgeUrl(s.worker), token: s.token } : null,
+      driverWorker: s.driverWorker ? { url: edgeUrl(s.driverWorker) } : null,
       bridge: s.bridge,
       pgbench,
       sql: async (text, params) => (await s.admin.query(text, params as unknown[])).rows,

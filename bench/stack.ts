@@ -17,6 +17,8 @@ export interface Stack {
   bridge: BenchBridge;
   /** The Worker under wrangler dev; null with --no-edge. */
   worker: WranglerDev | null;
+  /** The "driver alone" Worker (bench/peers/driver-worker): the check's statement and nothing else; null with --no-edge. */
+  driverWorker: WranglerDev | null;
   token: string;
   /** One admin connection over plain TCP (node-postgres), so setup and counting never show up in the bridge's figures. */
   admin: pg.Client;
@@ -26,6 +28,9 @@ export interface Stack {
   pids: StackPids;
   stop(): Promise<void>;
 }
+
+/** The driver-alone Worker's wrangler config, from the repository root. */
+export const DRIVER_WORKER = "bench/peers/driver-worker/wrangler.toml";
 
 export interface StackOptions {
   edge: boolean;
@@ -67,12 +72,19 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     stops.push(() => admin.end());
     const token = "bench_" + randomBytes(12).toString("base64url");
     let worker: WranglerDev | null = null;
+    let driverWorker: WranglerDev | null = null;
     if (opts.edge) {
-      opts.log("starting wrangler dev…");
-      worker = await startWranglerDev({ vars: { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false, direct: true });
-      const w = worker;
-      stops.push(() => w.stop());
+      opts.log("starting wrangler dev (Admit's Worker and the driver-alone Worker)…");
+      const vars = { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy };
+      const started = await Promise.allSettled([
+        startWranglerDev({ vars: { ...vars, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
+        startWranglerDev({ config: DRIVER_WORKER, vars, readyTimeoutMs: 90_000, devtools: false, direct: true }),
+      ]);
+      for (const s of started) if (s.status === "fulfilled") stops.push(() => s.value.stop());
+      for (const s of started) if (s.status === "rejected") throw s.reason;
+      [worker, driverWorker] = started.map((s) => (s as PromiseFulfilledResult<WranglerDev>).value);
       opts.log(`wrangler dev on ${worker.url}; ${edgeVia(worker)}`);
+      opts.log(`driver-alone Worker on ${edgeUrl(driverWorker)}`);
     }
     let pooler: Stack["pooler"] = null;
     if (opts.pgbouncer) {
@@ -91,10 +103,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const pids: StackPids = {
       postmaster: postmasterPid(pgh.dataDir),
       bridge: bridge.pid,
-      wranglers: [worker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : [])),
+      wranglers: [worker, driverWorker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : [])),
       self: process.pid,
     };
-    return { pg: pgh, bridge, worker, token, admin, pooler, pids, stop };
+    return { pg: pgh, bridge, worker, driverWorker, token, admin, pooler, pids, stop };
   } catch (err) {
     await stop();
     throw err;

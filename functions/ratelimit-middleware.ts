@@ -114,6 +114,9 @@ export function denyCacheFor(env: Bindings | undefined): DenyCache | null {
   return env?.RATELIMIT_DENY_CACHE === "off" ? null : denyCache;
 }
 
+/** The one statement a check sends (policy, key, cost, log info, lock timeout in ms). */
+export const CHECK_SQL = "SELECT admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer) AS r";
+
 export interface CheckInput {
   policy: string;
   key: string;
@@ -150,7 +153,7 @@ export async function checkRateLimit(db: RequestDb, input: CheckInput, cache: De
   }
   if (cache) cache.dbCalls++;
   const [{ r }] = await db.query<{ r: SqlCheck | null }>(
-    "SELECT admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer) AS r",
+    CHECK_SQL,
     [input.policy, input.key, cost, input.info === undefined ? null : JSON.stringify(input.info), db.lockTimeoutMs],
     { write: cost > 0 },
   );

@@ -7,7 +7,7 @@ import { peerSql, sqlSections } from "../bench/peers/index";
 import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
 import { classifier, cpuBetween, cpuMeter, cpuSample } from "../bench/cpu";
-import { atCeilingCost, cpuTable, evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, withRoundSpread, type RawFigures, type Row } from "../bench/report";
+import { atCeilingCost, cpuTable, DRIVER, evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, withRoundSpread, type RawFigures, type Row } from "../bench/report";
 import { parseArgs } from "../bench/run";
 import { DUPLICATE_PERMITS, pgbenchScript, releases } from "../bench/scenarios/permits";
 import { EXCESS_ADMISSIONS, keyOf } from "../bench/scenarios/ratelimit";
@@ -15,7 +15,8 @@ import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
 import { ADMIT_OVERLAPS, PEER_OVERLAPS, slotOf } from "../bench/scenarios/reservation-burst";
 import { parseStat, type Proc } from "../dev/proc";
 import { startWranglerDev } from "../dev/wrangler";
-import { freshDatabase, sql } from "./support";
+import { DRIVER_WORKER } from "../bench/stack";
+import { freshDatabase, sql, workerSuite } from "./support";
 
 function row(over: Partial<Row>): Row {
   return {
@@ -83,6 +84,31 @@ describe("report", () => {
     expect(byName["ratelimit-hot: library pooled ≥ 1.0× rate-limiter-flexible"]).toMatchObject({ value: 0.9, met: false });
     expect(byName["ratelimit-hot: edge ≥ 0.8× pgbench -C"]).toMatchObject({ value: 0.5, met: false });
     expect(byName["zero violations in every Admit scenario"]).toMatchObject({ value: 0, met: true });
+  });
+
+  it("the driver alone: the same ratio for the bare driver's row of the same layer, and its violations count as Admit's", () => {
+    const rows = [
+      row({ throughput_rps: 450 }),
+      row({ impl: DRIVER, throughput_rps: 600 }),
+      row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000 }),
+      row({ impl: "rate-limiter-flexible", throughput_rps: 500 }),
+      row({ layer: "edge", connection: "per-request", throughput_rps: 100 }),
+      row({ layer: "edge", impl: DRIVER, connection: "per-request", throughput_rps: 110 }),
+      row({ layer: "ceiling", impl: "pgbench", connection: "per-request", throughput_rps: 200 }),
+      row({ scenario: "reservation-burst", layer: "edge", connection: "per-request", throughput_rps: 50 }),
+      row({ scenario: "reservation-burst", layer: "ceiling", impl: "pgbench", connection: "per-request", throughput_rps: 100 }),
+    ];
+    const byName = Object.fromEntries(evaluateTargets(rows).map((x) => [x.name, x]));
+    const lib = byName["ratelimit-hot: library pooled ≥ 0.8× pgbench pooled"];
+    expect(lib).toMatchObject({ value: 0.45, driver_alone: 0.6, met: false });
+    expect(lib.detail).toContain("the driver alone (the same statement, no Admit code): 0.6× (600 req/s; Admit 0.75× of it)");
+    expect(byName["ratelimit-hot: library pooled ≥ 1.0× rate-limiter-flexible"]).toMatchObject({ value: 0.9, driver_alone: 1.2 });
+    expect(byName["ratelimit-hot: edge ≥ 0.8× pgbench -C"]).toMatchObject({ value: 0.5, driver_alone: 0.55 });
+    // No driver row for that scenario: no figure.
+    expect(byName["reservation-burst: edge ≥ 0.8× pgbench -C"]).not.toHaveProperty("driver_alone");
+    // It runs Admit's statement: its violations are Admit's.
+    const t = evaluateTargets([row({ impl: DRIVER, violations: 3 })]);
+    expect(t[0]).toMatchObject({ value: 3, met: false });
   });
 
   it("a violation in any Admit row (peers excepted) fails the zero-violation target", () => {
@@ -410,6 +436,23 @@ describe("rate-limit and webhook violations are counted from the database", () =
     expect([...keys].every((k) => /^k([1-9]\d{0,3}|10000)$/.test(k))).toBe(true);
     expect([0, 4, 5, 9, 10].map(eventOf)).toEqual([0, 0, 1, 1, 2]);
   });
+});
+
+describe("the driver-alone Worker (bench/peers/driver-worker)", () => {
+  const suite = workerSuite("bench_driver_worker", { config: DRIVER_WORKER });
+
+  it("answers the check from Admit's statement in the Workers runtime: 200 admitted, 429 refused, 404 without the policy", async () => {
+    await sql(suite.db, "SELECT admit_ratelimit_put_policy('d', 'fixed_window', 2, 60000, false, 604800000)");
+    const check = (policy: string) => fetch(suite.worker.url + "/check", { method: "POST", body: JSON.stringify({ policy, key: "k" }) });
+    const answers = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await check("d");
+      answers.push([res.status, (await res.json()).remaining]);
+    }
+    expect(answers).toEqual([[200, 1], [200, 0], [429, 0]]);
+    expect((await check("missing")).status).toBe(404);
+    expect(await sql(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'd'")).toEqual([{ admitted: 2, attempted: 3 }]);
+  }, 30_000);
 });
 
 describe("edge rows reach the Worker past wrangler's dev proxy", () => {

@@ -6,6 +6,9 @@
 //   (pgbench running admit_ratelimit_check) and rate-limiter-flexible's upsert are compared on.
 // - ratelimit-10k-keys uses a small limit, so some keys run out and are refused (and then answered
 //   by the deny cache without Postgres).
+// - On the hot key, the driver alone (impl "@neondatabase/serverless") sends the same statement with
+//   none of Admit's code around it, pooled in Node and per request from a bare Worker
+//   (bench/peers/driver-worker): what the transport allows, against which Admit's rows are read.
 // - The burst: 10 000 calls on one fresh key with limit 100 through the Worker; the database's own
 //   `attempted` count says how many reached Postgres, `admitted` that no more than 100 got through.
 //
@@ -16,15 +19,13 @@ import { neonConfig, Pool as NeonPool } from "@neondatabase/serverless";
 import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { coalescedWebSocket, type RequestDb } from "../../functions/db";
-import { checkRateLimit, DenyCache } from "../../functions/ratelimit-middleware";
+import { CHECK_SQL, checkRateLimit, DenyCache } from "../../functions/ratelimit-middleware";
 import { httpRequest, pooledConnections, runLoad, type Query } from "../load";
 import { ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type BenchContext, type Scenario } from "../measure";
-import type { Connection, Row } from "../report";
+import { DRIVER, type Connection, type Row } from "../report";
 
 const WINDOW_MS = 60_000;
 const LOCK_TIMEOUT_MS = 2000;
-/** The statement functions/ratelimit-middleware.ts sends for one check. */
-export const CHECK = "SELECT admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer) AS r";
 
 export const EXCESS_ADMISSIONS = `
   SELECT coalesce(sum(greatest(0, c.admitted - p.quota)), 0)::int AS n
@@ -36,6 +37,8 @@ interface Shape {
   limit: number;
   keys: number;
 }
+
+const DRIVER_NOTE = "the driver alone: the same statement with no Admit code around it, on the same transport";
 
 const HOT: Shape = { name: "ratelimit-hot", limit: 1_000_000_000, keys: 1 };
 const SPREAD: Shape = { name: "ratelimit-10k-keys", limit: 5, keys: 10_000 };
@@ -121,6 +124,21 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
     if (row) row.note = `deny cache: ${cache.hits} hits, ${cache.dbCalls} database calls`;
     out.push(row);
   }
+  if (shape === HOT && !ctx.profile) {
+    // The same statement through the bare driver on the same pooled connections and bridge, with no
+    // Admit code around it: the most any TypeScript library on this transport gets from it here.
+    const policy = await policyFor("library", "driver", "pooled");
+    out.push(
+      await library(ctx, {
+        scenario: shape.name,
+        impl: DRIVER,
+        connection: "pooled",
+        note: DRIVER_NOTE,
+        violations: excess(ctx, policy),
+        op: async (q, i) => ((await q(CHECK_SQL, [policy, keyOf(shape, i), 1, null, LOCK_TIMEOUT_MS])).rows[0].r.allowed ? "allowed" : "denied"),
+      }),
+    );
+  }
   {
     const policy = await policyFor("edge", "admit", "per-request");
     out.push(
@@ -129,6 +147,20 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
         impl: "admit",
         violations: excess(ctx, policy),
         op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
+      }),
+    );
+  }
+  if (shape === HOT && !ctx.profile) {
+    // A Worker that is only the driver and this statement (bench/peers/driver-worker), per request.
+    const policy = await policyFor("edge", "driver", "per-request");
+    out.push(
+      await edge(ctx, {
+        scenario: shape.name,
+        impl: DRIVER,
+        worker: ctx.driverWorker,
+        note: DRIVER_NOTE,
+        violations: excess(ctx, policy),
+        op: async (call, i) => String((await call("POST", "/check", { policy, key: keyOf(shape, i) })).status),
       }),
     );
   }
