@@ -125,6 +125,7 @@ async function main(): Promise<void> {
     stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log });
     const s = stack;
     if (s.worker && !s.worker.directUrl) notes.push("edge rows went through wrangler's dev proxy: the Worker's own workerd socket was not found (it is looked up in /proc), so each edge request paid a second workerd hop");
+    if (s.driverWorker && !s.driverWorker.directUrl) notes.push("the driver-alone edge row went through wrangler's dev proxy: that Worker's own workerd socket was not found, so it paid a second workerd hop");
     const ctx: BenchContext = {
       quick: opts.quick,
       concurrency: opts.concurrency,
