@@ -136,8 +136,9 @@ function announce(ctx: BenchContext, row: Row): void {
  * passed (at most 1 s, 64 per client in all), so the JIT of the bench and of the bridge has
  * optimised the path and whatever the previous row left (pgbench's exit, its log being read) is
  * over. With 4 per client only, the first pooled row after the ceiling rows ran 8–25 % slower than
- * the same statement's row right after it in most rounds, whichever of the two came first. They are real decisions
- * (indexes after the row's own), so they count in the database's violation checks like any other.
+ * the same statement's row right after it in most rounds, whichever of the two came first. They are
+ * real decisions (indexes after the row's own), so they count in the database's violation checks
+ * like any other.
  */
 async function warmUp(concurrency: number, rowSeconds: number, op: (i: number, worker: number) => Promise<string>): Promise<void> {
   const first = await runLoad({ concurrency, requests: concurrency * 4, timeLimitMs: 2_000 }, op);

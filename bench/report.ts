@@ -284,15 +284,12 @@ function ratioWithCost(rows: Row[], name: string, a: Match, b: Match, min: numbe
   let t = ratioTarget(rows, name, a, b, min);
   const at = t.value === null ? null : atCeilingCost(rows, a, b);
   if (at) t = { ...t, at_ceiling_cost: at.value, detail: `${t.detail}; ${at.detail}` };
-  const driver = t.value === null ? null : ratioTarget(rows, name, { ...a, impl: DRIVER }, b, min);
-  if (driver?.value != null) {
-    const ra = findRow(rows, a)!;
-    const rd = findRow(rows, { ...a, impl: DRIVER })!;
-    t = {
-      ...t,
-      driver_alone: driver.value,
-      detail: `${t.detail}; the driver alone (the same statement, no Admit code): ${driver.value}× (${Math.round(rd.throughput_rps!)} req/s; Admit ${round(ra.throughput_rps! / rd.throughput_rps!, 2)}× of it)`,
-    };
+  const rd = t.value === null ? undefined : findRow(rows, { ...a, impl: DRIVER });
+  if (rd?.throughput_rps) {
+    const [ra, rb] = [findRow(rows, a)!, findRow(rows, b)!];
+    const alone = round(rd.throughput_rps / rb.throughput_rps!, 2);
+    const share = round(ra.throughput_rps! / rd.throughput_rps, 2);
+    t = { ...t, driver_alone: alone, detail: `${t.detail}; the driver alone (the same statement, no Admit code): ${alone}× (${Math.round(rd.throughput_rps)} req/s; Admit ${share}× of it)` };
   }
   return t;
 }
