@@ -83,6 +83,8 @@ function rlfPgbenchScript(shape: Shape): string {
 
 async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   const out: (Row | null)[] = [];
+  // The driver-alone rows: the hot key only, and not re-run in a pooler profile (they are no Admit rows).
+  const driverAlone = shape === HOT && !ctx.profile;
   const policyFor = async (layer: string, impl: string, connection: Connection) => {
     const name = `${shape.name}.${rowKey(ctx, layer, impl, connection)}`;
     await makePolicy(ctx, name, shape.limit);
@@ -124,7 +126,7 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
     if (row) row.note = `deny cache: ${cache.hits} hits, ${cache.dbCalls} database calls`;
     out.push(row);
   }
-  if (shape === HOT && !ctx.profile) {
+  if (driverAlone) {
     // The same statement through the bare driver on the same pooled connections and bridge, with no
     // Admit code around it: the most any TypeScript library on this transport gets from it here.
     const policy = await policyFor("library", "driver", "pooled");
@@ -150,7 +152,7 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       }),
     );
   }
-  if (shape === HOT && !ctx.profile) {
+  if (driverAlone) {
     // A Worker that is only the driver and this statement (bench/peers/driver-worker), per request.
     const policy = await policyFor("edge", "driver", "per-request");
     out.push(

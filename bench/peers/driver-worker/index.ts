@@ -4,11 +4,9 @@
 // documents or headers. Its edge row is the most any Worker on this runtime, driver and bridge can
 // do with that statement on this machine, so the report can tell what Admit's own code costs from
 // what the transport costs. Bench only (started by bench/stack.ts on loopback): no auth at all.
-import { createClient } from "../../../functions/db";
+import { createClient, DEFAULT_LOCK_TIMEOUT_MS } from "../../../functions/db";
 import type { Bindings } from "../../../functions/env";
 import { CHECK_SQL } from "../../../functions/ratelimit-middleware";
-
-const LOCK_TIMEOUT_MS = 2000;
 
 export default {
   async fetch(req: Request, env: Bindings, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<Response> {
@@ -17,7 +15,7 @@ export default {
     const client = createClient(env);
     try {
       await client.connect();
-      const { rows } = await client.query(CHECK_SQL, [policy, key, 1, null, LOCK_TIMEOUT_MS]);
+      const { rows } = await client.query(CHECK_SQL, [policy, key, 1, null, DEFAULT_LOCK_TIMEOUT_MS]);
       const r = rows[0].r as { allowed: boolean } | null;
       return Response.json(r, { status: r === null ? 404 : r.allowed ? 200 : 429 });
     } catch (err) {
