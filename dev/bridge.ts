@@ -1,5 +1,12 @@
-// WebSocket→TCP bridge with the URL shape of Neon's wsproxy (`/v1?address=host:port`), so
-// @neondatabase/serverless can talk to a local Postgres. Dev and tests only.
+// The local stand-in for Neon's proxy, loopback only, dev and tests only. It serves both of Neon's
+// ways in:
+// - WebSocket→TCP in the URL shape of Neon's wsproxy (`/v1?address=host:port`), for the driver's
+//   `Client` (interactive transactions). At most `maxSessions` Postgres sessions are open at once;
+//   the rest wait their turn, as behind Neon's `-pooler` endpoint.
+// - Neon's HTTP SQL endpoint (`POST /sql`, dev/sql-http.ts), for `neon()`: one statement (or a
+//   fixed batch) per request, run on a bounded pool of Postgres connections per database.
+// A request that gets no session or pooled connection within `queueMs` is answered with a
+// Postgres-style error (SQLSTATE 53300) before anything ran, so the Worker can say 503 for certain.
 //
 // Fault mode (tests): `bridge.setFaults({...})` makes the connections opened from then on misbehave
 // in a controlled way — refused, delayed, cut after N bytes or Postgres messages in either
@@ -11,6 +18,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { notRun, parseSqlRequest, SqlPools, sqlTexts, type SqlAnswer, type SqlRequest } from './sql-http';
 
 export interface BridgeStats {
   connections: number;
@@ -26,6 +34,16 @@ export interface BridgeStats {
   dropped: number;
   /** Fault mode: connections whose traffic was held (`stall-before`/`stall-after`). */
   stalled: number;
+  /** WebSocket sessions waiting for their turn now, and those refused because it did not come within `queueMs`. */
+  sessionsWaiting: number;
+  sessionQueueTimeouts: number;
+  /** HTTP SQL requests received, and those not answered yet. */
+  httpRequests: number;
+  httpOpen: number;
+  /** HTTP SQL: pooled connections running a statement now, requests waiting for one, and those refused after `queueMs`. */
+  poolActive: number;
+  poolWaiting: number;
+  poolQueueTimeouts: number;
 }
 
 /**
@@ -76,7 +94,15 @@ export interface BridgeOptions {
   port?: number;
   host?: string;
   log?: (line: string) => void;
+  /** Postgres sessions the WebSocket path keeps open at once, all targets together (default 100). */
+  maxSessions?: number;
+  /** Pooled Postgres connections per connection string for the HTTP SQL endpoint (default 10). */
+  poolSize?: number;
+  /** How long a request may wait for a session or a pooled connection before it is refused, not run (default 3000 ms). */
+  queueMs?: number;
 }
+
+export const BRIDGE_DEFAULTS = { maxSessions: 100, poolSize: 10, queueMs: 3_000 } as const;
 
 interface Target {
   host: string;
@@ -99,8 +125,49 @@ LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
 
 const zeroStats = (): BridgeStats => ({
   connections: 0, open: 0, clientMessages: 0, serverMessages: 0, clientBytes: 0, serverBytes: 0, refused: 0,
-  faultRefused: 0, dropped: 0, stalled: 0,
+  faultRefused: 0, dropped: 0, stalled: 0, sessionsWaiting: 0, sessionQueueTimeouts: 0, httpRequests: 0, httpOpen: 0,
+  poolActive: 0, poolWaiting: 0, poolQueueTimeouts: 0,
 });
+
+// The largest HTTP SQL request body accepted (Neon's own limit is larger; nothing here comes near it).
+const MAX_SQL_BODY = 8 << 20;
+
+/** A FIFO of waiters for at most `max` sessions at once. */
+class Turns {
+  private used = 0;
+  private readonly queue: Array<() => void> = [];
+  constructor(private readonly max: number) {}
+
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Resolves true with a turn, or false when none came within `ms` or `cancel` fired first. */
+  take(ms: number, cancel: (fn: () => void) => void): Promise<boolean> {
+    if (this.used < this.max) {
+      this.used++;
+      return Promise.resolve(true);
+    }
+    return new Promise<boolean>((resolve) => {
+      const leave = (got: boolean) => {
+        clearTimeout(timer);
+        const i = this.queue.indexOf(grant);
+        if (i >= 0) this.queue.splice(i, 1);
+        resolve(got);
+      };
+      const grant = () => leave(true); // the releaser has passed its turn on: `used` is unchanged
+      const timer = setTimeout(() => leave(false), ms);
+      this.queue.push(grant);
+      cancel(() => leave(false));
+    });
+  }
+
+  give(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.used--;
+  }
+}
 
 export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   const host = opts.host ?? '127.0.0.1';
@@ -112,9 +179,22 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   let faultedLeft = Infinity;
   let rng = mulberry32(0);
 
+  const queueMs = opts.queueMs ?? BRIDGE_DEFAULTS.queueMs;
+  const maxSessions = opts.maxSessions ?? BRIDGE_DEFAULTS.maxSessions;
+  const poolSize = opts.poolSize ?? BRIDGE_DEFAULTS.poolSize;
+  const turns = new Turns(maxSessions);
+  const pools = new SqlPools({ size: poolSize, queueMs, log });
+  /** Sockets with an HTTP SQL request in flight, so a partition can cut them. */
+  const sqlSockets = new Set<net.Socket>();
+
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  const server = http.createServer((_req, res) => {
-    res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required\n');
+  const server = http.createServer((req, res) => {
+    if (new URL(req.url ?? '/', 'http://bridge').pathname === '/sql') {
+      if (req.method === 'POST') return void serveSql(req, res);
+      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('POST a query to /sql\n');
+      return;
+    }
+    res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required (or POST /sql)\n');
   });
   server.on('connection', (socket: net.Socket) => {
     conns.add(socket);
@@ -130,18 +210,39 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
       refuse(socket, target);
       return;
     }
-    const plan = faults && faultedLeft > 0 ? faults : undefined;
-    if (plan) faultedLeft--;
+    const plan = takePlan();
     if (plan?.refuse) {
       stats.faultRefused++;
       refuse(socket, { status: 503, message: 'fault mode: refusing new connections' });
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => (plan ? pipeWithFaults(ws, target, plan) : pipe(ws, target)));
+    stats.sessionsWaiting++;
+    void turns.take(queueMs, (cancel) => socket.once('close', cancel)).then((got) => {
+      stats.sessionsWaiting--;
+      // The turn goes back once, when the Postgres connection closes, or with the client's socket if none was opened (an aborted handshake).
+      let held = got;
+      const release = () => {
+        if (held) (held = false), turns.give();
+      };
+      if (socket.destroyed) return release();
+      let upstreamOpened = false;
+      socket.once('close', () => upstreamOpened || release());
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        upstreamOpened = got;
+        if (!got) {
+          // Nothing reached Postgres: say so as a server would (an ErrorResponse with a SQLSTATE), so the driver's error carries it.
+          stats.sessionQueueTimeouts++;
+          ws.send(errorResponse('53300', `no Postgres session was free within ${queueMs} ms (${maxSessions} at once, all busy): nothing was run. Retry shortly.`), BINARY, () => ws.close(1013));
+          return;
+        }
+        if (plan) pipeWithFaults(ws, target, plan, release);
+        else pipe(ws, target, release);
+      });
+    });
   });
 
-  function pipe(ws: WebSocket, target: Target): void {
-    const upstream = openUpstream(ws, target);
+  function pipe(ws: WebSocket, target: Target, release: () => void): void {
+    const upstream = openUpstream(ws, target, release);
 
     // net.Socket queues writes made while it is still connecting and flushes them in order on
     // connect, so the driver's pipelined startup+password+query needs no extra buffering here.
@@ -166,7 +267,7 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   }
 
   /** Connects to Postgres and wires the parts common to both relays: errors, close, stats. */
-  function openUpstream(ws: WebSocket, target: Target, after: (fn: () => void) => void = (fn) => fn()): net.Socket {
+  function openUpstream(ws: WebSocket, target: Target, release: () => void, after: (fn: () => void) => void = (fn) => fn()): net.Socket {
     stats.connections++;
     stats.open++;
     const upstream = net.connect({ host: target.host, port: target.port });
@@ -188,6 +289,7 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     // `after` lets a delaying relay deliver what it still holds before passing the close on.
     upstream.on('close', (hadError: boolean) => {
       upstreams.delete(upstream);
+      release();
       after(() => ws.readyState === ws.OPEN && ws.close(hadError ? 1011 : 1000));
     });
 
@@ -201,14 +303,14 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   }
 
   /** The relay in fault mode: parses the Postgres protocol both ways to cut or stall at exact points. */
-  function pipeWithFaults(ws: WebSocket, target: Target, plan: Faults): void {
+  function pipeWithFaults(ws: WebSocket, target: Target, plan: Faults, release: () => void): void {
     const delay = plan.delayMs ?? 0;
     // Everything leaves through one FIFO of equal-delay timers, so delayed order is kept.
     const later = (fn: () => void): void => {
       if (delay > 0) setTimeout(fn, delay);
       else fn();
     };
-    const upstream = openUpstream(ws, target, later);
+    const upstream = openUpstream(ws, target, release, later);
     const limits = plan.dropAfter ?? {};
     const randomCut = plan.dropAtRandom ? Math.floor(rng() * plan.dropAtRandom.maxBytes) : Infinity;
     const rule = plan.statement;
@@ -281,6 +383,114 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     });
   }
 
+  /** Takes the fault plan for one new connection (an HTTP SQL request counts as one), if any. */
+  function takePlan(): Faults | undefined {
+    const plan = faults && faultedLeft > 0 ? faults : undefined;
+    if (plan) faultedLeft--;
+    return plan;
+  }
+
+  async function serveSql(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    stats.httpRequests++;
+    stats.httpOpen++;
+    const socket = req.socket;
+    sqlSockets.add(socket);
+    let gone = false;
+    res.once('close', () => {
+      stats.httpOpen--;
+      sqlSockets.delete(socket);
+      gone = !res.writableFinished;
+    });
+    const body = await readBody(req);
+    if (body === undefined) return void socket.destroy();
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const request = parseSqlRequest(body, header);
+    if (typeof request === 'string') return send(res, notRun('08P01', `bad request to /sql: ${request}`));
+    const connectionString = header('neon-connection-string') ?? '';
+    let target: Target | Refusal;
+    try {
+      const u = new URL(connectionString);
+      target = parseTarget(`/v1?address=${encodeURIComponent(`${u.hostname}:${u.port || 5432}`)}`);
+    } catch {
+      target = { status: 400, message: 'missing or invalid Neon-Connection-String header' };
+    }
+    if ('status' in target) {
+      if (target.status === 403) stats.refused++;
+      log(`bridge: /sql ${target.message}`);
+      return send(res, notRun('08004', target.message));
+    }
+    const where = `${target.host}:${target.port}`;
+    const plan = takePlan();
+    if (!plan) {
+      const answer = await pools.run(connectionString, where, request, () => gone);
+      if (answer) send(res, answer);
+      return;
+    }
+    await serveSqlWithFaults(res, plan, headBytes(req) + Buffer.byteLength(body), request, () => pools.run(connectionString, where, request, () => false));
+  }
+
+  /**
+   * The fault plans of the WebSocket path, as they fall on one HTTP request: the request's head and
+   * body are the client's two messages, the answer's head and body the server's, and bytes count as
+   * on the wire. A cut before the statement runs destroys the socket unanswered; a cut after it lets it
+   * run (a single statement commits), then destroys the socket, or sends part of the answer first.
+   */
+  async function serveSqlWithFaults(res: http.ServerResponse, plan: Faults, requestBytes: number, request: SqlRequest, run: () => Promise<SqlAnswer | undefined>): Promise<void> {
+    if (plan.refuse) {
+      stats.faultRefused++;
+      return send(res, notRun('08006', 'fault mode: refusing new connections; nothing was run'));
+    }
+    const delay = plan.delayMs ?? 0;
+    const rule = plan.statement;
+    const hit = rule && sqlTexts(request).some((t) => (typeof rule.match === 'string' ? t.includes(rule.match) : rule.match.test(t)));
+    const limits = plan.dropAfter ?? {};
+    const randomCut = plan.dropAtRandom ? Math.floor(rng() * plan.dropAtRandom.maxBytes) : Infinity;
+    let before: 'drop' | 'stall' | undefined;
+    let after: 'drop' | 'stall' | undefined;
+    if (hit) {
+      if (rule.action === 'drop-before') before = 'drop';
+      else if (rule.action === 'stall-before') before = 'stall';
+      else after = rule.action === 'drop-after' ? 'drop' : 'stall';
+    }
+    if (requestBytes > (limits.clientBytes ?? Infinity) || requestBytes > randomCut) before = 'drop';
+    if ((limits.clientMessages ?? Infinity) <= 1) before = 'drop';
+    else if ((limits.clientMessages ?? Infinity) <= 2) after ??= 'drop';
+    if (before === 'drop') {
+      stats.dropped++;
+      return void setTimeout(() => res.socket?.destroy(), delay);
+    }
+    if (before === 'stall') {
+      stats.stalled++;
+      return; // never run, never answered: the client gives up
+    }
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    const answer = await run();
+    if (!answer) return;
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (after === 'stall') {
+      stats.stalled++;
+      return;
+    }
+    if (after === 'drop') {
+      stats.dropped++;
+      return void res.socket?.destroy();
+    }
+    const payload = JSON.stringify(answer.body);
+    const head = `HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n`;
+    const wire = Buffer.from(head + payload);
+    const answerBytes = Math.min(limits.serverBytes ?? Infinity, randomCut - requestBytes, (limits.serverMessages ?? Infinity) <= 1 ? head.length : Infinity);
+    if (answerBytes < wire.length) {
+      stats.dropped++;
+      const socket = res.socket;
+      if (socket) socket.write(wire.subarray(0, Math.max(0, answerBytes)), () => socket.destroy());
+      return;
+    }
+    send(res, answer);
+  }
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       reject(err.code === 'EADDRINUSE'
@@ -298,9 +508,10 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     port,
     host,
     wsProxy: `${host}:${port}/v1`,
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, ...pools.stats() }),
     resetStats: () => {
-      stats = { ...zeroStats(), open: stats.open };
+      stats = { ...zeroStats(), open: stats.open, httpOpen: stats.httpOpen, sessionsWaiting: stats.sessionsWaiting };
+      pools.resetStats();
     },
     setFaults: (f?: Faults) => {
       faults = f;
@@ -311,6 +522,8 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     dropAll: () => {
       for (const ws of wss.clients) ws.terminate();
       for (const s of upstreams) s.destroy();
+      for (const s of sqlSockets) s.destroy();
+      pools.cutActive();
     },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
@@ -319,7 +532,7 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
         for (const s of upstreams) s.destroy();
         for (const c of conns) c.destroy();
         wss.close();
-      });
+      }).then(() => pools.end());
       return closing;
     },
   };
@@ -404,6 +617,35 @@ function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** The request body as text; undefined when it is over MAX_SQL_BODY or the client went away. */
+function readBody(req: http.IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_SQL_BODY) return resolve(undefined);
+      parts.push(chunk);
+    });
+    req.once('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.once('error', () => resolve(undefined));
+    req.once('close', () => resolve(undefined)); // no-op once 'end' resolved it
+  });
+}
+
+/** The size of a request's head as it came on the wire (request line, headers, blank line). */
+function headBytes(req: http.IncomingMessage): number {
+  let n = `${req.method} ${req.url} HTTP/${req.httpVersion}\r\n\r\n`.length;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) n += Buffer.byteLength(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`);
+  return n;
+}
+
+function send(res: http.ServerResponse, answer: SqlAnswer): void {
+  if (res.destroyed) return;
+  const payload = JSON.stringify(answer.body);
+  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
 }
 
 function refuse(socket: Duplex, { status, message }: Refusal): void {

@@ -1,0 +1,203 @@
+// Neon's HTTP SQL endpoint (`POST /sql`), as `neon()` from @neondatabase/serverless speaks it, over
+// a bounded `pg.Pool` per connection string. Dev and tests only: the bridge (dev/bridge.ts) serves it
+// beside the WebSocket path, as Neon's proxy serves both.
+//
+// The wire format, from the driver's own source (node_modules/@neondatabase/serverless/index.mjs,
+// `neon()` → `execute`):
+// - request: POST, headers `Neon-Connection-String`, `Neon-Raw-Text-Output: true`,
+//   `Neon-Array-Mode: true`; body `{"query","params"}` (params already text or null), or a batch
+//   `{"queries":[…]}` run as one transaction, with optional `Neon-Batch-Isolation-Level`,
+//   `Neon-Batch-Read-Only` and `Neon-Batch-Deferrable` headers;
+// - answer 200: `{command,rowCount,rows:[[text|null,…]],fields:[{name,dataTypeID,…}],rowAsArray}`,
+//   a batch `{results:[…]}`;
+// - answer 400 with a JSON body of Postgres error fields (`message`, `code`, `detail`, …): the
+//   driver throws an error carrying them, SQLSTATE included. Any other status becomes an error
+//   without a SQLSTATE, so 400 is how the endpoint says "Postgres refused it, or it never ran".
+import pg from "pg";
+
+/** Every value as Postgres's own text, which the driver parses (Neon-Raw-Text-Output). */
+const RAW_TEXT = { getTypeParser: () => (value: string) => value };
+
+/** The Postgres error fields the driver copies onto its error (its `hi` list). */
+const ERROR_FIELDS = ["severity", "code", "detail", "hint", "position", "internalPosition", "internalQuery", "where", "schema", "table", "column", "dataType", "constraint", "file", "line", "routine"] as const;
+
+export interface SqlQuery {
+  query: string;
+  params: unknown[];
+}
+
+/** One statement (its own transaction), or a fixed list run as one transaction. */
+export type SqlRequest = { kind: "single"; query: SqlQuery } | { kind: "batch"; queries: SqlQuery[]; begin: string };
+
+/** What the endpoint answers: a status and a JSON body. */
+export interface SqlAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** A 400 whose body the driver turns into an error with this SQLSTATE: the statement did not run. */
+export function notRun(code: string, message: string): SqlAnswer {
+  return { status: 400, body: { message, code, severity: "ERROR" } };
+}
+
+const ISOLATION: Record<string, string> = {
+  ReadUncommitted: "READ UNCOMMITTED",
+  ReadCommitted: "READ COMMITTED",
+  RepeatableRead: "REPEATABLE READ",
+  Serializable: "SERIALIZABLE",
+};
+
+function isQuery(q: unknown): q is SqlQuery {
+  const o = q as SqlQuery | null;
+  return typeof o === "object" && o !== null && typeof o.query === "string" && (o.params === undefined || Array.isArray(o.params));
+}
+
+/** Parses the body and headers of a request; a string is what is wrong with it. */
+export function parseSqlRequest(body: string, header: (name: string) => string | undefined): SqlRequest | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return "the body is not JSON";
+  }
+  const o = json as { query?: unknown; queries?: unknown };
+  if (Array.isArray(o?.queries)) {
+    if (!o.queries.every(isQuery)) return 'every item of "queries" needs a "query" string and a "params" array';
+    const isolation = header("neon-batch-isolation-level");
+    if (isolation !== undefined && !ISOLATION[isolation]) return `unknown Neon-Batch-Isolation-Level "${isolation}"`;
+    let begin = "BEGIN";
+    if (isolation) begin += ` ISOLATION LEVEL ${ISOLATION[isolation]}`;
+    if (header("neon-batch-read-only") === "true") begin += " READ ONLY";
+    if (header("neon-batch-deferrable") === "true") begin += " DEFERRABLE";
+    return { kind: "batch", queries: o.queries.map((q) => ({ query: q.query, params: q.params ?? [] })), begin };
+  }
+  if (isQuery(o)) return { kind: "single", query: { query: o.query, params: o.params ?? [] } };
+  return 'expected {"query": "…", "params": […]} or {"queries": […]}';
+}
+
+/** The SQL texts of a request, for the bridge's statement faults. */
+export function sqlTexts(r: SqlRequest): string[] {
+  return r.kind === "single" ? [r.query.query] : r.queries.map((q) => q.query);
+}
+
+function resultJson(r: pg.QueryResult<unknown[]>) {
+  return {
+    command: r.command,
+    rowCount: r.rowCount,
+    rows: r.rows,
+    fields: r.fields.map((f) => ({ name: f.name, tableID: f.tableID, columnID: f.columnID, dataTypeID: f.dataTypeID, dataTypeSize: f.dataTypeSize, dataTypeModifier: f.dataTypeModifier, format: "text" })),
+    rowAsArray: true,
+  };
+}
+
+function postgresError(err: unknown): SqlAnswer | undefined {
+  if (!(err instanceof pg.DatabaseError)) return undefined;
+  const body: Record<string, unknown> = { message: err.message };
+  for (const k of ERROR_FIELDS) if (err[k] !== undefined) body[k] = err[k];
+  return { status: 400, body };
+}
+
+/** The bounded pools, one per connection string (as Neon's pooler keeps one per database and role). */
+export class SqlPools {
+  private readonly pools = new Map<string, pg.Pool>();
+  /** Clients checked out right now, so a partition can cut them. */
+  private readonly active = new Set<pg.PoolClient>();
+  private waiting = 0;
+  private queueTimeouts = 0;
+
+  constructor(private readonly opts: { size: number; queueMs: number; log: (line: string) => void }) {}
+
+  stats() {
+    return { poolActive: this.active.size, poolWaiting: this.waiting, poolQueueTimeouts: this.queueTimeouts };
+  }
+
+  resetStats(): void {
+    this.queueTimeouts = 0;
+  }
+
+  private pool(connectionString: string): pg.Pool {
+    let pool = this.pools.get(connectionString);
+    if (!pool) {
+      pool = new pg.Pool({
+        connectionString,
+        max: this.opts.size,
+        // How long a statement may wait for a connection (queued behind the others, or Postgres slow to accept) before it is refused, certainly not run.
+        connectionTimeoutMillis: this.opts.queueMs,
+        idleTimeoutMillis: 10_000,
+        application_name: "admit-bridge-pool",
+      });
+      // An idle pooled connection that dies (Postgres restarted) is dropped by the pool; without a listener it would crash the bridge.
+      pool.on("error", (err) => this.opts.log(`bridge: pooled connection lost: ${err.message}`));
+      this.pools.set(connectionString, pool);
+    }
+    return pool;
+  }
+
+  /**
+   * Runs the request on a pooled connection and says what to answer. `gone()` tells whether the
+   * client has given up meanwhile: a statement still waiting for a connection then never runs.
+   */
+  async run(connectionString: string, target: string, request: SqlRequest, gone: () => boolean): Promise<SqlAnswer | undefined> {
+    let client: pg.PoolClient;
+    this.waiting++;
+    try {
+      client = await this.pool(connectionString).connect();
+    } catch (err) {
+      const pgErr = postgresError(err);
+      if (pgErr) return pgErr; // e.g. 28P01 bad password, 3D000 no such database, 57P03 starting up
+      const msg = (err as Error).message;
+      if (/timeout exceeded when trying to connect/.test(msg)) {
+        this.queueTimeouts++;
+        return notRun("53300", `no pooled connection to Postgres at ${target} was free within ${this.opts.queueMs} ms (${this.opts.size} per database, all busy): the statement was not run. Retry shortly.`);
+      }
+      return notRun("08006", `could not connect to Postgres at ${target} (${(err as NodeJS.ErrnoException).code ?? msg}): the statement was not run.`);
+    } finally {
+      this.waiting--;
+    }
+    if (gone()) {
+      client.release();
+      return undefined;
+    }
+    this.active.add(client);
+    let broken: Error | undefined;
+    try {
+      if (request.kind === "single") return { status: 200, body: resultJson(await this.exec(client, request.query)) };
+      await client.query(request.begin);
+      try {
+        const results = [];
+        for (const q of request.queries) results.push(resultJson(await this.exec(client, q)));
+        await client.query("COMMIT");
+        return { status: 200, body: { results } };
+      } catch (err) {
+        if (err instanceof pg.DatabaseError) await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      }
+    } catch (err) {
+      const pgErr = postgresError(err);
+      if (pgErr) return pgErr;
+      // The connection died while the statement ran: it may have committed. Not a 400, so the
+      // driver's error carries no SQLSTATE and the Worker cannot mistake it for "not run".
+      broken = err as Error;
+      return { status: 502, body: { message: `the connection to Postgres was lost while the statement ran; it may have been applied (${broken.message})` } };
+    } finally {
+      this.active.delete(client);
+      client.release(broken);
+    }
+  }
+
+  private exec(client: pg.PoolClient, q: SqlQuery): Promise<pg.QueryResult<unknown[]>> {
+    // Extended protocol always (one statement, parameters bound), as Neon's endpoint runs it.
+    return client.query({ text: q.query, values: q.params, rowMode: "array", types: RAW_TEXT, queryMode: "extended" } as pg.QueryConfig & { rowMode: "array" });
+  }
+
+  /** Cuts the connections running statements now (a partition); idle ones stay. */
+  cutActive(): void {
+    for (const c of this.active) (c as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+  }
+
+  async end(): Promise<void> {
+    this.cutActive();
+    await Promise.allSettled([...this.pools.values()].map((p) => p.end()));
+    this.pools.clear();
+  }
+}
