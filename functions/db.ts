@@ -1,11 +1,18 @@
-// One Postgres connection per request, over @neondatabase/serverless, with a time budget and honest outcomes.
+// The request's database handle, over @neondatabase/serverless, with a time budget and honest outcomes.
 //
-// - The client is created lazily on the first query and closed in `waitUntil` after the response.
+// - Two transports, chosen here and nowhere else. A statement outside an explicit transaction (one
+//   statement = one transaction: every one-call decision) goes over HTTP with `neon()`: one `fetch`,
+//   no session to set up, pooled on the proxy's side. An explicit transaction (begin/commit:
+//   Idempotency-Key, in-request locks) needs an interactive session: a WebSocket `Client`, created
+//   lazily at BEGIN and closed in `waitUntil` after the response. `DB_TRANSPORT=websocket` sends
+//   every statement through the `Client` instead.
 // - Every database call races the request's remaining budget; nothing waits forever.
 // - Failures are classified by what is known: a Postgres error (SQLSTATE) means the statement was
 //   rolled back; a network failure or timeout *before* a write was sent means "not applied" (503);
-//   after a write was sent it means "outcome unknown" (504) — the write may still commit.
-import { Client, neonConfig } from "@neondatabase/serverless";
+//   after a write was sent it means "outcome unknown" (504) — the write may still commit. Over HTTP a
+//   statement counts as sent once its `fetch` started, unless the endpoint answered with a SQLSTATE
+//   (Postgres refused it, or the proxy could not run it: either way nothing was applied).
+import { Client, neon, neonConfig } from "@neondatabase/serverless";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv, Bindings } from "./env";
 import { problem, ProblemError } from "./errors";
@@ -86,10 +93,12 @@ export function coalescedWebSocket(Base: WebSocketClass): WebSocketClass {
 }
 
 /** A configured, unconnected client. Locally `NEON_WS_PROXY` points the driver at the bridge. */
+function notConfigured(): ProblemError {
+  return problem(503, "database-not-configured", "Database not configured", "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).", {}, { "Retry-After": "30" });
+}
+
 export function createClient(b: Pick<Bindings, "DATABASE_URL" | "NEON_WS_PROXY">): Client {
-  if (!b.DATABASE_URL) {
-    throw problem(503, "database-not-configured", "Database not configured", "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).", {}, { "Retry-After": "30" });
-  }
+  if (!b.DATABASE_URL) throw notConfigured();
   const client = new Client({ connectionString: b.DATABASE_URL });
   if (b.NEON_WS_PROXY) {
     client.neonConfig.wsProxy = b.NEON_WS_PROXY;
@@ -106,6 +115,36 @@ export function createClient(b: Pick<Bindings, "DATABASE_URL" | "NEON_WS_PROXY">
   // An idle connection that dies emits 'error'; without a listener that would be an uncaught exception.
   client.on("error", () => {});
   return client;
+}
+
+/**
+ * The HTTP SQL endpoint for these bindings: locally the bridge's `/sql`, beside its WebSocket path;
+ * undefined on Neon, where the driver derives it from the host (`https://api.<region host>/sql`).
+ */
+export function httpEndpoint(b: Pick<Bindings, "NEON_WS_PROXY">): string | undefined {
+  return b.NEON_WS_PROXY ? `http://${b.NEON_WS_PROXY.replace(/\/v\d+$/, "")}/sql` : undefined;
+}
+
+// `neonConfig.fetchEndpoint` is one setting for the whole isolate, but the endpoint belongs to the
+// bindings (a test process serves apps behind different bridges). So each query names its endpoint
+// in its fetch options, under this key, and the fetch function installed once below honours it.
+const ENDPOINT = Symbol("admit.sqlEndpoint");
+type EndpointInit = RequestInit & { [ENDPOINT]?: string };
+let routedFetch = false;
+function installRoutedFetch(): void {
+  if (routedFetch) return;
+  routedFetch = true;
+  const inner = neonConfig.fetchFunction as typeof fetch | undefined;
+  neonConfig.fetchFunction = (url: string, init: EndpointInit) => (inner ?? fetch)(init?.[ENDPOINT] ?? url, init);
+}
+
+type HttpSql = ReturnType<typeof neon>;
+/** One `neon()` function per connection string, kept for the isolate's life (it holds no connection). */
+const httpSql = new Map<string, HttpSql>();
+function httpSqlFor(url: string): HttpSql {
+  let sql = httpSql.get(url);
+  if (!sql) httpSql.set(url, (sql = neon(url, { fullResults: true })));
+  return sql;
 }
 
 export function unavailable(detail: string, retryAfterS = 2): ProblemError {
@@ -200,29 +239,66 @@ export class RequestDb {
     return this.connecting;
   }
 
-  /** Runs one statement (its own transaction) and returns its rows. */
+  /** The transport of the next statement: the session while a transaction is open, else HTTP (see the top of this file). */
+  get transport(): "http" | "websocket" {
+    return this.inTx || this.bindings.DB_TRANSPORT === "websocket" ? "websocket" : "http";
+  }
+
+  /** Runs one statement (its own transaction, unless inside begin/commit) and returns its rows. */
   async query<R = Record<string, unknown>>(text: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<R[]> {
-    if (this.broken) throw unavailable("The database connection of this request was lost.");
+    return this.run<R>(text, params, opts, this.transport);
+  }
+
+  private async run<R>(text: string, params: unknown[], opts: QueryOptions, transport: "http" | "websocket"): Promise<R[]> {
+    if (transport === "websocket" && this.broken) throw unavailable("The database connection of this request was lost.");
     const started = Date.now();
     const deadline = Math.min(this.deadline, opts.withinMs === undefined ? Infinity : started + opts.withinMs);
-    let sent = false;
+    const sending = { sent: false };
     try {
-      const client = await this.withDeadline(this.connect(), deadline);
-      sent = true;
-      // Use the unnamed statement only (no named prepared statements): works behind PgBouncer in transaction mode.
-      const result = await this.withDeadline(client.query(text, params), deadline);
-      return result.rows as R[];
+      const rows = transport === "http" ? await this.viaHttp(text, params, deadline, sending) : await this.viaSession(text, params, deadline, sending);
+      return rows as R[];
     } catch (err) {
       if (this.inTx) this.txFailed = true;
       const state = sqlState(err);
       if (state) throw mapSqlError(state, err);
       if (err instanceof ProblemError) throw err;
-      this.broken = true;
-      void this.close();
+      if (transport === "websocket") {
+        this.broken = true;
+        void this.close();
+      }
       const what = err instanceof Timeout ? `No answer from the database within ${Date.now() - started} ms.` : "The database connection failed.";
       // Inside an explicit transaction nothing commits until COMMIT, and a dropped connection rolls back.
-      if (sent && opts.write && (!this.inTx || opts.commit)) throw outcomeUnknown(what);
+      if (sending.sent && opts.write && (!this.inTx || opts.commit)) throw outcomeUnknown(what);
       throw unavailable(what);
+    }
+  }
+
+  private async viaSession(text: string, params: unknown[], deadline: number, sending: { sent: boolean }): Promise<unknown[]> {
+    const client = await this.withDeadline(this.connect(), deadline);
+    sending.sent = true;
+    // Use the unnamed statement only (no named prepared statements): works behind PgBouncer in transaction mode.
+    const result = await this.withDeadline(client.query(text, params), deadline);
+    return result.rows;
+  }
+
+  private async viaHttp(text: string, params: unknown[], deadline: number, sending: { sent: boolean }): Promise<unknown[]> {
+    const url = this.bindings.DATABASE_URL;
+    if (!url) throw notConfigured();
+    const endpoint = httpEndpoint(this.bindings);
+    if (endpoint) installRoutedFetch();
+    const abort = new AbortController();
+    const fetchOptions: EndpointInit = { signal: abort.signal };
+    if (endpoint) fetchOptions[ENDPOINT] = endpoint;
+    try {
+      if (deadline <= Date.now()) throw new Timeout();
+      sending.sent = true;
+      const result = await this.withDeadline(httpSqlFor(url).query(text, params, { fullResults: true, fetchOptions }), deadline);
+      return result.rows;
+    } catch (err) {
+      abort.abort(); // a statement the Worker gave up on must not keep its fetch open
+      // A fetch that could not even connect sent nothing (undici's ECONNREFUSED; workerd does not say).
+      if ((err as { sourceError?: { cause?: { code?: string } } }).sourceError?.cause?.code === "ECONNREFUSED") sending.sent = false;
+      throw err;
     }
   }
 
@@ -239,7 +315,7 @@ export class RequestDb {
   /** Opens an explicit transaction; every query until commit()/rollback() runs inside it. */
   async begin(): Promise<void> {
     if (this.inTx) throw new Error("begin(): a transaction is already open on this request");
-    await this.query("BEGIN");
+    await this.run("BEGIN", [], {}, "websocket");
     this.inTx = true;
     this.txFailed = false;
   }
@@ -259,7 +335,7 @@ export class RequestDb {
     this.inTx = false;
     if (this.broken) return;
     try {
-      await this.query("ROLLBACK");
+      await this.run("ROLLBACK", [], {}, "websocket");
     } catch {
       /* the server rolls back when the connection goes */
     }

@@ -8,6 +8,11 @@ export interface Bindings {
   API_TOKEN?: string;
   /** Local only: the WebSocket→TCP bridge in front of Postgres, e.g. "127.0.0.1:8788/v1". Unset on Neon. */
   NEON_WS_PROXY?: string;
+  /**
+   * "websocket": every statement over a WebSocket `Client` session. Default: one-statement work over
+   * HTTP (`neon()`), explicit transactions over the session (functions/db.ts).
+   */
+  DB_TRANSPORT?: string;
   /** A request's whole database time budget in ms (connect + statements). Default 5000. */
   DB_BUDGET_MS?: string;
   /** How long one statement may wait for a lock, in ms. Default 2000. */

@@ -62,7 +62,7 @@ describe("the driver's writes: one WebSocket frame per statement", () => {
   });
 
   it("sends a pipelined connect with its first query as one frame, each later statement as one, and the Terminate on close", async () => {
-    const h = new RequestDb(bindings(db, { NEON_WS_PROXY: bridge.wsProxy }));
+    const h = new RequestDb(bindings(db, { NEON_WS_PROXY: bridge.wsProxy, DB_TRANSPORT: "websocket" }));
     expect(await h.query("SELECT $1::int AS n", [1])).toEqual([{ n: 1 }]);
     expect(bridge.stats().clientMessages).toBe(1); // startup + password + Parse/Bind/Describe/Execute/Sync
     expect(await h.query("SELECT $1::int AS n", [2])).toEqual([{ n: 2 }]);

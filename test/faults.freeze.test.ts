@@ -16,7 +16,7 @@ import { migrate } from "../dev/migrate";
 import { postmasterPid, startPostgres, type PgHandle } from "../dev/postgres";
 import { listProcesses } from "../dev/proc";
 import { CAPABILITIES, retryable, type Capability, type Query } from "./capabilities";
-import { client, serveApp, TOKEN, type Served } from "./support";
+import { client, serveApp, settled as settleAll, TOKEN, type Served } from "./support";
 
 const BUDGET_MS = 2_000;
 let tmp: string;
@@ -100,17 +100,8 @@ async function call(base: string, method: string, p: string, body?: unknown, hea
   return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };
 }
 
-/** Waits until only our own check connection is left on the database: every late commit has landed. */
-async function settled() {
-  for (let i = 0; i < 200; i++) {
-    const [{ n }] = await q<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
-    );
-    if (n === 0 && bridge.stats().open === 0) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("connections did not drain after the thaw");
-}
+/** Nothing in flight through the bridge or on any database: every late commit has landed. */
+const settled = () => settleAll(bridge, q, { everywhere: true, attempts: 200 });
 
 describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s with Postgres frozen mid-burst", (_name, cap: Capability) => {
   it("answers honestly within the budget, resumes without a restart, no 503 hides a write, invariants hold", async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Bridge, type Faults } from "../dev/bridge";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { CAPABILITIES, retryable, type Capability, type HttpCall, type Query } from "./capabilities";
-import { client, freshDatabase, sql, TOKEN } from "./support";
+import { client, freshDatabase, settled as settleAll, sql, TOKEN } from "./support";
 
 let db: string;
 let bridge: Bridge;
@@ -39,15 +39,8 @@ async function withFaults<T>(faults: Faults, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Every connection through the bridge is closed: late commits have landed. */
-async function settled() {
-  for (let i = 0; i < 100 && bridge.stats().open > 0; i++) await new Promise((r) => setTimeout(r, 100));
-  for (let i = 0; i < 100; i++) {
-    const [{ n }] = await q<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
-    if (n === 0) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Nothing in flight through the bridge or on the database: late commits have landed. */
+const settled = () => settleAll(bridge, q);
 
 async function newKey(cap: Capability): Promise<string> {
   const key = unique("rt");

@@ -11,7 +11,7 @@ import { RequestDb } from "../functions/db";
 import { ProblemError } from "../functions/errors";
 import { lockKey } from "../functions/keys";
 import { CAPABILITIES, retryable, type Capability, type HttpCall, type Query } from "./capabilities";
-import { bindings, client, connect, freshDatabase, serveApp, sql, type Served } from "./support";
+import { bindings, client, connect, freshDatabase, serveApp, settled as settleAll, sql, type Served } from "./support";
 
 const BUDGET_MS = 1_500;
 let db: string;
@@ -62,19 +62,8 @@ function expectHonest(res: Awaited<ReturnType<typeof send>>, cap: Capability, al
   if (res.status === 504) expect(res.json.type).toBe("/problems/outcome-unknown");
 }
 
-/** Waits until no connection but ours is open on the suite's database, so late commits have landed. */
-async function settled() {
-  for (let i = 0; i < 100; i++) {
-    if (bridge.stats().open > 0) {
-      await new Promise((r) => setTimeout(r, 100));
-      continue;
-    }
-    const [{ n }] = await q<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
-    if (n === 0) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("connections to the test database did not close");
-}
+/** Nothing in flight on the suite's database: late commits have landed. */
+const settled = () => settleAll(bridge, q);
 
 async function withFaults<T>(faults: Faults, fn: () => Promise<T>): Promise<T> {
   bridge.setFaults(faults);

@@ -2,6 +2,7 @@
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, inject } from "vitest";
+import type { Bridge } from "../dev/bridge";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { createClient } from "../functions/db";
 import type { Bindings } from "../functions/env";
@@ -153,4 +154,23 @@ export async function withServedApp<T>(env: Bindings, fn: (api: ReturnType<typeo
   } finally {
     await served.close();
   }
+}
+
+/**
+ * Waits until nothing is in flight: no WebSocket session or HTTP request open at `bridge`, and no
+ * backend but `query`'s own busy or inside a transaction, on its database (or on every database with
+ * `everywhere`). The bridge's idle pooled connections hold nothing, so they do not count. After it,
+ * every late commit has landed. Throws after `attempts` × 100 ms: a bound for a broken test.
+ */
+export async function settled(bridge: Pick<Bridge, "stats">, query: (text: string) => Promise<Array<{ n: number }>>, { everywhere = false, attempts = 100 } = {}): Promise<void> {
+  const scope = everywhere ? "backend_type = 'client backend'" : "datname = current_database()";
+  for (let i = 0; i < attempts; i++) {
+    const s = bridge.stats();
+    if (s.open === 0 && s.httpOpen === 0) {
+      const [{ n }] = await query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${scope} AND pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle'`);
+      if (n === 0) return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("connections to the test database did not settle");
 }
