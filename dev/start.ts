@@ -1,9 +1,12 @@
 // `npm start`: embedded Postgres (data in .data/postgres, kept across restarts) → migrations →
-// WebSocket bridge → the Worker in `wrangler dev` on PORT (default 8787). Ctrl-C stops it all.
+// WebSocket bridge → the Worker in `wrangler dev` on PORT (default 8787). Ctrl-C stops it all, and
+// so does any kill of `npm start`: SIGKILL of npm or tsx is noticed here (watchAncestors), and
+// SIGKILL of this process by the guard (dev/guard.mjs), which then stops wrangler and Postgres.
 // With DATABASE_URL set, that Postgres is used instead of the embedded one.
 import "./node-ws";
 import { join } from "node:path";
 import { startBridge, type Bridge } from "./bridge";
+import { watchAncestors } from "./lifeline";
 import { DATA_DIR, devToken } from "./local";
 import { isLoopbackUrl, migrate } from "./migrate";
 import { startPostgres, type PgHandle } from "./postgres";
@@ -42,8 +45,18 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
+  process.on("SIGHUP", () => void shutdown(0)); // the terminal closed
+  // npm or tsx killed: nobody would ever send us a signal again.
+  watchAncestors((why) => {
+    say(`${why}: stopping`);
+    void shutdown(1);
+  });
+  // Whoever read our output may be gone (EPIPE): the shutdown must go on regardless.
+  process.stdout.on("error", () => {});
+  process.stderr.on("error", () => {});
 
   try {
+    const workerPort = port("PORT", 8787);
     let databaseUrl = process.env.DATABASE_URL;
     if (databaseUrl) {
       say(`using DATABASE_URL (${new URL(databaseUrl).host})`);
@@ -64,7 +77,7 @@ async function main(): Promise<void> {
     say("starting the Worker in wrangler dev…");
     const vars: Record<string, string> = { DATABASE_URL: databaseUrl, API_TOKEN: token };
     if (wsProxy) vars.NEON_WS_PROXY = wsProxy;
-    worker = await startWranglerDev({ port: port("PORT", 8787), vars, log: wranglerLine });
+    worker = await startWranglerDev({ port: workerPort, vars, log: wranglerLine });
 
     console.log(`
   Admit is running.
@@ -80,7 +93,7 @@ async function main(): Promise<void> {
       -d '{"resource":"223/345","holder":"me","start":"2021-01-01T14:45:00Z","end":"2021-01-04T14:45:00Z"}'
     npm run demo        # seed 000: 10 simultaneous identical reservations
 
-  Ctrl-C stops everything.
+  Ctrl-C (or any kill of npm start) stops everything.
 `);
   } catch (err) {
     console.error(`[admit] could not start: ${(err as Error).message}`);
