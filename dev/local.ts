@@ -36,7 +36,8 @@ export async function freePort(): Promise<number> {
   return bindAny(); // a crowded range: let the kernel choose
 }
 
-function canBind(port: number): Promise<boolean> {
+/** Whether a server could listen on 127.0.0.1:`port` right now. */
+export function canBind(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();

