@@ -1,7 +1,8 @@
-// `npm start`: embedded Postgres (data in .data/postgres, kept across restarts) → migrations →
-// WebSocket bridge → the Worker in `wrangler dev` on PORT (default 8787). Ctrl-C stops it all, and
-// so does any kill of `npm start`: SIGKILL of npm or tsx is noticed here (watchAncestors), and
-// SIGKILL of this process by the guard (dev/guard.mjs), which then stops wrangler and Postgres.
+// `npm start`: embedded Postgres (data in .data/postgres, or under ADMIT_DATA_DIR, kept across
+// restarts) → migrations → WebSocket bridge → the Worker in `wrangler dev` on PORT (default 8787).
+// Ctrl-C stops it all, and so does any kill of `npm start`: a SIGKILL of npm or tsx is noticed here
+// (watchAncestors) and this process stops everything; if this process itself is killed, the guard
+// (dev/guard.mjs) stops wrangler and Postgres.
 // With DATABASE_URL set, that Postgres is used instead of the embedded one.
 import "./node-ws";
 import { join } from "node:path";
