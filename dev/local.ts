@@ -2,12 +2,15 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-/** Git-ignored: embedded Postgres data and the dev token, kept across restarts. */
-export const DATA_DIR = join(ROOT, ".data");
+/**
+ * Git-ignored: embedded Postgres data and the dev token, kept across restarts. ADMIT_DATA_DIR puts
+ * them elsewhere (the lifecycle tests run `npm start` on a throwaway one, never on a user's .data).
+ */
+export const DATA_DIR = process.env.ADMIT_DATA_DIR ? resolve(process.env.ADMIT_DATA_DIR) : join(ROOT, ".data");
 const DEV_TOKEN_FILE = join(DATA_DIR, "dev-api-token");
 
 /** API_TOKEN if set, else the dev token kept in .data/ (made on first use, so curl commands keep working). */
@@ -33,7 +36,8 @@ export async function freePort(): Promise<number> {
   return bindAny(); // a crowded range: let the kernel choose
 }
 
-function canBind(port: number): Promise<boolean> {
+/** Whether a server could listen on 127.0.0.1:`port` right now. */
+export function canBind(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();

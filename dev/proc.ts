@@ -1,6 +1,8 @@
 // Processes, listening sockets and CPU time from /proc (Linux only; elsewhere each reader returns
 // null). Used to find wrangler's workerd processes and their ports (dev/wrangler.ts), Postgres's
-// processes (test/faults.freeze.test.ts), and where each bench row's machine time went (bench/cpu.ts).
+// processes (test/faults.freeze.test.ts), where each bench row's machine time went (bench/cpu.ts),
+// whether the processes `npm start` runs under are still alive (dev/lifeline.ts), and who holds a
+// port that a start finds taken (dev/start.ts, dev/wrangler.ts, dev/postgres.ts).
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** One process, from /proc/PID/stat. CPU times are in clock ticks (see TICK_US). */
@@ -89,4 +91,93 @@ export function listeningPorts(pids: number[]): Set<number> | null {
     }
   }
   return ports;
+}
+
+/** A live process's identity from /proc/PID/stat: `start` (boot-relative start time) tells a reused pid apart. Null when it is gone, a zombie, or there is no /proc. */
+export function liveProcess(pid: number): { pid: number; comm: string; ppid: number; pgrp: number; start: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (f[0] === "Z" || f[0] === "X") return null;
+    const { comm, ppid, pgrp } = parseStat(pid, stat);
+    return { pid, comm, ppid, pgrp, start: Number(f[19]) }; // field 22: starttime
+  } catch {
+    return null;
+  }
+}
+
+/** A process listening on a TCP port. */
+export interface PortHolder {
+  pid: number;
+  pgrp: number;
+  /** Its command line, spaces between the arguments (the command name when that cannot be read). */
+  command: string;
+}
+
+/**
+ * Who listens on TCP `port` (any local address, IPv4 or IPv6): the reverse of listeningPorts, from
+ * /proc/net/tcp{,6} (socket inodes) and /proc/PID/fd (which process holds them). Empty when the
+ * listener is not visible to this user; null without /proc.
+ */
+export function portHolders(port: number): PortHolder[] | null {
+  const inodes = new Set<string>();
+  try {
+    for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+      let text: string;
+      try {
+        text = readFileSync(file, "utf8");
+      } catch (err) {
+        if (file.endsWith("6")) continue; // IPv6 disabled
+        throw err;
+      }
+      for (const line of text.split("\n").slice(1)) {
+        const f = line.trim().split(/\s+/);
+        if (f[3] === "0A" && parseInt(f[1].split(":").pop()!, 16) === port) inodes.add(f[9]);
+      }
+    }
+  } catch {
+    return null;
+  }
+  const holders: PortHolder[] = [];
+  if (!inodes.size) return holders;
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    const pid = Number(d);
+    try {
+      const holds = readdirSync(`/proc/${d}/fd`).some((fd) => {
+        try {
+          return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${d}/fd/${fd}`))?.[1] ?? "");
+        } catch {
+          return false;
+        }
+      });
+      if (!holds) continue;
+      const proc = parseStat(pid, readFileSync(`/proc/${d}/stat`, "utf8"));
+      let command = proc.comm;
+      try {
+        command = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ").replace(/\s+/g, " ") || proc.comm;
+      } catch {
+        /* the name will do */
+      }
+      holders.push({ pid, pgrp: proc.pgrp, command });
+    } catch {
+      /* exited, or not ours to read */
+    }
+  }
+  return holders;
+}
+
+/**
+ * "port 8787 is held by pid 123 (workerd serve …), process group 120: stop it with `kill 123`, or
+ * its whole group with `kill -- -120`", for a start that found its port taken.
+ */
+export function describePortHolders(port: number): string {
+  const holders = portHolders(port);
+  if (holders === null) return `port ${port} is already in use`;
+  if (!holders.length) return `port ${port} is already in use, by a process this user cannot see (try: ss -ltnp 'sport = :${port}' as root)`;
+  const short = (c: string) => (c.length > 120 ? c.slice(0, 117) + "…" : c);
+  const who = holders.map((h) => `pid ${h.pid} (${short(h.command)}), process group ${h.pgrp}`).join("; ");
+  const groups = [...new Set(holders.map((h) => h.pgrp))];
+  const pids = holders.map((h) => h.pid);
+  return `port ${port} is held by ${who}: stop it with "kill ${pids.join(" ")}", or its whole process group with "kill -- ${groups.map((g) => `-${g}`).join(" ")}"`;
 }

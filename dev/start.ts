@@ -1,12 +1,17 @@
-// `npm start`: embedded Postgres (data in .data/postgres, kept across restarts) → migrations →
-// WebSocket bridge → the Worker in `wrangler dev` on PORT (default 8787). Ctrl-C stops it all.
+// `npm start`: embedded Postgres (data in .data/postgres, or under ADMIT_DATA_DIR, kept across
+// restarts) → migrations → WebSocket bridge → the Worker in `wrangler dev` on PORT (default 8787).
+// Ctrl-C stops it all, and so does any kill of `npm start`: a SIGKILL of npm or tsx is noticed here
+// (watchAncestors) and this process stops everything; if this process itself is killed, the guard
+// (dev/guard.mjs) stops wrangler and Postgres.
 // With DATABASE_URL set, that Postgres is used instead of the embedded one.
 import "./node-ws";
 import { join } from "node:path";
 import { startBridge, type Bridge } from "./bridge";
-import { DATA_DIR, devToken } from "./local";
+import { watchAncestors } from "./lifeline";
+import { canBind, DATA_DIR, devToken } from "./local";
 import { isLoopbackUrl, migrate } from "./migrate";
 import { startPostgres, type PgHandle } from "./postgres";
+import { describePortHolders } from "./proc";
 import { startWranglerDev, type WranglerDev } from "./wrangler";
 
 const say = (line: string) => console.log(`[admit] ${line}`);
@@ -17,6 +22,12 @@ function port(name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name}=${raw} is not a port number (0–65535).`);
   return n;
+}
+
+/** A fixed port already taken fails the start at once, naming the process that holds it and how to stop it. */
+async function checkFree(name: string, value: number): Promise<void> {
+  if (value === 0 || (await canBind(value))) return;
+  throw new Error(`${describePortHolders(value)}; or set ${name} to another port`);
 }
 
 /** wrangler's own lines (it no longer tries to fetch Request.cf offline: see dev/wrangler.ts). */
@@ -42,9 +53,22 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
+  process.on("SIGHUP", () => void shutdown(0)); // the terminal closed
+  // npm or tsx killed: nobody would ever send us a signal again.
+  watchAncestors((why) => {
+    say(`${why}: stopping`);
+    void shutdown(1);
+  });
+  // Whoever read our output may be gone (EPIPE): the shutdown must go on regardless.
+  process.stdout.on("error", () => {});
+  process.stderr.on("error", () => {});
 
   try {
+    const workerPort = port("PORT", 8787);
     let databaseUrl = process.env.DATABASE_URL;
+    await checkFree("PORT", workerPort);
+    if (!databaseUrl) await checkFree("PGPORT", port("PGPORT", 0));
+    if (!databaseUrl || isLoopbackUrl(databaseUrl)) await checkFree("BRIDGE_PORT", port("BRIDGE_PORT", 0));
     if (databaseUrl) {
       say(`using DATABASE_URL (${new URL(databaseUrl).host})`);
     } else {
@@ -64,7 +88,7 @@ async function main(): Promise<void> {
     say("starting the Worker in wrangler dev…");
     const vars: Record<string, string> = { DATABASE_URL: databaseUrl, API_TOKEN: token };
     if (wsProxy) vars.NEON_WS_PROXY = wsProxy;
-    worker = await startWranglerDev({ port: port("PORT", 8787), vars, log: wranglerLine });
+    worker = await startWranglerDev({ port: workerPort, vars, log: wranglerLine });
 
     console.log(`
   Admit is running.
@@ -80,7 +104,7 @@ async function main(): Promise<void> {
       -d '{"resource":"223/345","holder":"me","start":"2021-01-01T14:45:00Z","end":"2021-01-04T14:45:00Z"}'
     npm run demo        # seed 000: 10 simultaneous identical reservations
 
-  Ctrl-C stops everything.
+  Ctrl-C (or any kill of npm start) stops everything.
 `);
   } catch (err) {
     console.error(`[admit] could not start: ${(err as Error).message}`);

@@ -1,9 +1,11 @@
 // Runs the Worker in the real Workers runtime (`wrangler dev`, workerd) on loopback, for npm start,
-// the runtime test suite and the benchmark. Its process group is killed on stop: no orphans.
+// the runtime test suite and the benchmark. Its process group is killed on stop, and by the guard
+// (dev/lifeline.ts) if the process that started it dies first, however: no orphans.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { freePort, ROOT } from "./local";
-import { listeningPorts, listProcesses } from "./proc";
+import { guardProcessGroup } from "./lifeline";
+import { describePortHolders, listeningPorts, listProcesses } from "./proc";
 
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
@@ -81,6 +83,8 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
       ...(opts.devtools === false ? { VSCODE_INSPECTOR_OPTIONS: "{}" } : {}),
     },
   });
+  // Its own process group outlives us unless someone kills it: the guard does, if we die first.
+  const release = child.pid !== undefined ? guardProcessGroup(child.pid) : () => {};
   const output: string[] = [];
   const onData = (chunk: Buffer) => {
     for (const line of chunk.toString().split("\n")) {
@@ -94,6 +98,10 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
   child.stderr?.on("data", onData);
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
+  // Exited on its own (a crash): the guard has nothing left to kill once the group is empty.
+  child.once("exit", () => {
+    if (!(listProcesses() ?? []).some((p) => p.pgrp === child.pid)) release();
+  });
 
   const stop = async () => {
     if (exited || child.pid === undefined) return;
@@ -111,6 +119,15 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     }, 5_000);
     await exit;
     clearTimeout(killer);
+    // wrangler gone but a workerd of its group still there (it ignored SIGTERM): no orphans.
+    if ((listProcesses() ?? []).some((p) => p.pgrp === child.pid)) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }
+    release();
   };
 
   const url = `http://127.0.0.1:${port}`;
@@ -121,8 +138,9 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     // A port taken before wrangler bound it: workerd says so and keeps running; give up at once so
     // the caller can try another port instead of waiting out the whole ready timeout.
     if (output.some((l) => /Address already in use/.test(l))) {
+      const holder = describePortHolders(port);
       await stop();
-      throw new Error(`wrangler dev could not bind ${url}: Address already in use`);
+      throw new Error(`wrangler dev could not bind ${url}: Address already in use — ${holder}`);
     }
     try {
       const res = await fetch(url + "/", { signal: AbortSignal.timeout(1_000) });
