@@ -81,6 +81,10 @@ export interface Bridge {
   port: number;
   host: string;
   wsProxy: string;
+  /** The limits it runs with (BridgeOptions, defaults filled in). */
+  poolSize: number;
+  maxSessions: number;
+  queueMs: number;
   stats(): BridgeStats;
   resetStats(): void;
   /** Faults for connections opened from now on; `undefined` turns fault mode off (open ones keep theirs). */
@@ -188,7 +192,11 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   const sqlSockets = new Set<net.Socket>();
 
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({
+    // The client closes idle keep-alive connections, never the bridge: with Node's default (5 s) the
+    // bridge closed sockets workerd was about to reuse, and a statement sent on one was lost unrun.
+    keepAliveTimeout: 10 * 60_000,
+  }, (req, res) => {
     if (new URL(req.url ?? '/', 'http://bridge').pathname === '/sql') {
       if (req.method === 'POST') return void serveSql(req, res);
       res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('POST a query to /sql\n');
@@ -497,7 +505,10 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
         ? new Error(`bridge port ${opts.port} in use: set PORT to another port or stop the other process`)
         : err);
     });
-    server.listen(opts.port ?? 0, host, () => resolve());
+    // A burst opens hundreds of connections at once (workerd makes one per concurrent fetch): with
+    // Node's default accept backlog (511) the kernel overflowed the queue and the Worker saw
+    // "Network connection lost" for requests that never arrived — a 504 for writes that never ran.
+    server.listen({ port: opts.port ?? 0, host, backlog: 4096 }, () => resolve());
   });
   server.on('error', (err: Error) => log(`bridge: ${err.message}`));
   const port = (server.address() as net.AddressInfo).port;
@@ -508,6 +519,9 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     port,
     host,
     wsProxy: `${host}:${port}/v1`,
+    poolSize,
+    maxSessions,
+    queueMs,
     stats: () => ({ ...stats, ...pools.stats() }),
     resetStats: () => {
       stats = { ...zeroStats(), open: stats.open, httpOpen: stats.httpOpen, sessionsWaiting: stats.sessionsWaiting };
