@@ -6,7 +6,7 @@
 // With DATABASE_URL set, that Postgres is used instead of the embedded one.
 import "./node-ws";
 import { join } from "node:path";
-import { startBridge, type Bridge } from "./bridge";
+import { BRIDGE_DEFAULTS, startBridge, type Bridge } from "./bridge";
 import { watchAncestors } from "./lifeline";
 import { canBind, DATA_DIR, devToken } from "./local";
 import { isLoopbackUrl, migrate } from "./migrate";
@@ -21,6 +21,15 @@ function port(name: string, fallback: number): number {
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name}=${raw} is not a port number (0–65535).`);
+  return n;
+}
+
+/** A whole number from the environment within [min, max], or the fallback when unset. */
+function count(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name}=${raw}: expected a whole number from ${min} to ${max}.`);
   return n;
 }
 
@@ -77,9 +86,14 @@ async function main(): Promise<void> {
     }
     let wsProxy: string | undefined;
     if (isLoopbackUrl(databaseUrl)) {
-      bridge = await startBridge({ port: port("BRIDGE_PORT", 0) });
+      bridge = await startBridge({
+        port: port("BRIDGE_PORT", 0),
+        poolSize: count("BRIDGE_POOL_SIZE", BRIDGE_DEFAULTS.poolSize, 1, 200),
+        maxSessions: count("BRIDGE_MAX_SESSIONS", BRIDGE_DEFAULTS.maxSessions, 1, 1000),
+        queueMs: count("BRIDGE_QUEUE_MS", BRIDGE_DEFAULTS.queueMs, 1, 60_000),
+      });
       wsProxy = bridge.wsProxy;
-      say(`WebSocket bridge on ${bridge.wsProxy} (loopback targets only)`);
+      say(`bridge (Neon's proxy, locally) on ${bridge.host}:${bridge.port}: HTTP SQL at /sql over a pool of ${bridge.poolSize} connections, WebSocket at /v1 for at most ${bridge.maxSessions} sessions; ${bridge.queueMs} ms in the queue at most, loopback targets only`);
     }
     const { applied } = await migrate({ databaseUrl, wsProxy, log: say });
     say(applied.length ? `applied ${applied.length} migration(s)` : "schema up to date");
