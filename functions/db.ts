@@ -130,6 +130,12 @@ export function mapSqlError(state: string, err: unknown): ProblemError {
   const msg = (err as { message?: string }).message ?? "";
   if (state === "40P01" || state === "40001") return problem(409, "concurrent-conflict", "Concurrent conflict", "Another request changed the same data at the same moment; nothing was applied. Retry.", {}, { "Retry-After": "1" });
   if (state === "23P01" || state === "23505") return problem(409, "conflict", "Conflict", "The write conflicts with existing data (a concurrent request won); nothing was applied.");
+  // A CHECK constraint broken by a write: the stored state moved under the request (a concurrent
+  // change), since the routes validate their input before it reaches the database.
+  if (state === "23514") {
+    const constraint = (err as { constraint?: string }).constraint;
+    return problem(409, "conflict", "Conflict", `The write no longer fits the stored data${constraint ? ` (${constraint})` : ""}, which a concurrent request changed; nothing was applied.`);
+  }
   if (state === "55P03") return problem(503, "lock-timeout", "Lock wait timed out", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
   if (state === "57014") return unavailable("The statement timed out in the database.", 1);
   if (state.startsWith("22")) return problem(422, "validation", "Validation failed", `The database rejected a value: ${msg}`);
