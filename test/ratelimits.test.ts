@@ -374,6 +374,32 @@ describe("sweep", () => {
   });
 });
 
+describe("sweep: a token bucket is never swept while its TAT is in the future", () => {
+  it("after an admitted call on a bucket already ahead of now, the row (and its TAT) survives the sweep", async () => {
+    // A window of about N/100.6 (N = the database clock in ms), so that the end of the 100th aligned
+    // window lies ~0.6 windows ago: two calls just before that end take 5 + 5 of the 10 tokens, moving
+    // the TAT to ~0.4 windows from now, past the aligned window's end and past the first call's TAT.
+    const [{ n }] = await sql<{ n: string }>(suite.db, "SELECT floor(extract(epoch FROM now()) * 1000)::text AS n");
+    const w = Math.round(Number(n) / 100.6);
+    await putPolicy("tbsweep", { algorithm: "token_bucket", limit: 10, window_ms: w });
+    const at = new Date(100 * w - 1).toISOString();
+    const c = await connect(suite.db);
+    try {
+      expect((await checkAt(c, "tbsweep", "k", 5, at)).allowed).toBe(true);
+      expect((await checkAt(c, "tbsweep", "k", 5, at)).allowed).toBe(true);
+    } finally {
+      await c.end();
+    }
+    const [row] = await sql<{ future: boolean }>(suite.db, "SELECT admit_ms_to_ts(tat) > now() AS future FROM ratelimit_counters WHERE policy = 'tbsweep'");
+    expect(row).toEqual({ future: true });
+    await sql(suite.db, "SELECT admit_sweep_ratelimits()");
+    expect(await sql(suite.db, "SELECT key, admit_ms_to_ts(tat) > now() AS future FROM ratelimit_counters WHERE policy = 'tbsweep'")).toEqual([{ key: "k", future: true }]);
+    // ~6 of the 10 tokens are back by now, not 10: a call of 7 is refused (a bucket reset to full would serve it).
+    const now = await check("tbsweep", "k", 7);
+    expect(now.json.allowed).toBe(false);
+  });
+});
+
 describe("no hangs, honest failures", () => {
   it("a burst of denials in one fixed window does not touch the next window: it starts full", async () => {
     await putPolicy("nw", { algorithm: "fixed_window", limit: 3, window_ms: 60_000 });
