@@ -138,7 +138,10 @@ export function mapSqlError(state: string, err: unknown): ProblemError {
   }
   if (state === "55P03") return problem(503, "lock-timeout", "Lock wait timed out", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
   if (state === "57014") return unavailable("The statement timed out in the database.", 1);
-  if (state.startsWith("22")) return problem(422, "validation", "Validation failed", `The database rejected a value: ${msg}`);
+  // 22003 (numeric value out of range) is not the caller's: every input is validated against what
+  // the database stores, so an overflow is of a value the database computed (a counter, a sum) — a bug,
+  // answered as one below, never a 422 that blames the request.
+  if (state.startsWith("22") && state !== "22003") return problem(422, "validation", "Validation failed", `The database rejected a value: ${msg}`);
   // Program limit exceeded (a value too deep, too large for an index row, …): the input, not the service.
   if (state.startsWith("54")) return problem(422, "validation", "Validation failed", `The value is beyond what the database can store: ${msg}`);
   if (state === "42P01" || state === "42883" || state === "42703") return unavailable("The database schema is missing or out of date: run `npm run migrate` against DATABASE_URL.", 30);

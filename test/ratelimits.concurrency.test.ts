@@ -44,7 +44,7 @@ describe("simultaneous bursts on one key", () => {
     expect(results.filter((r) => r.status === 200).map((r) => r.json.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=fw&key=cust");
     expect(usage.json).toMatchObject({ admitted: 50, attempted: 500, rejected: 450, consumed: 50 });
-    expect(await sql(suite.db, "SELECT consumed::int, admitted, attempted, rejected FROM ratelimit_counters WHERE policy = 'fw'")).toEqual([{ consumed: 50, admitted: 50, attempted: 500, rejected: 450 }]);
+    expect(await sql(suite.db, "SELECT consumed::int, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'fw'")).toEqual([{ consumed: 50, admitted: 50, attempted: 500, rejected: 450 }]);
   }, 240_000);
 
   it("token bucket (GCRA): 300 simultaneous checks, capacity 100 → exactly 100 allowed; the stored TAT is exactly 100 emission intervals after the first call to take the row", async () => {
@@ -57,7 +57,7 @@ describe("simultaneous bursts on one key", () => {
     // exactly one window after the database time of one admitted call (the log holds each call's time).
     const [row] = await sql<{ admitted: number; rejected: number; logged: number; anchored: boolean }>(
       suite.db,
-      `SELECT c.admitted, c.rejected,
+      `SELECT c.admitted::int AS admitted, c.rejected::int AS rejected,
               (SELECT count(*)::int FROM ratelimit_log WHERE policy = 'gcra') AS logged,
               EXISTS (SELECT 1 FROM ratelimit_log l WHERE l.policy = 'gcra' AND l.allowed AND admit_ts_to_ms(l.at) = c.tat - $1) AS anchored
          FROM ratelimit_counters c WHERE c.policy = 'gcra'`,
@@ -80,7 +80,7 @@ describe("simultaneous bursts on one key", () => {
     const admittedUnits = results.reduce((s, r, i) => s + (r.status === 200 ? costs[i] : 0), 0);
     expect(admittedUnits).toBeLessThanOrEqual(100);
     expect(admittedUnits).toBeGreaterThanOrEqual(96); // only a cost above what is left can be refused while units remain
-    const [row] = await sql<{ consumed: number; admitted: number; attempted: number }>(suite.db, "SELECT consumed::int, admitted, attempted FROM ratelimit_counters WHERE policy = 'mix'");
+    const [row] = await sql<{ consumed: number; admitted: number; attempted: number }>(suite.db, "SELECT consumed::int, admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'mix'");
     expect(row).toEqual({ consumed: admittedUnits, admitted: results.filter((r) => r.status === 200).length, attempted: 200 });
     expect(results.every((r) => r.json.remaining >= 0)).toBe(true);
   }, 240_000);

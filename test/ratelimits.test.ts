@@ -2,6 +2,7 @@
 // instead of sleeping): policies, overrides, check semantics and headers, refund, usage, log, sweep.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { mapSqlError } from "../functions/db";
 import { rateLimit } from "../functions/ratelimits";
 import { bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "./support";
 
@@ -81,7 +82,7 @@ describe("check", () => {
       expect(denied.headers.get("retry-after")).toBe(String(Math.ceil(denied.json.retry_after_ms / 1000)));
       expect(denied.headers.get("ratelimit")).toMatch(/^"api";r=0;t=\d+$/);
     }
-    const [row] = await sql<{ consumed: string; admitted: number; attempted: number; rejected: number }>(suite.db, "SELECT consumed, admitted, attempted, rejected FROM ratelimit_counters WHERE policy = 'api' AND key = 'cust-1'");
+    const [row] = await sql<{ consumed: string; admitted: number; attempted: number; rejected: number }>(suite.db, "SELECT consumed, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'api' AND key = 'cust-1'");
     expect(row).toEqual({ consumed: "3", admitted: 2, attempted: 5, rejected: 3 });
     // Other keys are untouched.
     expect((await check("api", "cust-2")).json.remaining).toBe(2);
@@ -107,7 +108,7 @@ describe("check", () => {
     const peek = await check("peek", "k", 0);
     expect(peek.status).toBe(429);
     expect(peek.json.remaining).toBe(0);
-    const [row] = await sql<{ attempted: number }>(suite.db, "SELECT attempted FROM ratelimit_counters WHERE policy = 'peek'");
+    const [row] = await sql<{ attempted: number }>(suite.db, "SELECT attempted::int FROM ratelimit_counters WHERE policy = 'peek'");
     expect(row.attempted).toBe(1);
   });
 
@@ -400,6 +401,24 @@ describe("sweep: a token bucket is never swept while its TAT is in the future", 
   });
 });
 
+describe("counters past 2^31 (a hammered key)", () => {
+  it("admitted, attempted and rejected count on past 2 147 483 647: the check answers, usage shows the count", async () => {
+    await putPolicy("hammered", { algorithm: "fixed_window", limit: 5, window_ms: 3_600_000 });
+    expect((await check("hammered", "k")).status).toBe(200);
+    await sql(suite.db, "UPDATE ratelimit_counters SET admitted = 2147483647, attempted = 2147483647, rejected = 2147483647 WHERE policy = 'hammered'");
+    const again = await check("hammered", "k");
+    expect([200, 429]).toContain(again.status);
+    const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=hammered&key=k");
+    expect(usage.status).toBe(200);
+    expect(usage.json.attempted).toBe(2147483648);
+  });
+
+  it("a value out of range in the database (22003) is never answered as the caller's 422", () => {
+    expect(() => mapSqlError("22003", new Error("integer out of range"))).toThrow(/22003/);
+    expect(mapSqlError("22007", new Error("invalid input syntax for type timestamp")).problem.status).toBe(422);
+  });
+});
+
 describe("no hangs, honest failures", () => {
   it("a burst of denials in one fixed window does not touch the next window: it starts full", async () => {
     await putPolicy("nw", { algorithm: "fixed_window", limit: 3, window_ms: 60_000 });
@@ -426,7 +445,7 @@ describe("no hangs, honest failures", () => {
         expect(res.headers.get("retry-after")).toBe("1");
       }),
     );
-    expect(await sql(suite.db, "SELECT attempted FROM ratelimit_counters WHERE policy = 'lk'")).toEqual([{ attempted: 1 }]);
+    expect(await sql(suite.db, "SELECT attempted::int FROM ratelimit_counters WHERE policy = 'lk'")).toEqual([{ attempted: 1 }]);
   });
 
   it("an unreachable database → 503 + Retry-After from the check route and from the rateLimit() middleware", async () => {
