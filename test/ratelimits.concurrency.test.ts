@@ -1,7 +1,7 @@
 // Rate limits under real simultaneous HTTP requests against real Postgres, invariants checked in the
 // database afterwards; and the sliding window's documented approximation bound on a generated workload.
 import { describe, expect, it } from "vitest";
-import { connect, servedApp, sql } from "./support";
+import { connect, servedApp, sql, until, whileHolding } from "./support";
 
 // Every check reaches Postgres here (the deny cache has its own suite), so attempted counts are exact.
 const suite = servedApp("ratelimits_burst", { RATELIMIT_DENY_CACHE: "off" });
@@ -147,4 +147,40 @@ describe("sliding window: the documented approximation bound on a generated work
     expect(admitted.length).toBeGreaterThan(200);
     expect(denied).toBeGreaterThan(100);
   }, 240_000);
+});
+
+// Identical PUTs at the same moment (issue 18, item 4). The table lock lines all ten up on their
+// write, then lets them go together: the interleaving that used to lose, every time.
+async function tenAtOnce(table: string, send: () => Promise<{ status: number; json: any }>) {
+  let pending: Promise<Array<{ status: number; json: any }>> | undefined;
+  await whileHolding(suite.db, `LOCK TABLE ${table} IN SHARE MODE`, [], async () => {
+    pending = Promise.all(Array.from({ length: 10 }, send));
+    await until(async () => {
+      const [{ n }] = await sql<{ n: number }>(suite.db, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%admit_ratelimit_put%'");
+      return n === 10;
+    }, 10_000, "ten PUTs waiting on the table");
+  });
+  return pending!;
+}
+
+describe("identical simultaneous PUTs are idempotent", () => {
+  it("ten identical override PUTs: all succeed, exactly one 201, one override row", async () => {
+    expect((await suite.api("PUT", "/v1/ratelimits/policies/put-race", { algorithm: "fixed_window", limit: 10, window_ms: 60_000 })).status).toBe(201);
+    const body = { limit: 1000, valid_from: "2026-01-01T00:00:00Z", valid_to: "2027-01-01T00:00:00Z" };
+    const results = await tenAtOnce("ratelimit_overrides", () => suite.api("PUT", "/v1/ratelimits/policies/put-race/overrides/cust", body));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    for (const r of results) expect(r.json).toMatchObject({ policy: "put-race", key: "cust", limit: 1000, valid_from: body.valid_from, valid_to: body.valid_to });
+    expect(await sql(suite.db, "SELECT quota FROM ratelimit_overrides WHERE policy = 'put-race' AND key = 'cust'")).toEqual([{ quota: 1000 }]);
+    // A different overlapping period is still a conflict.
+    const other = await suite.api("PUT", "/v1/ratelimits/policies/put-race/overrides/cust", { ...body, valid_from: "2026-06-01T00:00:00Z" });
+    expect(other.status).toBe(409);
+    expect(other.json.type).toBe("/problems/override-conflict");
+  });
+
+  it("ten simultaneous creates of one policy: exactly one 201, the rest 200", async () => {
+    const body = { algorithm: "token_bucket", limit: 7, window_ms: 1000 };
+    const results = await tenAtOnce("ratelimit_policies", () => suite.api("PUT", "/v1/ratelimits/policies/create-race", body));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    for (const r of results) expect(r.json).toMatchObject({ name: "create-race", ...body });
+  });
 });
