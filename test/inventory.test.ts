@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { sweep } from "../functions/scheduled";
 import { bindings, servedApp, sql } from "./support";
 
-const suite = servedApp("inventory");
+// The database's TimeZone has DST that skips midnight (America/Santiago, 2024-09-08 00:00 → 01:00):
+// nights are dates, and nothing about them may depend on the session's zone.
+const suite = servedApp("inventory", {}, { timezone: "America/Santiago" });
 
 const stock = (item: string, from: string, to: string, quantity: number) => suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from, to, quantity });
 const book = (item: string, check_in: string, check_out: string, quantity: number, extra: Record<string, unknown> = {}) =>
@@ -36,6 +38,37 @@ const tokens = (item: string) =>
        FROM inventory_tokens WHERE item = $1 GROUP BY night ORDER BY night`,
     [item],
   );
+
+describe("nights across a DST change that skips midnight (session TimeZone America/Santiago)", () => {
+  it("the database really runs in that zone", async () => {
+    expect(await sql(suite.db, "SELECT current_setting('TimeZone') AS tz")).toEqual([{ tz: "America/Santiago" }]);
+  });
+
+  it("stock over 2024-09-08 … 2024-09-10 (the first night starts at the skipped midnight) stocks both nights; bookings take both or answer 409 naming the night", async () => {
+    const res = await stock("dst/room", "2024-09-08", "2024-09-10", 2);
+    expect(res.status).toBe(200);
+    expect(res.json.nights.map((n: { date: string; capacity: number }) => [n.date, n.capacity])).toEqual([["2024-09-08", 2], ["2024-09-09", 2]]);
+    expect(await tokens("dst/room")).toEqual([
+      { night: "2024-09-08", total: 2, free: 2, confirmed: 0, held: 0 },
+      { night: "2024-09-09", total: 2, free: 2, confirmed: 0, held: 0 },
+    ]);
+    const booked = await book("dst/room", "2024-09-08", "2024-09-10", 2);
+    expect(booked.status).toBe(201);
+    expect((await tokens("dst/room")).map((t) => [t.night, t.confirmed])).toEqual([["2024-09-08", 2], ["2024-09-09", 2]]);
+    const short = await book("dst/room", "2024-09-08", "2024-09-10", 1);
+    expect(short.status).toBe(409);
+    expect(short.json).toMatchObject({ type: "/problems/inventory-short", short: [{ date: "2024-09-08", available: 0 }, { date: "2024-09-09", available: 0 }] });
+    expect((await availability("dst/room", "2024-09-08", "2024-09-10")).map((n) => [n.date, n.booked])).toEqual([["2024-09-08", 2], ["2024-09-09", 2]]);
+  });
+
+  it("a booking whose first night starts at the skipped midnight takes every night (stock set night by night)", async () => {
+    expect((await stock("dst/single", "2024-09-08", "2024-09-09", 1)).status).toBe(200);
+    expect((await stock("dst/single", "2024-09-09", "2024-09-10", 1)).status).toBe(200);
+    const res = await book("dst/single", "2024-09-08", "2024-09-10", 1);
+    expect(res.status).toBe(201);
+    expect((await tokens("dst/single")).map((t) => [t.night, t.confirmed])).toEqual([["2024-09-08", 1], ["2024-09-09", 1]]);
+  });
+});
 
 describe("stock", () => {
   it("sets capacity per night (to exclusive) and answers the nights", async () => {
