@@ -302,3 +302,29 @@ describe("with Idempotency-Key", () => {
     expect(await sql(suite.db, "SELECT count(*)::int AS n FROM inventory_bookings WHERE item = 'hotel/k'")).toEqual([{ n: 1 }]);
   });
 });
+
+describe("changing existing stock costs what the change is", () => {
+  it("3 nights of 5125 rooms lowered to 2565 and raised to 5000: 200 each, within the request's budget (was a 504)", async () => {
+    expect((await stock("change/r", "2000-01-01", "2000-01-04", 5125)).status).toBe(200);
+    const lowered = await stock("change/r", "2000-01-01", "2000-01-04", 2565);
+    expect(lowered.status).toBe(200);
+    expect(lowered.json.nights.map((n: { capacity: number }) => n.capacity)).toEqual([2565, 2565, 2565]);
+    const raised = await stock("change/r", "2000-01-01", "2000-01-04", 5000);
+    expect(raised.status).toBe(200);
+    expect((await tokens("change/r")).map((t) => [t.total, t.free])).toEqual([[5000, 5000], [5000, 5000], [5000, 5000]]);
+    const [{ dup }] = await sql<{ dup: number }>(suite.db, "SELECT count(*) - count(DISTINCT (night, slot)) AS dup FROM inventory_tokens WHERE item = 'change/r'");
+    expect(Number(dup)).toBe(0);
+  });
+
+  it("the per-call bound is on rooms changed: re-setting 11 × 10 000 is fine, removing them all at once is a 422 naming the limit", async () => {
+    expect((await stock("change/big", "2000-02-01", "2000-02-11", 10_000)).status).toBe(200);
+    expect((await stock("change/big", "2000-02-11", "2000-02-12", 10_000)).status).toBe(200);
+    expect((await stock("change/big", "2000-02-01", "2000-02-12", 10_000)).status).toBe(200); // no change
+    const all = await stock("change/big", "2000-02-01", "2000-02-12", 0);
+    expect(all.status).toBe(422);
+    expect(all.json).toMatchObject({ type: "/problems/validation", errors: [{ in: "body", path: "quantity" }] });
+    expect(all.json.errors[0].message).toContain("100000");
+    expect((await tokens("change/big")).reduce((a, t) => a + t.total, 0)).toBe(110_000); // nothing changed
+    expect((await stock("change/big", "2000-02-01", "2000-02-11", 0)).status).toBe(200); // 100 000: at the bound
+  });
+});
