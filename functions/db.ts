@@ -169,9 +169,18 @@ export function mapSqlError(state: string, err: unknown): ProblemError {
   const msg = (err as { message?: string }).message ?? "";
   if (state === "40P01" || state === "40001") return problem(409, "concurrent-conflict", "Concurrent conflict", "Another request changed the same data at the same moment; nothing was applied. Retry.", {}, { "Retry-After": "1" });
   if (state === "23P01" || state === "23505") return problem(409, "conflict", "Conflict", "The write conflicts with existing data (a concurrent request won); nothing was applied.");
+  // A CHECK constraint broken by a write: the stored state moved under the request (a concurrent
+  // change), since the routes validate their input before it reaches the database.
+  if (state === "23514") {
+    const constraint = (err as { constraint?: string }).constraint;
+    return problem(409, "conflict", "Conflict", `The write no longer fits the stored data${constraint ? ` (${constraint})` : ""}, which a concurrent request changed; nothing was applied.`);
+  }
   if (state === "55P03") return problem(503, "lock-timeout", "Lock wait timed out", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
   if (state === "57014") return unavailable("The statement timed out in the database.", 1);
-  if (state.startsWith("22")) return problem(422, "validation", "Validation failed", `The database rejected a value: ${msg}`);
+  // 22003 (numeric value out of range) is not the caller's: every input is validated against what
+  // the database stores, so an overflow is of a value the database computed (a counter, a sum) — a bug,
+  // answered as one below, never a 422 that blames the request.
+  if (state.startsWith("22") && state !== "22003") return problem(422, "validation", "Validation failed", `The database rejected a value: ${msg}`);
   // Program limit exceeded (a value too deep, too large for an index row, …): the input, not the service.
   if (state.startsWith("54")) return problem(422, "validation", "Validation failed", `The value is beyond what the database can store: ${msg}`);
   if (state === "42P01" || state === "42883" || state === "42703") return unavailable("The database schema is missing or out of date: run `npm run migrate` against DATABASE_URL.", 30);

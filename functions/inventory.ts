@@ -7,8 +7,9 @@ import { ProblemSchema, problemResponses } from "./openapi";
 import { name, validationHook } from "./validation";
 
 export const MAX_NIGHTS = 366;
-/** Tokens are rows (one per room-night): capacity per night, and room-nights written by one stock call, are bounded. */
+/** Tokens are rows (one per room-night): capacity per night, and room-nights changed by one stock call, are bounded. */
 const MAX_CAPACITY = 10_000;
+/** The SQL function's bound (schema/000032): Σ over the call's nights of |new − old capacity|. */
 const MAX_STOCK_ROOM_NIGHTS = 100_000;
 const MAX_HOLD_MS = 86_400_000;
 const DAY_MS = 86_400_000;
@@ -74,12 +75,7 @@ const StockBody = dateRange(
   }),
   "from",
   "to",
-)
-  .refine((b) => nightsBetween(b.from, b.to) * b.quantity <= MAX_STOCK_ROOM_NIGHTS, {
-    path: ["quantity"],
-    message: `nights × quantity may be at most ${MAX_STOCK_ROOM_NIGHTS} per call (each room-night is a row); split the range`,
-  })
-  .openapi("InventoryStock");
+).openapi("InventoryStock");
 
 const AvailabilityQuery = dateRange(
   z.object({
@@ -121,7 +117,7 @@ inventory.openapi(
     path: "/v1/inventory/{item}/stock",
     tags: ["Inventory"],
     summary: "Set the capacity of each night in [from, to)",
-    description: `Up to ${MAX_NIGHTS} nights. All or nothing: lowering any night below what is booked + held there is a 409 naming those nights, and nothing changes.`,
+    description: `Up to ${MAX_NIGHTS} nights, changing at most ${MAX_STOCK_ROOM_NIGHTS} room-nights (the sum over the nights of |quantity − current capacity|; a larger change is a 422 — split the range). All or nothing: lowering any night below what is booked + held there is a 409 naming those nights, and nothing changes.`,
     request: { params: ItemParam, body: { required: true, content: { "application/json": { schema: StockBody } } } },
     responses: {
       200: { description: "The nights as they are now", content: { "application/json": { schema: Nights } } },
@@ -133,11 +129,15 @@ inventory.openapi(
     const { item } = c.req.valid("param");
     const b = c.req.valid("json");
     const db = c.var.db;
-    const [{ r }] = await db.query<{ r: { ok: boolean; nights: unknown[] } }>(
+    const [{ r }] = await db.query<{ r: { ok: boolean; nights: unknown[]; too_large?: boolean; limit?: number; rooms_changed?: number } }>(
       "SELECT admit_inventory_set_stock($1, $2::date, $3::date, $4::integer, $5::integer) AS r",
       [item, b.from, b.to, b.quantity, db.lockTimeoutMs],
       { write: true },
     );
+    if (r.too_large) {
+      const message = `this call would change ${r.rooms_changed} room-nights (the sum over its nights of |quantity − current capacity|); at most ${r.limit} per call (each room-night is a row): split the range`;
+      throw problem(422, "validation", "Validation failed", `body quantity: ${message}`, { errors: [{ in: "body", path: "quantity", message }] });
+    }
     if (!r.ok) {
       throw problem(409, "stock-below-taken", "Stock below what is taken", `Capacity ${b.quantity} is below booked + held on ${r.nights.length} night(s); nothing changed.`, { nights: r.nights });
     }

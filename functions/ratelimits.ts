@@ -7,7 +7,7 @@ import type { AppEnv } from "./env";
 import { problem } from "./errors";
 import { ProblemSchema, problemResponses } from "./openapi";
 import { checkRateLimit, denyCache, denyCacheFor, rateLimitHeaders } from "./ratelimit-middleware";
-import { name, Rfc3339, validationHook } from "./validation";
+import { isLater, name, Rfc3339, validationHook } from "./validation";
 
 export { DenyCache, denyCache, denyCacheFor, rateLimit, checkRateLimit, rateLimitHeaders } from "./ratelimit-middleware";
 export type { RateLimitOptions, RateLimitResult, RateLimitDecision } from "./ratelimit-middleware";
@@ -56,7 +56,7 @@ const OverrideBody = z
     valid_from: Rfc3339.openapi({ description: "Inclusive" }),
     valid_to: Rfc3339.nullable().optional().openapi({ description: "Exclusive; omitted or null = open-ended" }),
   })
-  .refine((b) => !b.valid_to || Date.parse(b.valid_to) > Date.parse(b.valid_from), { path: ["valid_to"], message: "valid_to must be after valid_from (periods are half-open [valid_from, valid_to))" })
+  .refine((b) => !b.valid_to || isLater(b.valid_to, b.valid_from), { path: ["valid_to"], message: "valid_to must be after valid_from (periods are half-open [valid_from, valid_to))" })
   .openapi("RateLimitOverrideInput");
 
 const Info = z
@@ -119,7 +119,7 @@ const UsageQuery = z
     to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" } }),
   })
   .refine((q) => (q.from === undefined) === (q.to === undefined), { path: ["to"], message: "give both from and to, or neither" })
-  .refine((q) => !q.from || !q.to || Date.parse(q.to) > Date.parse(q.from), { path: ["to"], message: "to must be after from" });
+  .refine((q) => !q.from || !q.to || isLater(q.to, q.from), { path: ["to"], message: "to must be after from" });
 
 const NameParam = z.object({ name: PolicyName.openapi({ param: { name: "name", in: "path" }, example: "api" }) });
 const OverrideParams = NameParam.extend({ key: Key.openapi({ param: { name: "key", in: "path" }, example: "customer-42" }) });

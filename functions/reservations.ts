@@ -5,7 +5,7 @@ import type { AppEnv } from "./env";
 import { problem } from "./errors";
 import { lockKey } from "./keys";
 import { ProblemSchema, problemResponses } from "./openapi";
-import { name, Rfc3339, validationHook } from "./validation";
+import { isLater, name, Rfc3339, validationHook } from "./validation";
 
 const MAX_PAGE = 1000;
 const MAX_AVAILABILITY_DAYS = 366;
@@ -41,7 +41,7 @@ const CreateBody = z
     end: Rfc3339,
     metadata: z.record(z.string(), z.unknown()).optional().openapi({ description: "Any JSON object, stored and returned as is." }),
   })
-  .refine((b) => Date.parse(b.end) > Date.parse(b.start), { path: ["end"], message: "end must be after start (intervals are half-open [start, end))" })
+  .refine((b) => isLater(b.end, b.start), { path: ["end"], message: "end must be after start (intervals are half-open [start, end))" })
   .openapi("NewReservation");
 
 const ListQuery = z
@@ -52,7 +52,7 @@ const ListQuery = z
     limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(MAX_PAGE).openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1–1000 (default 1000)" }),
     cursor: z.string().max(200).optional().openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" }),
   })
-  .refine((q) => !q.from || !q.to || Date.parse(q.to) > Date.parse(q.from), { path: ["to"], message: "to must be after from" });
+  .refine((q) => !q.from || !q.to || isLater(q.to, q.from), { path: ["to"], message: "to must be after from" });
 
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" }) });
 
@@ -62,7 +62,7 @@ const AvailabilityQuery = z
     from: Rfc3339.openapi({ param: { name: "from", in: "query" } }),
     to: Rfc3339.openapi({ param: { name: "to", in: "query" } }),
   })
-  .refine((q) => Date.parse(q.to) > Date.parse(q.from), { path: ["to"], message: "to must be after from" })
+  .refine((q) => isLater(q.to, q.from), { path: ["to"], message: "to must be after from" })
   .refine((q) => Date.parse(q.to) - Date.parse(q.from) <= MAX_AVAILABILITY_DAYS * 86_400_000, { path: ["to"], message: `the window may span at most ${MAX_AVAILABILITY_DAYS} days` });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

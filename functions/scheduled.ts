@@ -1,19 +1,38 @@
 // The Worker's scheduled (cron) handler: housekeeping so constantly-updated tables do not bloat.
 //
-// One statement, `SELECT admit_sweep()`, runs every `admit_sweep_<capability>()` function the
-// schema defines (schema/000003_sweep.sql), so a capability adds its sweeper in its own migration
-// and nothing here changes. Each sweeper deletes a bounded batch and returns how many rows it removed.
+// Every `admit_sweep_<capability>()` function the schema defines (schema/000003_sweep.sql) deletes
+// or marks one bounded batch of expired rows and returns how many. The handler asks for their names
+// (admit_sweepers(), schema/000050) and runs one batch of each in turn, round after round, each
+// batch one statement — so its own short transaction: rows are locked only while their batch runs —
+// until every sweeper reports nothing left or the time budget is spent (the next cron run goes on).
+// A capability adds its sweeper in its own migration and nothing here changes.
 import type { Bindings } from "./env";
 import { RequestDb } from "./db";
 
 export type SweepReport = Record<string, number>;
 
-/** Runs every sweeper once; returns rows removed per sweeper. Throws a ProblemError if the database is unavailable. */
-export async function sweep(env: Bindings): Promise<SweepReport> {
-  const db = new RequestDb({ ...env, DB_BUDGET_MS: "25000" });
+/** How long one cron run keeps starting batches; the database budget below bounds the last one. */
+export const SWEEP_BUDGET_MS = 20_000;
+
+/** Runs every sweeper until it has nothing left or the budget is spent; returns rows changed per sweeper. Throws a ProblemError if the database is unavailable. */
+export async function sweep(env: Bindings, { budgetMs = SWEEP_BUDGET_MS }: { budgetMs?: number } = {}): Promise<SweepReport> {
+  const db = new RequestDb({ ...env, DB_BUDGET_MS: String(budgetMs + 5_000) });
+  const stopAt = Date.now() + budgetMs;
   try {
-    const rows = await db.query<{ report: SweepReport }>("SELECT admit_sweep() AS report", [], { write: true });
-    return rows[0].report;
+    const names = (await db.query<{ name: string }>("SELECT name FROM admit_sweepers() AS name")).map((r) => r.name);
+    const report: SweepReport = Object.fromEntries(names.map((n) => [n, 0]));
+    let busy = names;
+    while (busy.length > 0 && Date.now() < stopAt) {
+      const still: string[] = [];
+      for (const name of busy) {
+        const [{ n }] = await db.query<{ n: number | null }>("SELECT admit_sweep_batch($1) AS n", [name], { write: true });
+        report[name] += n ?? 0;
+        if ((n ?? 0) > 0) still.push(name);
+        if (Date.now() >= stopAt) break;
+      }
+      busy = still;
+    }
+    return report;
   } finally {
     await db.close();
   }

@@ -13,16 +13,59 @@ export function name(max = 200) {
     .refine((s) => !s.includes("\u0000"), "must not contain NUL characters");
 }
 
-function parsesToValidInstant(s: string): boolean {
-  const ms = Date.parse(s);
-  return Number.isFinite(ms) && new Date(ms).getUTCFullYear() >= 1 && new Date(ms).getUTCFullYear() <= 9999;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/i;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const US_PER_S = 1_000_000n;
+const MIN_US = -62135596800n * US_PER_S; // 0001-01-01T00:00:00Z
+const MAX_US = 253402300800n * US_PER_S; // 10000-01-01T00:00:00Z (exclusive)
+
+/**
+ * The instant an RFC 3339 date-time names, in whole microseconds since the epoch (what Postgres
+ * stores): extra fractional digits rounded half up, the offset (any RFC 3339 offset, including
+ * ±16:00 … ±23:59, which Postgres itself refuses) applied. Undefined when it names no real instant
+ * (Feb 30, 24:00, …) or lies outside years 0001–9999 in UTC.
+ */
+export function rfc3339Micros(s: string): bigint | undefined {
+  const m = RFC3339.exec(s);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number);
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]) || h > 23 || mi > 59 || sec > 59) return undefined;
+  const offH = m[9] === undefined ? 0 : Number(m[9]);
+  const offM = m[10] === undefined ? 0 : Number(m[10]);
+  if (offH > 23 || offM > 59) return undefined;
+  const day = new Date(0);
+  day.setUTCFullYear(y, mo - 1, d);
+  const secs = BigInt(day.getTime() / 1000) + BigInt(h * 3600 + mi * 60 + sec) - (m[8] === "-" ? -1n : 1n) * BigInt(offH * 3600 + offM * 60);
+  const frac = (m[7] ?? "").padEnd(7, "0");
+  const micros = BigInt(frac.slice(0, 6)) + (Number(frac[6]) >= 5 ? 1n : 0n);
+  const us = secs * US_PER_S + micros;
+  return us >= MIN_US && us < MAX_US ? us : undefined;
 }
 
-/** RFC 3339 date-time with a `Z` or numeric offset, years 0001–9999. */
-export const Rfc3339 = z.iso
-  .datetime({ offset: true, error: "must be an RFC 3339 date-time with offset, e.g. 2021-01-01T14:45:00Z" })
-  .refine(parsesToValidInstant, "must be a real instant between years 0001 and 9999")
-  .openapi({ format: "date-time", example: "2021-01-01T14:45:00Z" });
+/** The canonical form of an instant in microseconds, as admit_rfc3339() writes it: UTC, trailing zero fractions trimmed. */
+function canonical(us: bigint): string {
+  const s = us / US_PER_S - (us % US_PER_S < 0n ? 1n : 0n);
+  const frac = (us - s * US_PER_S).toString().padStart(6, "0").replace(/0+$/, "");
+  return new Date(Number(s) * 1000).toISOString().slice(0, 19) + (frac ? "." + frac : "") + "Z";
+}
+
+/** `a` is a later instant than `b` (both valid RFC 3339, e.g. values of Rfc3339), at microsecond precision. */
+export function isLater(a: string, b: string): boolean {
+  return rfc3339Micros(a)! > rfc3339Micros(b)!;
+}
+
+/**
+ * RFC 3339 date-time with a `Z` or numeric offset, years 0001–9999 (UTC). The value handed on is the
+ * canonical UTC form at microsecond precision — exactly what Postgres will store — so every check in
+ * the Worker (end after start, with isLater) judges the same instant the database does.
+ */
+export const Rfc3339 = z
+  .string()
+  .regex(RFC3339, "must be an RFC 3339 date-time with offset, e.g. 2021-01-01T14:45:00Z")
+  .refine((s) => !RFC3339.test(s) || rfc3339Micros(s) !== undefined, "must be a real instant between years 0001 and 9999 (UTC)")
+  .transform((s) => canonical(rfc3339Micros(s)!))
+  .openapi({ type: "string", format: "date-time", example: "2021-01-01T14:45:00Z" });
 
 interface HookResult {
   success: boolean;

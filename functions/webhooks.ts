@@ -111,6 +111,7 @@ const ClaimedEvent = z
     ordering_value: z.string().nullable(),
     received_at: z.string().openapi({ format: "date-time" }),
     claim_expires_at: z.string().openapi({ format: "date-time" }),
+    receipt: z.uuid().openapi({ description: "This claim's receipt: the ack must carry it. A later claim of the event (after this one lapsed) gets another, and this one no longer acknowledges it." }),
   })
   .openapi("ClaimedWebhookEvent");
 
@@ -137,6 +138,12 @@ const ClaimBody = z
     visibility_ms: z.number().int().min(100).max(43_200_000).default(30_000).openapi({ description: "Claim lifetime: unacknowledged events become claimable again after it (100 ms–12 h, default 30 s)" }),
   })
   .openapi("WebhookClaim");
+
+const AckBody = z
+  .object({
+    receipt: z.uuid().openapi({ description: "The `receipt` the claim returned with this event" }),
+  })
+  .openapi("WebhookAck");
 
 const EventParams = SourceParam.extend({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 
@@ -309,20 +316,39 @@ webhooks.openapi(
     method: "post",
     path: "/v1/webhooks/{source}/events/{id}/ack",
     tags: ["Webhooks"],
-    summary: "Mark an event processed",
-    description: "Acknowledging again is a no-op that returns the event. An acknowledged event is never claimed again.",
-    request: { params: EventParams },
+    summary: "Mark an event processed (with its live claim's receipt)",
+    description:
+      "Only the live claim's `receipt` acknowledges the event: the receipt of a claim that lapsed (the event was claimed again, or could be) gets 409 `/problems/claim-not-current` and changes nothing, so a late consumer never closes another consumer's claim. Acknowledging again with the receipt that processed it is a no-op that returns the event. An acknowledged event is never claimed again.",
+    request: { params: EventParams, body: { required: true, content: { "application/json": { schema: AckBody } } } },
     responses: {
       200: { description: "The event, processed", content: { "application/json": { schema: WebhookEvent } } },
-      ...problemResponses(401, 404, 422, 503, 504),
+      ...problemResponses(400, 401, 404, 409, 413, 415, 422, 503, 504),
     },
   }),
   async (c) => {
     const { source, id } = c.req.valid("param");
+    const { receipt } = c.req.valid("json");
     const notFound = problem(404, "not-found", "Not found", `No event ${JSON.stringify(id)} of source ${JSON.stringify(source)}.`);
     if (!UUID.test(id)) throw notFound;
-    const [{ r }] = await c.var.db.query<{ r: z.infer<typeof WebhookEvent> | null }>("SELECT admit_webhook_ack($1, $2::uuid) AS r", [source, id], { write: true });
+    type NotCurrent = { status: "not_current"; state: string; claim_expires_at: string | null };
+    const [{ r }] = await c.var.db.query<{ r: z.infer<typeof WebhookEvent> | NotCurrent | null }>(
+      "SELECT admit_webhook_ack($1, $2::uuid, $3::uuid) AS r",
+      [source, id, receipt],
+      { write: true },
+    );
     if (!r) throw notFound;
+    if (r.status === "not_current") {
+      const why: Record<string, string> = {
+        processed: "it was already processed under another claim",
+        expired: "this claim lapsed before the ack",
+        superseded: "this receipt is not the event's latest claim (it was claimed again after this claim lapsed)",
+        unclaimed: "the event has not been claimed",
+      };
+      throw problem(409, "claim-not-current", "Claim not current", `Event ${id} was not acknowledged: ${why[r.state] ?? r.state}. Nothing was changed; claim again to process it.`, {
+        state: r.state,
+        claim_expires_at: r.claim_expires_at,
+      });
+    }
     return c.json(r, 200);
   },
 );

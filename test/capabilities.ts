@@ -244,7 +244,7 @@ export const webhooks: Capability = {
       { method: "GET", path: `/v1/webhooks/sources/${seg(source)}` },
       delivery(source, "msg_fuzz", JSON.stringify({ type: "x", data: { k: "v" } })),
       { method: "POST", path: `/v1/webhooks/${seg(source)}/events/claim`, body: { limit: 10, visibility_ms: 30_000 } },
-      { method: "POST", path: `/v1/webhooks/${seg(source)}/events/${NO_SUCH_ID}/ack` },
+      { method: "POST", path: `/v1/webhooks/${seg(source)}/events/${NO_SUCH_ID}/ack`, body: { receipt: NO_SUCH_ID } },
       { method: "GET", path: `/v1/webhooks/${seg(source)}/events?status=received&limit=10` },
     ];
   },

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { sweep } from "../functions/scheduled";
 import { bindings, servedApp, sql } from "./support";
 
-const suite = servedApp("inventory");
+// The database's TimeZone has DST that skips midnight (America/Santiago, 2024-09-08 00:00 → 01:00):
+// nights are dates, and nothing about them may depend on the session's zone.
+const suite = servedApp("inventory", {}, { timezone: "America/Santiago" });
 
 const stock = (item: string, from: string, to: string, quantity: number) => suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from, to, quantity });
 const book = (item: string, check_in: string, check_out: string, quantity: number, extra: Record<string, unknown> = {}) =>
@@ -36,6 +38,37 @@ const tokens = (item: string) =>
        FROM inventory_tokens WHERE item = $1 GROUP BY night ORDER BY night`,
     [item],
   );
+
+describe("nights across a DST change that skips midnight (session TimeZone America/Santiago)", () => {
+  it("the database really runs in that zone", async () => {
+    expect(await sql(suite.db, "SELECT current_setting('TimeZone') AS tz")).toEqual([{ tz: "America/Santiago" }]);
+  });
+
+  it("stock over 2024-09-08 … 2024-09-10 (the first night starts at the skipped midnight) stocks both nights; bookings take both or answer 409 naming the night", async () => {
+    const res = await stock("dst/room", "2024-09-08", "2024-09-10", 2);
+    expect(res.status).toBe(200);
+    expect(res.json.nights.map((n: { date: string; capacity: number }) => [n.date, n.capacity])).toEqual([["2024-09-08", 2], ["2024-09-09", 2]]);
+    expect(await tokens("dst/room")).toEqual([
+      { night: "2024-09-08", total: 2, free: 2, confirmed: 0, held: 0 },
+      { night: "2024-09-09", total: 2, free: 2, confirmed: 0, held: 0 },
+    ]);
+    const booked = await book("dst/room", "2024-09-08", "2024-09-10", 2);
+    expect(booked.status).toBe(201);
+    expect((await tokens("dst/room")).map((t) => [t.night, t.confirmed])).toEqual([["2024-09-08", 2], ["2024-09-09", 2]]);
+    const short = await book("dst/room", "2024-09-08", "2024-09-10", 1);
+    expect(short.status).toBe(409);
+    expect(short.json).toMatchObject({ type: "/problems/inventory-short", short: [{ date: "2024-09-08", available: 0 }, { date: "2024-09-09", available: 0 }] });
+    expect((await availability("dst/room", "2024-09-08", "2024-09-10")).map((n) => [n.date, n.booked])).toEqual([["2024-09-08", 2], ["2024-09-09", 2]]);
+  });
+
+  it("a booking whose first night starts at the skipped midnight takes every night (stock set night by night)", async () => {
+    expect((await stock("dst/single", "2024-09-08", "2024-09-09", 1)).status).toBe(200);
+    expect((await stock("dst/single", "2024-09-09", "2024-09-10", 1)).status).toBe(200);
+    const res = await book("dst/single", "2024-09-08", "2024-09-10", 1);
+    expect(res.status).toBe(201);
+    expect((await tokens("dst/single")).map((t) => [t.night, t.confirmed])).toEqual([["2024-09-08", 1], ["2024-09-09", 1]]);
+  });
+});
 
 describe("stock", () => {
   it("sets capacity per night (to exclusive) and answers the nights", async () => {
@@ -267,5 +300,31 @@ describe("with Idempotency-Key", () => {
     expect(again.json.booking_id).toBe(first.json.booking_id);
     expect((await availability("hotel/k", "2031-02-01", "2031-02-03")).map((n) => n.available)).toEqual([1, 1]);
     expect(await sql(suite.db, "SELECT count(*)::int AS n FROM inventory_bookings WHERE item = 'hotel/k'")).toEqual([{ n: 1 }]);
+  });
+});
+
+describe("changing existing stock costs what the change is", () => {
+  it("3 nights of 5125 rooms lowered to 2565 and raised to 5000: 200 each, within the request's budget (was a 504)", async () => {
+    expect((await stock("change/r", "2000-01-01", "2000-01-04", 5125)).status).toBe(200);
+    const lowered = await stock("change/r", "2000-01-01", "2000-01-04", 2565);
+    expect(lowered.status).toBe(200);
+    expect(lowered.json.nights.map((n: { capacity: number }) => n.capacity)).toEqual([2565, 2565, 2565]);
+    const raised = await stock("change/r", "2000-01-01", "2000-01-04", 5000);
+    expect(raised.status).toBe(200);
+    expect((await tokens("change/r")).map((t) => [t.total, t.free])).toEqual([[5000, 5000], [5000, 5000], [5000, 5000]]);
+    const [{ dup }] = await sql<{ dup: number }>(suite.db, "SELECT count(*) - count(DISTINCT (night, slot)) AS dup FROM inventory_tokens WHERE item = 'change/r'");
+    expect(Number(dup)).toBe(0);
+  });
+
+  it("the per-call bound is on rooms changed: re-setting 11 × 10 000 is fine, removing them all at once is a 422 naming the limit", async () => {
+    expect((await stock("change/big", "2000-02-01", "2000-02-11", 10_000)).status).toBe(200);
+    expect((await stock("change/big", "2000-02-11", "2000-02-12", 10_000)).status).toBe(200);
+    expect((await stock("change/big", "2000-02-01", "2000-02-12", 10_000)).status).toBe(200); // no change
+    const all = await stock("change/big", "2000-02-01", "2000-02-12", 0);
+    expect(all.status).toBe(422);
+    expect(all.json).toMatchObject({ type: "/problems/validation", errors: [{ in: "body", path: "quantity" }] });
+    expect(all.json.errors[0].message).toContain("100000");
+    expect((await tokens("change/big")).reduce((a, t) => a + t.total, 0)).toBe(110_000); // nothing changed
+    expect((await stock("change/big", "2000-02-01", "2000-02-11", 0)).status).toBe(200); // 100 000: at the bound
   });
 });

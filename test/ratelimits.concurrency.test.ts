@@ -1,7 +1,7 @@
 // Rate limits under real simultaneous HTTP requests against real Postgres, invariants checked in the
 // database afterwards; and the sliding window's documented approximation bound on a generated workload.
 import { describe, expect, it } from "vitest";
-import { connect, servedApp, sql } from "./support";
+import { connect, servedApp, sql, until, whileHolding } from "./support";
 
 // Every check reaches Postgres here (the deny cache has its own suite), so attempted counts are exact.
 const suite = servedApp("ratelimits_burst", { RATELIMIT_DENY_CACHE: "off" });
@@ -44,7 +44,7 @@ describe("simultaneous bursts on one key", () => {
     expect(results.filter((r) => r.status === 200).map((r) => r.json.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=fw&key=cust");
     expect(usage.json).toMatchObject({ admitted: 50, attempted: 500, rejected: 450, consumed: 50 });
-    expect(await sql(suite.db, "SELECT consumed::int, admitted, attempted, rejected FROM ratelimit_counters WHERE policy = 'fw'")).toEqual([{ consumed: 50, admitted: 50, attempted: 500, rejected: 450 }]);
+    expect(await sql(suite.db, "SELECT consumed::int, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'fw'")).toEqual([{ consumed: 50, admitted: 50, attempted: 500, rejected: 450 }]);
   }, 240_000);
 
   it("token bucket (GCRA): 300 simultaneous checks, capacity 100 → exactly 100 allowed; the stored TAT is exactly 100 emission intervals after the first call to take the row", async () => {
@@ -57,7 +57,7 @@ describe("simultaneous bursts on one key", () => {
     // exactly one window after the database time of one admitted call (the log holds each call's time).
     const [row] = await sql<{ admitted: number; rejected: number; logged: number; anchored: boolean }>(
       suite.db,
-      `SELECT c.admitted, c.rejected,
+      `SELECT c.admitted::int AS admitted, c.rejected::int AS rejected,
               (SELECT count(*)::int FROM ratelimit_log WHERE policy = 'gcra') AS logged,
               EXISTS (SELECT 1 FROM ratelimit_log l WHERE l.policy = 'gcra' AND l.allowed AND admit_ts_to_ms(l.at) = c.tat - $1) AS anchored
          FROM ratelimit_counters c WHERE c.policy = 'gcra'`,
@@ -80,7 +80,7 @@ describe("simultaneous bursts on one key", () => {
     const admittedUnits = results.reduce((s, r, i) => s + (r.status === 200 ? costs[i] : 0), 0);
     expect(admittedUnits).toBeLessThanOrEqual(100);
     expect(admittedUnits).toBeGreaterThanOrEqual(96); // only a cost above what is left can be refused while units remain
-    const [row] = await sql<{ consumed: number; admitted: number; attempted: number }>(suite.db, "SELECT consumed::int, admitted, attempted FROM ratelimit_counters WHERE policy = 'mix'");
+    const [row] = await sql<{ consumed: number; admitted: number; attempted: number }>(suite.db, "SELECT consumed::int, admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'mix'");
     expect(row).toEqual({ consumed: admittedUnits, admitted: results.filter((r) => r.status === 200).length, attempted: 200 });
     expect(results.every((r) => r.json.remaining >= 0)).toBe(true);
   }, 240_000);
@@ -147,4 +147,40 @@ describe("sliding window: the documented approximation bound on a generated work
     expect(admitted.length).toBeGreaterThan(200);
     expect(denied).toBeGreaterThan(100);
   }, 240_000);
+});
+
+// Identical PUTs at the same moment (issue 18, item 4). The table lock lines all ten up on their
+// write, then lets them go together: the interleaving that used to lose, every time.
+async function tenAtOnce(table: string, send: () => Promise<{ status: number; json: any }>) {
+  let pending: Promise<Array<{ status: number; json: any }>> | undefined;
+  await whileHolding(suite.db, `LOCK TABLE ${table} IN SHARE MODE`, [], async () => {
+    pending = Promise.all(Array.from({ length: 10 }, send));
+    await until(async () => {
+      const [{ n }] = await sql<{ n: number }>(suite.db, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%admit_ratelimit_put%'");
+      return n === 10;
+    }, 10_000, "ten PUTs waiting on the table");
+  });
+  return pending!;
+}
+
+describe("identical simultaneous PUTs are idempotent", () => {
+  it("ten identical override PUTs: all succeed, exactly one 201, one override row", async () => {
+    expect((await suite.api("PUT", "/v1/ratelimits/policies/put-race", { algorithm: "fixed_window", limit: 10, window_ms: 60_000 })).status).toBe(201);
+    const body = { limit: 1000, valid_from: "2026-01-01T00:00:00Z", valid_to: "2027-01-01T00:00:00Z" };
+    const results = await tenAtOnce("ratelimit_overrides", () => suite.api("PUT", "/v1/ratelimits/policies/put-race/overrides/cust", body));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    for (const r of results) expect(r.json).toMatchObject({ policy: "put-race", key: "cust", limit: 1000, valid_from: body.valid_from, valid_to: body.valid_to });
+    expect(await sql(suite.db, "SELECT quota FROM ratelimit_overrides WHERE policy = 'put-race' AND key = 'cust'")).toEqual([{ quota: 1000 }]);
+    // A different overlapping period is still a conflict.
+    const other = await suite.api("PUT", "/v1/ratelimits/policies/put-race/overrides/cust", { ...body, valid_from: "2026-06-01T00:00:00Z" });
+    expect(other.status).toBe(409);
+    expect(other.json.type).toBe("/problems/override-conflict");
+  });
+
+  it("ten simultaneous creates of one policy: exactly one 201, the rest 200", async () => {
+    const body = { algorithm: "token_bucket", limit: 7, window_ms: 1000 };
+    const results = await tenAtOnce("ratelimit_policies", () => suite.api("PUT", "/v1/ratelimits/policies/create-race", body));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    for (const r of results) expect(r.json).toMatchObject({ name: "create-race", ...body });
+  });
 });

@@ -87,7 +87,7 @@ describe("rate limits: concurrent batches against a sequential model", () => {
           actual: async () => {
             const rows = await sql<{ key: string } & Usage>(
               suite.db,
-              "SELECT key, consumed::int AS consumed, admitted, attempted, rejected FROM ratelimit_counters WHERE policy = $1 AND starts_with(key, $2)",
+              "SELECT key, consumed::int AS consumed, admitted::int AS admitted, attempted::int AS attempted, rejected::int AS rejected FROM ratelimit_counters WHERE policy = $1 AND starts_with(key, $2)",
               [POLICY, prefix],
             );
             return new Map(rows.map((r) => [r.key, { consumed: r.consumed, admitted: r.admitted, attempted: r.attempted, rejected: r.rejected }]));

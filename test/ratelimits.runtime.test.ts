@@ -37,7 +37,7 @@ describe("rateLimit() middleware in wrangler dev", () => {
       expect(r.headers.get("ratelimit")).toMatch(/^"fixture";r=0;t=\d+$/);
     }
     // The database agrees, and the log (log: true) has one row per call with the info the middleware passed.
-    expect(await sql(suite.db, "SELECT consumed::int, admitted, attempted, rejected FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-a'")).toEqual([
+    expect(await sql(suite.db, "SELECT consumed::int, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-a'")).toEqual([
       { consumed: 5, admitted: 5, attempted: 20, rejected: 15 },
     ]);
     expect(await sql(suite.db, "SELECT count(*)::int AS n, count(*) FILTER (WHERE allowed)::int AS allowed, min(info->>'path') AS path FROM ratelimit_log WHERE key = 'tenant-a'")).toEqual([{ n: 20, allowed: 5, path: "/limited/hello" }]);
@@ -56,7 +56,7 @@ describe("rateLimit() middleware in wrangler dev", () => {
     expect(after.dbCalls - before.dbCalls).toBe(3);
     expect(after.hits - before.hits).toBe(12);
     expect(results.slice(3).every((r) => r.headers.get("admit-cache") === "hit" && Number(r.headers.get("retry-after")) > 0)).toBe(true);
-    expect(await sql(suite.db, "SELECT admitted, attempted FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-c'")).toEqual([{ admitted: 3, attempted: 3 }]);
+    expect(await sql(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-c'")).toEqual([{ admitted: 3, attempted: 3 }]);
     // A refund through this isolate clears the cached denial at once.
     expect((await suite.api("POST", "/v1/ratelimits/refund", { policy: "fixture", key: "tenant-c", cost: 1 })).json.refunded).toBe(1);
     const again = await hello("tenant-c");

@@ -2,6 +2,7 @@
 // instead of sleeping): policies, overrides, check semantics and headers, refund, usage, log, sweep.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { mapSqlError } from "../functions/db";
 import { rateLimit } from "../functions/ratelimits";
 import { bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "./support";
 
@@ -81,7 +82,7 @@ describe("check", () => {
       expect(denied.headers.get("retry-after")).toBe(String(Math.ceil(denied.json.retry_after_ms / 1000)));
       expect(denied.headers.get("ratelimit")).toMatch(/^"api";r=0;t=\d+$/);
     }
-    const [row] = await sql<{ consumed: string; admitted: number; attempted: number; rejected: number }>(suite.db, "SELECT consumed, admitted, attempted, rejected FROM ratelimit_counters WHERE policy = 'api' AND key = 'cust-1'");
+    const [row] = await sql<{ consumed: string; admitted: number; attempted: number; rejected: number }>(suite.db, "SELECT consumed, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'api' AND key = 'cust-1'");
     expect(row).toEqual({ consumed: "3", admitted: 2, attempted: 5, rejected: 3 });
     // Other keys are untouched.
     expect((await check("api", "cust-2")).json.remaining).toBe(2);
@@ -107,7 +108,7 @@ describe("check", () => {
     const peek = await check("peek", "k", 0);
     expect(peek.status).toBe(429);
     expect(peek.json.remaining).toBe(0);
-    const [row] = await sql<{ attempted: number }>(suite.db, "SELECT attempted FROM ratelimit_counters WHERE policy = 'peek'");
+    const [row] = await sql<{ attempted: number }>(suite.db, "SELECT attempted::int FROM ratelimit_counters WHERE policy = 'peek'");
     expect(row.attempted).toBe(1);
   });
 
@@ -374,6 +375,50 @@ describe("sweep", () => {
   });
 });
 
+describe("sweep: a token bucket is never swept while its TAT is in the future", () => {
+  it("after an admitted call on a bucket already ahead of now, the row (and its TAT) survives the sweep", async () => {
+    // A window of about N/100.6 (N = the database clock in ms), so that the end of the 100th aligned
+    // window lies ~0.6 windows ago: two calls just before that end take 5 + 5 of the 10 tokens, moving
+    // the TAT to ~0.4 windows from now, past the aligned window's end and past the first call's TAT.
+    const [{ n }] = await sql<{ n: string }>(suite.db, "SELECT floor(extract(epoch FROM now()) * 1000)::text AS n");
+    const w = Math.round(Number(n) / 100.6);
+    await putPolicy("tbsweep", { algorithm: "token_bucket", limit: 10, window_ms: w });
+    const at = new Date(100 * w - 1).toISOString();
+    const c = await connect(suite.db);
+    try {
+      expect((await checkAt(c, "tbsweep", "k", 5, at)).allowed).toBe(true);
+      expect((await checkAt(c, "tbsweep", "k", 5, at)).allowed).toBe(true);
+    } finally {
+      await c.end();
+    }
+    const [row] = await sql<{ future: boolean }>(suite.db, "SELECT admit_ms_to_ts(tat) > now() AS future FROM ratelimit_counters WHERE policy = 'tbsweep'");
+    expect(row).toEqual({ future: true });
+    await sql(suite.db, "SELECT admit_sweep_ratelimits()");
+    expect(await sql(suite.db, "SELECT key, admit_ms_to_ts(tat) > now() AS future FROM ratelimit_counters WHERE policy = 'tbsweep'")).toEqual([{ key: "k", future: true }]);
+    // ~6 of the 10 tokens are back by now, not 10: a call of 7 is refused (a bucket reset to full would serve it).
+    const now = await check("tbsweep", "k", 7);
+    expect(now.json.allowed).toBe(false);
+  });
+});
+
+describe("counters past 2^31 (a hammered key)", () => {
+  it("admitted, attempted and rejected count on past 2 147 483 647: the check answers, usage shows the count", async () => {
+    await putPolicy("hammered", { algorithm: "fixed_window", limit: 5, window_ms: 3_600_000 });
+    expect((await check("hammered", "k")).status).toBe(200);
+    await sql(suite.db, "UPDATE ratelimit_counters SET admitted = 2147483647, attempted = 2147483647, rejected = 2147483647 WHERE policy = 'hammered'");
+    const again = await check("hammered", "k");
+    expect([200, 429]).toContain(again.status);
+    const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=hammered&key=k");
+    expect(usage.status).toBe(200);
+    expect(usage.json.attempted).toBe(2147483648);
+  });
+
+  it("a value out of range in the database (22003) is never answered as the caller's 422", () => {
+    expect(() => mapSqlError("22003", new Error("integer out of range"))).toThrow(/22003/);
+    expect(mapSqlError("22007", new Error("invalid input syntax for type timestamp")).problem.status).toBe(422);
+  });
+});
+
 describe("no hangs, honest failures", () => {
   it("a burst of denials in one fixed window does not touch the next window: it starts full", async () => {
     await putPolicy("nw", { algorithm: "fixed_window", limit: 3, window_ms: 60_000 });
@@ -400,7 +445,7 @@ describe("no hangs, honest failures", () => {
         expect(res.headers.get("retry-after")).toBe("1");
       }),
     );
-    expect(await sql(suite.db, "SELECT attempted FROM ratelimit_counters WHERE policy = 'lk'")).toEqual([{ attempted: 1 }]);
+    expect(await sql(suite.db, "SELECT attempted::int FROM ratelimit_counters WHERE policy = 'lk'")).toEqual([{ attempted: 1 }]);
   });
 
   it("an unreachable database → 503 + Retry-After from the check route and from the rateLimit() middleware", async () => {

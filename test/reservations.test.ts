@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { servedApp, sql } from "./support";
 
-const suite = servedApp("reservations");
+// In a TimeZone with DST (America/Santiago): times in and out are instants, whatever the session's zone.
+const suite = servedApp("reservations", {}, { timezone: "America/Santiago" });
 
 const book = (resource: string, start: string, end: string, extra: Record<string, unknown> = {}) =>
   suite.api("POST", "/v1/reservations", { resource, holder: "h", start, end, ...extra });

@@ -27,10 +27,14 @@ export async function sql<R = Record<string, unknown>>(url: string, text: string
   }
 }
 
-/** A new database cloned from the migrated template (this suite's rows only), or empty with `migrated: false`. */
-export async function freshDatabase(label: string, { migrated = true } = {}): Promise<string> {
+/**
+ * A new database cloned from the migrated template (this suite's rows only), or empty with `migrated: false`;
+ * with `timezone`, every session on it starts in that TimeZone (ALTER DATABASE … SET timezone).
+ */
+export async function freshDatabase(label: string, { migrated = true, timezone }: { migrated?: boolean; timezone?: string } = {}): Promise<string> {
   const name = `t_${label.replace(/[^a-z0-9]/gi, "_").toLowerCase()}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   await sql(inject("adminUrl"), `CREATE DATABASE ${name}${migrated ? " TEMPLATE admit_template" : ""}`);
+  if (timezone) await sql(inject("adminUrl"), `ALTER DATABASE ${name} SET timezone = '${timezone.replace(/'/g, "''")}'`);
   const url = new URL(inject("templateUrl"));
   url.pathname = "/" + name;
   return url.toString();
@@ -91,11 +95,11 @@ export function client(base: string, token: string | null = TOKEN) {
   };
 }
 
-/** A suite's own database and the app served on it for the suite's lifetime. */
-export function servedApp(label: string, extra: Partial<Bindings> = {}) {
+/** A suite's own database (in `timezone`, when given) and the app served on it for the suite's lifetime. */
+export function servedApp(label: string, extra: Partial<Bindings> = {}, { timezone }: { timezone?: string } = {}) {
   const suite = {} as { db: string; server: Served; api: ReturnType<typeof client> };
   beforeAll(async () => {
-    suite.db = await freshDatabase(label);
+    suite.db = await freshDatabase(label, { timezone });
     suite.server = await serveApp(bindings(suite.db, extra));
     suite.api = client(suite.server.url);
   });

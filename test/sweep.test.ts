@@ -20,6 +20,52 @@ describe("sweep", () => {
     expect((await sweep(bindings(db))).zz_probe).toBe(0);
   });
 
+  it("each batch is its own transaction, and a sweeper runs batch after batch until it has nothing left", async () => {
+    await sql(db, "CREATE TABLE batch_probe (id integer PRIMARY KEY)");
+    await sql(db, "CREATE TABLE batch_probe_tx (tx bigint)");
+    await sql(db, "INSERT INTO batch_probe SELECT generate_series(1, 5)");
+    // One row per batch, and the transaction that ran it.
+    await sql(db, `CREATE FUNCTION admit_sweep_zz_batch_probe() RETURNS integer LANGUAGE sql AS $$
+      INSERT INTO batch_probe_tx VALUES (txid_current());
+      WITH d AS (DELETE FROM batch_probe WHERE id = (SELECT min(id) FROM batch_probe) RETURNING 1) SELECT count(*)::integer FROM d $$`);
+    const report = await sweep(bindings(db));
+    expect(report.zz_batch_probe).toBe(5);
+    expect(await sql(db, "SELECT count(*)::int AS left FROM batch_probe")).toEqual([{ left: 0 }]);
+    const [{ batches, txs }] = await sql<{ batches: number; txs: number }>(db, "SELECT count(*)::int AS batches, count(DISTINCT tx)::int AS txs FROM batch_probe_tx");
+    expect(batches).toBe(6); // five rows, then the batch that found nothing
+    expect(txs).toBe(batches);
+    await sql(db, "DROP FUNCTION admit_sweep_zz_batch_probe()");
+  });
+
+  it("a table written at a few hundred rows a second stays bounded: each cron run clears a minute's backlog", async () => {
+    // A minute of a logged policy's checks at 300 a second, expired: what one cron run finds.
+    await sql(db, "SELECT admit_ratelimit_put_policy('sweep-load', 'fixed_window', 10, 1000, true, 0)");
+    for (let run = 1; run <= 4; run++) {
+      await sql(db, `INSERT INTO ratelimit_log (at, policy, key, allowed, cost, expires_at)
+                     SELECT now() - interval '1 minute', 'sweep-load', 'k' || g % 50, true, 1, now() - interval '1 second' FROM generate_series(1, 18000) g`);
+      const report = await sweep(bindings(db));
+      expect(report.ratelimits).toBeGreaterThanOrEqual(18000);
+      expect(await sql(db, "SELECT count(*)::int AS n FROM ratelimit_log WHERE policy = 'sweep-load'"), `after run ${run}`).toEqual([{ n: 0 }]);
+    }
+  });
+
+  it("past inventory is kept 30 days after its night, then its tokens, nights and bookings are swept", async () => {
+    const inv = await freshDatabase("sweep_inventory");
+    for (const [item, from, to] of [["old", "current_date - 40", "current_date - 37"], ["recent", "current_date - 10", "current_date - 7"], ["future", "current_date + 1", "current_date + 4"]]) {
+      await sql(inv, `SELECT admit_inventory_set_stock($1, ${from}, ${to}, 3, 1000)`, [item]);
+      const [{ r }] = await sql<{ r: any }>(inv, `SELECT admit_inventory_book($1, ${from}, ${to}, 2, 'h', NULL, 1000) AS r`, [item]);
+      expect(r.created).toBe(true);
+      const [{ c }] = await sql<{ c: any }>(inv, `SELECT admit_inventory_book($1, ${from}, ${to}, 1, 'h', NULL, 1000) AS c`, [item]);
+      await sql(inv, "SELECT admit_inventory_cancel($1, $2::uuid, 1000)", [item, c.booking.booking_id]);
+    }
+    await sweep(bindings(inv));
+    const left = async (table: string) => (await sql<{ item: string }>(inv, `SELECT DISTINCT item FROM ${table} ORDER BY item`)).map((r) => r.item);
+    expect(await left("inventory_tokens")).toEqual(["future", "recent"]);
+    expect(await left("inventory_nights")).toEqual(["future", "recent"]);
+    expect(await left("inventory_bookings")).toEqual(["future", "recent"]);
+    expect(await sql(inv, "SELECT count(*)::int AS n FROM inventory_tokens WHERE item = 'recent'")).toEqual([{ n: 9 }]);
+  });
+
   it("a database that is not there → the sweep fails with a 503 problem, not a hang", async () => {
     await expect(sweep(bindings("postgres://admit:x@127.0.0.1:1/nothing"))).rejects.toMatchObject({ problem: { status: 503 } });
   });

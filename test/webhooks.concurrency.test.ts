@@ -56,7 +56,7 @@ describe("consumers claiming at once", () => {
         if (res.json.events.length === 0) return mine;
         for (const e of res.json.events) {
           mine.push(e.id);
-          expect((await suite.api("POST", `/v1/webhooks/two-consumers/events/${e.id}/ack`)).status).toBe(200);
+          expect((await suite.api("POST", `/v1/webhooks/two-consumers/events/${e.id}/ack`, { receipt: e.receipt })).status).toBe(200);
         }
       }
     };
@@ -135,7 +135,7 @@ function orderedConsumers(name: string, total: number) {
         order.set(sub, [...(order.get(sub) ?? []), e.payload.data.n]);
         ids.set(sub, [...(ids.get(sub) ?? []), e.id]);
         inHand.delete(sub); // released before the ack is sent: the next one may only come after it commits
-        expect((await suite.api("POST", `/v1/webhooks/${name}/events/${e.id}/ack`)).status).toBe(200);
+        expect((await suite.api("POST", `/v1/webhooks/${name}/events/${e.id}/ack`, { receipt: e.receipt })).status).toBe(200);
         handled += 1;
       }
     }

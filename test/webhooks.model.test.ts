@@ -18,12 +18,13 @@ interface Event {
   payload: string;
   claimed: boolean;
   processed: boolean;
+  receipt?: string; // the latest claim's receipt
 }
 type State = Map<string, Event>; // by webhook-id
 type Op =
   | { kind: "deliver"; webhookId: string; variant: number }
   | { kind: "claim"; limit: number }
-  | { kind: "ack"; pick: number; id?: string };
+  | { kind: "ack"; pick: number; id?: string; receipt?: string };
 
 const payload = (webhookId: string, variant: number) => JSON.stringify({ type: "model", data: { webhook: webhookId, variant } });
 
@@ -41,17 +42,22 @@ const model: Model<State, Op> = {
     if (op.kind === "claim") {
       if (status !== 200 || !Array.isArray(json?.events) || json.events.length > op.limit) return undefined;
       const next = new Map(s);
-      for (const e of json.events as Array<{ id: string; webhook_id: string }>) {
+      for (const e of json.events as Array<{ id: string; webhook_id: string; receipt: string }>) {
         const known = next.get(e.webhook_id);
-        if (!known || known.id !== e.id || known.claimed || known.processed) return undefined;
-        next.set(e.webhook_id, { ...known, claimed: true });
+        if (!known || known.id !== e.id || known.claimed || known.processed || typeof e.receipt !== "string") return undefined;
+        next.set(e.webhook_id, { ...known, claimed: true, receipt: e.receipt });
       }
       return next;
     }
     const entry = [...s.entries()].find(([, e]) => e.id === op.id);
     if (!entry) return status === 404 ? s : undefined;
-    if (status !== 200 || json?.status !== "processed") return undefined;
-    return new Map(s).set(entry[0], { ...entry[1], claimed: false, processed: true });
+    const [webhookId, e] = entry;
+    // Only the live claim's receipt acknowledges (claims here outlive the run); again with it: a no-op.
+    if (op.receipt !== undefined && op.receipt === e.receipt && (e.claimed || e.processed)) {
+      if (status !== 200 || json?.status !== "processed") return undefined;
+      return new Map(s).set(webhookId, { ...e, claimed: false, processed: true });
+    }
+    return status === 409 && json?.type === "/problems/claim-not-current" ? s : undefined;
   },
   same(a, b) {
     if (a.size !== b.size) return false;
@@ -91,9 +97,11 @@ describe("webhooks: concurrent batches against a sequential model", () => {
             if (s !== batchState) [batchState, ackedInBatch] = [s, new Set()];
             const ids = [...s.values()].map((e) => e.id).sort();
             const id = ids.length && op.pick % 4 !== 0 ? ids[op.pick % ids.length] : UNKNOWN;
-            if (id !== UNKNOWN && ackedInBatch.has(id)) return { ...op, id: UNKNOWN };
+            if (id !== UNKNOWN && ackedInBatch.has(id)) return { ...op, id: UNKNOWN, receipt: UNKNOWN };
             ackedInBatch.add(id);
-            return { ...op, id };
+            // Mostly the event's own receipt (when it has one), sometimes a receipt that is not its claim's.
+            const own = [...s.values()].find((e) => e.id === id)?.receipt;
+            return { ...op, id, receipt: own && op.pick % 5 !== 1 ? own : UNKNOWN };
           },
           send: (op) => {
             if (op.kind === "deliver") {
@@ -101,7 +109,7 @@ describe("webhooks: concurrent batches against a sequential model", () => {
               return client(suite.server.url, null)(d.method, d.path, d.body, d.headers);
             }
             if (op.kind === "claim") return suite.api("POST", `/v1/webhooks/${source}/events/claim`, { limit: op.limit, visibility_ms: 600_000 });
-            return suite.api("POST", `/v1/webhooks/${source}/events/${op.id}/ack`);
+            return suite.api("POST", `/v1/webhooks/${source}/events/${op.id}/ack`, { receipt: op.receipt });
           },
           actual: async () => {
             const rows = await sql<{ webhook_id: string; id: string; payload: string; claimed: boolean; processed: boolean }>(
@@ -130,13 +138,14 @@ describe("webhooks: two simultaneous acks of one event", () => {
     expect((await suite.api("PUT", put.path, { ...(put.body as object), ordering_key: undefined })).status).toBe(201);
     const d = delivery(source, "msg_double", JSON.stringify({ type: "x", data: {} }));
     const { json } = await client(suite.server.url, null)(d.method, d.path, d.body, d.headers);
+    const [{ receipt }] = (await suite.api("POST", `/v1/webhooks/${source}/events/claim`, { limit: 1, visibility_ms: 600_000 })).json.events;
     // Hold the event's row so both acks are queued on it at once, then let them go.
     const holder = await connect(suite.db);
     let acks: Array<{ json: any }>;
     try {
       await holder.query("BEGIN");
       await holder.query("SELECT 1 FROM webhook_events WHERE id = $1 FOR UPDATE", [json.id]);
-      const pending = Promise.all([1, 2].map(() => suite.api("POST", `/v1/webhooks/${source}/events/${json.id}/ack`)));
+      const pending = Promise.all([1, 2].map(() => suite.api("POST", `/v1/webhooks/${source}/events/${json.id}/ack`, { receipt })));
       await until(async () => {
         const [{ n }] = await sql<{ n: number }>(suite.db, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%admit_webhook_ack%'");
         return n === 2;

@@ -179,13 +179,14 @@ describe("consumers", () => {
     const claimed = await suite.api("POST", "/v1/webhooks/queue/events/claim", { limit: 2, visibility_ms: 60_000 });
     expect(claimed.status).toBe(200);
     expect(claimed.json.events.map((e: any) => e.id)).toEqual(ids.slice(0, 2));
-    expect(claimed.json.events[0]).toEqual({ id: ids[0], webhook_id: "msg_q_0", payload: { i: 0 }, ordering_value: null, received_at: expect.any(String), claim_expires_at: expect.any(String) });
+    expect(claimed.json.events[0]).toEqual({ id: ids[0], webhook_id: "msg_q_0", payload: { i: 0 }, ordering_value: null, received_at: expect.any(String), claim_expires_at: expect.any(String), receipt: expect.any(String) });
     expect((await suite.api("GET", "/v1/webhooks/queue/events?status=claimed")).json.items.map((e: any) => e.id)).toEqual(ids.slice(0, 2));
     expect((await suite.api("GET", "/v1/webhooks/queue/events?status=received")).json.items.map((e: any) => e.id)).toEqual([ids[2]]);
-    const acked = await suite.api("POST", `/v1/webhooks/queue/events/${ids[0]}/ack`);
+    const receipt = claimed.json.events[0].receipt;
+    const acked = await suite.api("POST", `/v1/webhooks/queue/events/${ids[0]}/ack`, { receipt });
     expect(acked.status).toBe(200);
     expect(acked.json).toMatchObject({ id: ids[0], status: "processed", processed_at: expect.any(String), claims: 1 });
-    expect((await suite.api("POST", `/v1/webhooks/queue/events/${ids[0]}/ack`)).json).toEqual(acked.json);
+    expect((await suite.api("POST", `/v1/webhooks/queue/events/${ids[0]}/ack`, { receipt })).json).toEqual(acked.json);
     expect((await suite.api("GET", "/v1/webhooks/queue/events?status=processed")).json.items.map((e: any) => e.id)).toEqual([ids[0]]);
     // The next claim (no body: the defaults) gets only what is left unclaimed.
     const rest1 = await suite.api("POST", "/v1/webhooks/queue/events/claim");
@@ -198,8 +199,9 @@ describe("consumers", () => {
     expect(rest.json.items.map((e: any) => e.id)).toEqual([ids[2]]);
     expect(rest.json.next_cursor).toBeNull();
 
-    expect((await suite.api("POST", "/v1/webhooks/queue/events/00000000-0000-4000-8000-000000000000/ack")).status).toBe(404);
-    expect((await suite.api("POST", "/v1/webhooks/queue/events/nope/ack")).status).toBe(404);
+    expect((await suite.api("POST", "/v1/webhooks/queue/events/00000000-0000-4000-8000-000000000000/ack", { receipt })).status).toBe(404);
+    expect((await suite.api("POST", "/v1/webhooks/queue/events/nope/ack", { receipt })).status).toBe(404);
+    expect((await suite.api("POST", `/v1/webhooks/queue/events/${ids[2]}/ack`, {})).status).toBe(422);
     expect((await suite.api("POST", "/v1/webhooks/nobody/events/claim", {})).status).toBe(404);
     expect((await suite.api("GET", "/v1/webhooks/nobody/events")).status).toBe(404);
     expect((await suite.api("POST", "/v1/webhooks/queue/events/claim", { limit: 0 })).status).toBe(422);
@@ -234,12 +236,15 @@ describe("consumers", () => {
     const b1 = await send("b1", "SUB-2");
     const none = await send("n1");
     const a3 = await send("a3", "SUB-1");
-    const claim = async () => (await suite.api("POST", "/v1/webhooks/ordered/events/claim", { limit: 10, visibility_ms: 60_000 })).json.events.map((e: any) => e.id);
+    const receipts = new Map<string, string>();
+    const claim = async () =>
+      (await suite.api("POST", "/v1/webhooks/ordered/events/claim", { limit: 10, visibility_ms: 60_000 })).json.events.map((e: any) => (receipts.set(e.id, e.receipt), e.id));
+    const ack = async (id: string) => expect((await suite.api("POST", `/v1/webhooks/ordered/events/${id}/ack`, { receipt: receipts.get(id) })).status).toBe(200);
     expect(await claim()).toEqual([a1, b1, none]);
     expect(await claim()).toEqual([]);
-    await suite.api("POST", `/v1/webhooks/ordered/events/${a1}/ack`);
+    await ack(a1);
     expect(await claim()).toEqual([a2]);
-    await suite.api("POST", `/v1/webhooks/ordered/events/${a2}/ack`);
+    await ack(a2);
     expect(await claim()).toEqual([a3]);
     const [{ v }] = await sql<{ v: string }>(suite.db, "SELECT ordering_value AS v FROM webhook_events WHERE id = $1", [a3]);
     expect(v).toBe("SUB-1");
@@ -266,7 +271,8 @@ describe("consumers", () => {
     await register("retention", { secret: s });
     const old = (await deliver("retention", [s], "r-old", {})).json.id;
     const pending = (await deliver("retention", [s], "r-pending", {})).json.id;
-    await suite.api("POST", `/v1/webhooks/retention/events/${old}/ack`);
+    const [{ receipt }] = (await suite.api("POST", "/v1/webhooks/retention/events/claim", { limit: 1 })).json.events;
+    expect((await suite.api("POST", `/v1/webhooks/retention/events/${old}/ack`, { receipt })).status).toBe(200);
     await sql(suite.db, "UPDATE webhook_events SET received_at = now() - interval '8 days', processed_at = CASE WHEN processed_at IS NOT NULL THEN now() - interval '8 days' END WHERE id = ANY($1::uuid[])", [[old, pending]]);
     const [{ report }] = await sql<{ report: Record<string, number> }>(suite.db, "SELECT admit_sweep() AS report");
     expect(report.webhook_events).toBe(1);
