@@ -102,7 +102,9 @@ async function main(): Promise<void> {
     say("starting the Worker in wrangler dev…");
     const vars: Record<string, string> = { DATABASE_URL: databaseUrl, API_TOKEN: token };
     if (wsProxy) vars.NEON_WS_PROXY = wsProxy;
-    worker = await startWranglerDev({ port: workerPort, vars, log: wranglerLine });
+    // ADMIT_DEVTOOLS=1: wrangler's devtools inspector, for attaching Chrome DevTools; off by default,
+    // since under a burst it is what overloads wrangler (see `devtools` in dev/wrangler.ts).
+    worker = await startWranglerDev({ port: workerPort, vars, log: wranglerLine, devtools: process.env.ADMIT_DEVTOOLS === "1" });
 
     console.log(`
   Admit is running.

@@ -32,11 +32,15 @@ export interface WranglerOptions {
   /** Another Worker's wrangler config (path from the repository root); default: the repository's wrangler.toml. */
   config?: string;
   /**
-   * false: no devtools inspector proxy (the bench). wrangler 4's proxy turns on the devtools Network
-   * domain and writes every event of every request to its debug log file — measured ~1.4 ms of CPU
-   * per request in wrangler's Node process, on top of workerd's — work a deployed Worker never does.
-   * The CLI has no flag for it; wrangler and Miniflare skip the proxy when VSCODE_INSPECTOR_OPTIONS
-   * is set (a VS Code debug terminal, which attaches its own debugger), so that is what this sets.
+   * true: wrangler's devtools inspector proxy, for attaching Chrome DevTools (default: off). The
+   * proxy turns on the devtools Network domain and writes every event of every request to its debug
+   * log file — measured ~1.4 ms of CPU per request in wrangler's Node process, on top of workerd's —
+   * and under a burst it is what broke: with it, 1000 simultaneous requests overflowed the accept
+   * queue of wrangler's own Node server (TcpExtListenOverflows 2 492 in one run) and 22–28 % of the
+   * later bursts' POSTs came back 503 "Your worker restarted mid-request" from the dev proxy; without
+   * it, 0–5 %. Work a deployed Worker never does. The CLI has no flag for it; wrangler and Miniflare
+   * skip it when VSCODE_INSPECTOR_OPTIONS is set (a VS Code debug terminal, which attaches its own
+   * debugger), so that is what "off" sets. The Worker's console output is printed either way.
    */
   devtools?: boolean;
   /**
@@ -63,7 +67,7 @@ export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerD
 
 async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerDev> {
   const inspectorPort = await freePort();
-  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--test-scheduled", "--log-level", "warn"];
+  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--test-scheduled", "--log-level", process.env.WRANGLER_LOG ?? "warn"] /* wrangler's own variable: WRANGLER_LOG=log shows the Worker's console.log */;
   if (opts.config) args.push("--config", opts.config);
   for (const [k, v] of Object.entries(opts.vars)) args.push("--var", `${k}:${v}`);
   const child: ChildProcess = spawn(process.execPath, args, {
@@ -80,7 +84,7 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
       CI: "true",
       FORCE_COLOR: "0",
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      ...(opts.devtools === false ? { VSCODE_INSPECTOR_OPTIONS: "{}" } : {}),
+      ...(opts.devtools ? {} : { VSCODE_INSPECTOR_OPTIONS: "{}" }),
     },
   });
   // Its own process group outlives us unless someone kills it: the guard does, if we die first.
