@@ -108,11 +108,11 @@ export function servedApp(label: string, extra: Partial<Bindings> = {}, { timezo
 }
 
 /** A suite's own database and the Worker serving it in the real Workers runtime (`wrangler dev`), a connection per request. */
-export function workerSuite(label: string, opts: { config?: string; vars?: Record<string, string> } = {}) {
+export function workerSuite(label: string, opts: { config?: string; vars?: Record<string, string>; direct?: boolean } = {}) {
   const suite = {} as { db: string; worker: WranglerDev; api: ReturnType<typeof client> };
   beforeAll(async () => {
     suite.db = await freshDatabase(label);
-    suite.worker = await startWranglerDev({ config: opts.config, vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, ...opts.vars } });
+    suite.worker = await startWranglerDev({ config: opts.config, direct: opts.direct, vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, ...opts.vars } });
     suite.api = client(suite.worker.url);
   }, 120_000);
   afterAll(async () => suite.worker?.stop());
