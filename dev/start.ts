@@ -104,14 +104,17 @@ async function main(): Promise<void> {
     if (wsProxy) vars.NEON_WS_PROXY = wsProxy;
     // ADMIT_DEVTOOLS=1: wrangler's devtools inspector, for attaching Chrome DevTools; off by default,
     // since under a burst it is what overloads wrangler (see `devtools` in dev/wrangler.ts).
-    worker = await startWranglerDev({ port: workerPort, vars, log: wranglerLine, devtools: process.env.ADMIT_DEVTOOLS === "1" });
+    worker = await startWranglerDev({ port: workerPort, vars, log: wranglerLine, devtools: process.env.ADMIT_DEVTOOLS === "1", direct: true });
 
     console.log(`
   Admit is running.
 
     URL        ${worker.url}
     API token  ${token}
-    Docs       ${worker.url}/docs
+    Docs       ${worker.url}/docs${worker.directUrl ? `
+    Load tests ${worker.directUrl}  (the Worker's own socket, past wrangler's dev proxy, which a
+               deployed Worker does not have: under bursts the proxy can answer a POST 503
+               "Your worker restarted mid-request" without it reaching Admit)` : ""}
 
   Try:
     curl -s ${worker.url}/health
