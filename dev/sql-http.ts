@@ -102,6 +102,7 @@ export class SqlPools {
   private readonly pools = new Map<string, pg.Pool>();
   /** Clients checked out right now, so a partition can cut them. */
   private readonly active = new Set<pg.PoolClient>();
+  private readonly heard = new WeakSet<pg.PoolClient>();
   private waiting = 0;
   private queueTimeouts = 0;
 
@@ -158,6 +159,9 @@ export class SqlPools {
       client.release();
       return undefined;
     }
+    // A checked-out client whose connection dies emits 'error' besides failing its query; the pool
+    // listens only on idle ones, and an unheard 'error' would be an uncaught exception in the bridge.
+    if (!this.heard.has(client)) this.heard.add(client), client.on("error", () => {});
     this.active.add(client);
     let broken: Error | undefined;
     try {
