@@ -89,8 +89,9 @@ describe("fixed-window fast path", () => {
   });
 
   it("hands every other case to the general check: other algorithms, peeks, logged policies, unknown policies", async () => {
-    await c.query("SELECT admit_ratelimit_put_policy('fw-tb', 'token_bucket', 3, 1000, false, 0)");
-    await c.query("SELECT admit_ratelimit_put_policy('fw-log', 'fixed_window', 3, 1000, true, 60000)");
+    // Windows of an hour: a 1 s window could roll over between the calls on a loaded machine.
+    await c.query("SELECT admit_ratelimit_put_policy('fw-tb', 'token_bucket', 3, 3600000, false, 0)");
+    await c.query("SELECT admit_ratelimit_put_policy('fw-log', 'fixed_window', 3, 3600000, true, 60000)");
     const check = async (policy: string, cost: number) =>
       (await c.query("SELECT admit_ratelimit_check($1, 'k', $2::integer, '{\"via\":\"test\"}', 1000) AS r", [policy, cost])).rows[0].r;
     expect(await check("fw-tb", 1)).toMatchObject({ allowed: true, remaining: 2 });
