@@ -3,7 +3,7 @@
 //   and its workerd) or outlive their parent on their own (the embedded postmaster) are handed to
 //   dev/guard.mjs, a small process that stops them when this process dies, SIGKILL included
 //   (Node has no PR_SET_PDEATHSIG). One guard per process, started on first use.
-// - watchAncestors: `npm start` runs npm → sh → tsx → node dev/start.ts; when npm or tsx is
+// - watchAncestors: `npm start` runs npm → sh → node dev/start.ts (tsx loaded with --import); when npm is
 //   SIGKILLed, the process running dev/start.ts is not, and would run on as an orphan.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
@@ -57,7 +57,7 @@ export function guardPid(): number | null {
 
 /**
  * Calls `onGone` once when a process this one runs under exits: the ancestors in this process's
- * own process group (the job: npm, sh and tsx under `npm start`), each known by pid and start time,
+ * own process group (the job: npm and sh under `npm start`), each known by pid and start time,
  * or, without /proc, the parent. Ancestors outside the group (the user's shell) are not watched, so
  * `nohup npm start &` keeps running after its shell exits. Returns a function that stops watching.
  */

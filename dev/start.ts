@@ -1,6 +1,6 @@
 // `npm start`: embedded Postgres (data in .data/postgres, or under ADMIT_DATA_DIR, kept across
 // restarts) → migrations → WebSocket bridge → the Worker in `wrangler dev` on PORT (default 8787).
-// Ctrl-C stops it all, and so does any kill of `npm start`: a SIGKILL of npm or tsx is noticed here
+// Ctrl-C stops it all, and so does any kill of `npm start`: a SIGKILL of npm is noticed here
 // (watchAncestors) and this process stops everything; if this process itself is killed, the guard
 // (dev/guard.mjs) stops wrangler and Postgres.
 // With DATABASE_URL set, that Postgres is used instead of the embedded one.
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
   process.on("SIGHUP", () => void shutdown(0)); // the terminal closed
-  // npm or tsx killed: nobody would ever send us a signal again.
+  // npm killed: nobody would ever send us a signal again.
   watchAncestors((why) => {
     say(`${why}: stopping`);
     void shutdown(1);

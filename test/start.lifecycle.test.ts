@@ -172,7 +172,7 @@ describe.skipIf(process.platform !== "linux")("npm start leaves nothing behind",
     await untilHealthy(stack);
     const tracked = snapshot(stack);
     const starts = tracked.filter((t) => /dev\/start\.ts/.test(t.command));
-    const main = starts[starts.length - 1]; // tsx's child, below tsx itself
+    const main = starts[starts.length - 1]; // the node process itself (npm runs it through sh)
     expect(main.command).toMatch(/--import|--loader/);
     kill(main.pid, "SIGKILL");
     await expectAllGone(stack, tracked);
