@@ -102,7 +102,6 @@ export class SqlPools {
   private readonly pools = new Map<string, pg.Pool>();
   /** Clients checked out right now, so a partition can cut them. */
   private readonly active = new Set<pg.PoolClient>();
-  private readonly heard = new WeakSet<pg.PoolClient>();
   private waiting = 0;
   private queueTimeouts = 0;
 
@@ -129,6 +128,10 @@ export class SqlPools {
       });
       // An idle pooled connection that dies (Postgres restarted) is dropped by the pool; without a listener it would crash the bridge.
       pool.on("error", (err) => this.opts.log(`bridge: pooled connection lost: ${err.message}`));
+      // A checked-out one emits 'error' too, besides failing its statement, and the pool listens only
+      // while a client is idle: every client gets a listener of its own for its whole life, or a
+      // partition or a Postgres stop mid-statement is an uncaught exception in the bridge.
+      pool.on("connect", (client) => void client.on("error", () => {}));
       this.pools.set(connectionString, pool);
     }
     return pool;
@@ -159,9 +162,6 @@ export class SqlPools {
       client.release();
       return undefined;
     }
-    // A checked-out client whose connection dies emits 'error' besides failing its query; the pool
-    // listens only on idle ones, and an unheard 'error' would be an uncaught exception in the bridge.
-    if (!this.heard.has(client)) this.heard.add(client), client.on("error", () => {});
     this.active.add(client);
     let broken: Error | undefined;
     try {
