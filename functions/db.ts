@@ -92,11 +92,11 @@ export function coalescedWebSocket(Base: WebSocketClass): WebSocketClass {
   return wrapped;
 }
 
-/** A configured, unconnected client. Locally `NEON_WS_PROXY` points the driver at the bridge. */
 function notConfigured(): ProblemError {
   return problem(503, "database-not-configured", "Database not configured", "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).", {}, { "Retry-After": "30" });
 }
 
+/** A configured, unconnected client. Locally `NEON_WS_PROXY` points the driver at the bridge. */
 export function createClient(b: Pick<Bindings, "DATABASE_URL" | "NEON_WS_PROXY">): Client {
   if (!b.DATABASE_URL) throw notConfigured();
   const client = new Client({ connectionString: b.DATABASE_URL });
