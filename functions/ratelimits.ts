@@ -178,8 +178,14 @@ const OverrideDeleteQuery = z.object({
 const OverrideConflict = ProblemSchema.extend({ conflicts: z.array(Override) }).openapi("RateLimitOverrideConflict");
 
 const RL_HEADERS = {
-  "RateLimit-Policy": { schema: { type: "string" as const }, description: 'e.g. `"api";q=100;w=60` (limit, window in seconds)' },
-  RateLimit: { schema: { type: "string" as const }, description: 'e.g. `"api";r=42;t=17` (remaining, seconds until reset)' },
+  "RateLimit-Policy": {
+    schema: { type: "string" as const },
+    description: 'draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400`',
+  },
+  RateLimit: {
+    schema: { type: "string" as const },
+    description: 'A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000`',
+  },
   "Admit-Cache": { schema: { type: "string" as const }, description: "`hit` when this isolate's deny cache answered without Postgres, else `miss`" },
 };
 const ENFORCED_HEADER = {

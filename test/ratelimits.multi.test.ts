@@ -148,6 +148,25 @@ describe("POST /v1/ratelimits/check with policies", () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  it("shows policy and policies, the per-policy results, the quota-exceeded problem and the header lists", async () => {
+    const doc = (await suite.api("GET", "/openapi.json")).json;
+    const schemas = doc.components.schemas;
+    expect(Object.keys(schemas.RateLimitCheck.properties)).toEqual(expect.arrayContaining(["policy", "policies", "key", "cost"]));
+    expect(schemas.RateLimitCheck.properties.policies).toMatchObject({ type: "array", minItems: 1, maxItems: 8 });
+    expect(Object.keys(schemas.RateLimitResult.properties)).toEqual(expect.arrayContaining(["reason", "results", "violated_policies"]));
+    // A problem document: the Problem schema (type, title, status, detail) extended.
+    const qe = schemas.RateLimitQuotaExceeded;
+    expect(qe.allOf[0]).toEqual({ $ref: "#/components/schemas/Problem" });
+    expect(Object.keys(qe.allOf[1].properties)).toEqual(expect.arrayContaining(["violated-policies", "violated_policies", "results", "retry_after_ms"]));
+    expect(Object.keys(schemas.RateLimitPolicyInput.properties)).toEqual(expect.arrayContaining(["timeout_ms", "on_unavailable"]));
+    const check = doc.paths["/v1/ratelimits/check"].post;
+    expect(Object.keys(check.responses["429"].content)).toEqual(["application/json", "application/problem+json"]);
+    expect(check.responses["200"].headers["RateLimit-Policy"].description).toContain('"burst";q=100;w=60, "daily";q=10000;w=86400');
+    expect(check.responses["200"].headers.RateLimit.description).toContain('"burst";r=40;t=30, "daily";r=9000;t=5000');
+  });
+});
+
 describe("multi-policy checks under simultaneous bursts", () => {
   it("300 simultaneous checks on one key, policies of limit 20 and 50 → exactly 20 admitted, 20 consumed on both", async () => {
     await putPolicy(suite.api, "c-20", { algorithm: "fixed_window", limit: 20, window_ms: LONG });
