@@ -402,10 +402,6 @@ export async function withinBudget<T>(budget: Budget, run: () => Promise<T>, who
   }
 }
 
-function isUnenforcedHeaders(h: Record<string, string>): boolean {
-  return NOT_ENFORCED_HEADER in h && !("RateLimit-Policy" in h);
-}
-
 export function isUnenforced(x: unknown): x is Unenforced {
   return typeof x === "object" && x !== null && "consumed" in x;
 }
@@ -521,13 +517,13 @@ type AcquireAnswer =
 
 const ACQUIRE_SQL = "SELECT admit_permit_acquire($1::bigint, 'semaphore', $2, $3, $4::integer, $5::integer) AS r";
 
-async function acquire(db: RequestDb, conc: ConcurrencyOptions, holder: string): Promise<AcquireAnswer> {
+async function acquire(db: RequestDb, conc: ConcurrencyOptions, holder: string, budget: Budget): Promise<AcquireAnswer> {
   const run = async () =>
-    (await db.query<{ r: AcquireAnswer }>(ACQUIRE_SQL, [lockKey("semaphore", conc.name), conc.name, holder, conc.ttl_ms ?? null, db.lockTimeoutMs], { write: true }))[0].r;
+    (await db.query<{ r: AcquireAnswer }>(ACQUIRE_SQL, [lockKey("semaphore", conc.name), conc.name, holder, conc.ttl_ms ?? null, lockTimeoutWithin(db, budget)], { write: true, withinMs: budget.timeoutMs }))[0].r;
   let r = await run();
   if (r.status === "not_found") {
     // First use: create it with the configured size (an existing one is never resized here), then take a permit.
-    await db.query("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)", [lockKey("semaphore", conc.name), conc.name, conc.permits, conc.ttl_ms ?? 60_000, db.lockTimeoutMs], { write: true });
+    await db.query("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)", [lockKey("semaphore", conc.name), conc.name, conc.permits, conc.ttl_ms ?? 60_000, lockTimeoutWithin(db, budget)], { write: true, withinMs: budget.timeoutMs });
     r = await run();
   }
   return r;
@@ -564,13 +560,17 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     let headers: Record<string, string> = {};
     let windowHeaders: Record<string, string> = {};
     let permit: { permit_id: string } | undefined;
+    // With window limits, their policies' budget and fail mode; a concurrency limit alone: the options', else 1 000 ms / deny.
+    const budget = names.length
+      ? budgetFor(db, names, opts)
+      : { timeoutMs: Math.max(1, Math.min(opts.timeout_ms ?? DEFAULT_TIMEOUT_MS, db.remainingMs())), onUnavailable: opts.on_unavailable ?? ("deny" as FailMode) };
+    let unenforced = false;
     try {
       if (names.length) {
         const key = await opts.key!(ctx);
         const cost = typeof opts.cost === "function" ? await opts.cost(ctx) : opts.cost;
         const input = { key, cost, info: opts.info?.(ctx) };
         const cache = denyCacheFor(c.env as Bindings | undefined);
-        const budget = budgetFor(db, names, opts);
         const multi = opts.policies !== undefined;
         const outcome = await withinBudget(
           budget,
@@ -581,6 +581,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
           const u = unenforcedResponse(outcome);
           if (u.status !== 200) return problemResponse(c, u.body as never, u.headers);
           headers = windowHeaders = u.headers; // fail open: through to the handler, saying the limit was not enforced
+          unenforced = true;
         } else if (outcome === null || "missing" in outcome) {
           const missing = outcome === null ? names : outcome.missing;
           console.error(`rateLimit(): policy ${missing.map((m) => JSON.stringify(m)).join(", ")} does not exist`);
@@ -600,38 +601,54 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
           }
         }
       }
-      if (opts.concurrency) {
+      // The database just failed to answer within the budget and the policies fail open: do not wait
+      // a second budget for a permit; the concurrency limit is not enforced either (the header says so).
+      if (opts.concurrency && !unenforced) {
         const conc = opts.concurrency;
-        const r = await acquire(db, conc, `${c.req.method} ${c.req.path}`.slice(0, 200));
-        if (r.status === "busy") {
+        const r = await withinBudget(budget, () => acquire(db, conc, `${c.req.method} ${c.req.path}`.slice(0, 200), budget), { policy: conc.name, key: conc.name });
+        if (isUnenforced(r)) {
+          const u = unenforcedResponse(r);
+          if (u.status !== 200) return problemResponse(c, u.body as never, u.headers);
+          headers = { ...windowHeaders, ...u.headers };
+        } else if (r.status === "busy") {
           const h = withConcurrency(windowHeaders, conc, r.permits, 0);
           h["Retry-After"] = String(Math.max(1, Math.ceil(r.retry_after_ms / 1000)));
           const p = problem(429, "concurrency-limited", "Too many requests in flight", `All ${r.permits} permits of ${JSON.stringify(conc.name)} are in use; the earliest expires at ${r.expires_at}.`, { permits: r.permits, in_use: r.in_use, earliest_expires_at: r.expires_at }, h);
           return problemResponse(c, p.problem, p.headers);
+        } else if (r.status !== "acquired") {
+          throw new Error(`rateLimit(): semaphore ${conc.name} answered ${r.status}`);
+        } else {
+          permit = r.permit;
+          if (!names.length) headers = withConcurrency({}, conc, conc.permits);
         }
-        if (r.status !== "acquired") throw new Error(`rateLimit(): semaphore ${conc.name} answered ${r.status}`);
-        permit = r.permit;
-        if (!names.length) headers = withConcurrency({}, conc, conc.permits);
-        else if (isUnenforcedHeaders(headers)) headers = withConcurrency(headers, conc, conc.permits);
       }
     } catch (err) {
-      closeOwn();
       if (err instanceof ProblemError) return problemResponse(c, err.problem, err.headers);
       throw err;
+    } finally {
+      if (!permit) closeOwn();
     }
-    if (!permit) closeOwn();
     setHeaders(c, headers);
     try {
       await next();
     } finally {
       if (permit) {
-        // Given back before the response leaves (also when the handler threw); if this fails, the TTL frees it.
+        // Given back before the response leaves (also when the handler threw), on a handle of its own:
+        // the request's budget may be spent by a slow handler. If this fails, the TTL frees the permit.
+        closeOwn();
+        const releaser = new RequestDb((c.env ?? {}) as Bindings);
         try {
-          await db.query("SELECT admit_permit_release($1::bigint, 'semaphore', $2, $3::uuid, $4::integer) AS r", [lockKey("semaphore", opts.concurrency!.name), opts.concurrency!.name, permit.permit_id, db.lockTimeoutMs], { write: true });
+          await releaser.query("SELECT admit_permit_release($1::bigint, 'semaphore', $2, $3::uuid, $4::integer) AS r", [lockKey("semaphore", opts.concurrency!.name), opts.concurrency!.name, permit.permit_id, lockTimeoutWithin(releaser, budget)], { write: true, withinMs: budget.timeoutMs });
         } catch (err) {
           console.error(`rateLimit(): releasing a permit of ${opts.concurrency!.name} failed; its TTL frees it`, err);
+        } finally {
+          const closing = releaser.close();
+          try {
+            c.executionCtx.waitUntil(closing);
+          } catch {
+            /* no execution context: let it run */
+          }
         }
-        closeOwn();
       }
     }
     setHeaders(c, headers);

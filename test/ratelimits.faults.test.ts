@@ -168,3 +168,47 @@ describe("the rateLimit() middleware under the same faults", () => {
     await settle();
   });
 });
+
+describe("rateLimit({ concurrency }) under the same faults", () => {
+  const env = (extra: Record<string, string> = {}) => bindings(db, { NEON_WS_PROXY: bridge.wsProxy, ...extra });
+  const live = async (name: string) =>
+    (await sql<{ n: number }>(db, "SELECT count(*)::int AS n FROM permits WHERE kind = 'semaphore' AND name = $1 AND released_at IS NULL AND timed_out_at IS NULL AND expires_at > now()", [name]))[0].n;
+
+  it("a handler slower than the request's budget still gives its permit back before the response leaves", async () => {
+    const other = new Hono();
+    other.use("*", rateLimit({ concurrency: { name: "slow-handler", permits: 1, ttl_ms: 600_000 } }));
+    other.get("*", async (c) => {
+      await new Promise((r) => setTimeout(r, 600));
+      return c.json({ ran: true });
+    });
+    // DB_BUDGET_MS 300: the request's own handle is spent long before the handler returns.
+    for (let i = 0; i < 2; i++) {
+      const res = await other.request("/x", {}, env({ DB_BUDGET_MS: "300" }));
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(await live("slow-handler")).toBe(0);
+    }
+  });
+
+  it("the acquire stalled: on_unavailable allow → the handler runs, not enforced; the default → 504 within 1 000 ms + bound", async () => {
+    const open = new Hono();
+    open.use("*", rateLimit({ concurrency: { name: "stalled-c", permits: 2 }, timeout_ms: 300, on_unavailable: "allow" }));
+    open.get("*", (c) => c.json({ ran: true }));
+    const closed = new Hono();
+    closed.use("*", rateLimit({ concurrency: { name: "stalled-c", permits: 2 } }));
+    closed.get("*", (c) => c.json({ ran: true }));
+    expect((await closed.request("/x", {}, env())).status).toBe(200); // creates the semaphore
+    const acquireStall: Faults = { statement: { match: "admit_permit_acquire", action: "stall-before" } };
+    let started = Date.now();
+    const a = await withFaults(acquireStall, async () => open.request("/x", {}, env()));
+    expect(a.status).toBe(200);
+    expect(a.headers.get("admit-ratelimit-enforced")).toBe("false; reason=timeout");
+    expect(Date.now() - started).toBeLessThan(300 + BOUND_MS);
+    started = Date.now();
+    const b = await withFaults(acquireStall, async () => closed.request("/x", {}, env()));
+    expect([503, 504]).toContain(b.status);
+    expect(b.headers.get("content-type")).toBe("application/problem+json");
+    expect(Number(b.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(1_000 + BOUND_MS);
+    await settle();
+  });
+});
