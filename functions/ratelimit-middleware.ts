@@ -6,7 +6,7 @@
 // 000015 (admit_ratelimit_check_multi, timeout_ms / on_unavailable). Routes: functions/ratelimits.ts.
 import type { Context, MiddlewareHandler } from "hono";
 import { lockKey } from "./keys";
-import { RequestDb } from "./db";
+import { DEFAULT_BUDGET_MS, RequestDb } from "./db";
 import type { Bindings } from "./env";
 import { problem, problemResponse, ProblemError } from "./errors";
 
@@ -89,8 +89,13 @@ interface DenyEntry {
 }
 
 const MAX_ENTRIES = 10_000;
-/** A check's latency budget when neither the policy (as this isolate last saw it) nor the caller says. */
-export const DEFAULT_TIMEOUT_MS = 1_000;
+/**
+ * A check's latency budget when neither the policy (as this isolate last saw it) nor the caller says:
+ * the request's default budget. A tighter default (1 s) made a burst of 1000 simultaneous checks on
+ * this 2-core machine answer 504 for the ones still queued at the pool after a second — the very
+ * bursts Admit exists for; a gateway that wants a tighter bound sets `timeout_ms` on the policy.
+ */
+export const DEFAULT_TIMEOUT_MS = DEFAULT_BUDGET_MS;
 
 /**
  * Keys known to be denied until a moment, per isolate. It only ever answers "denied": a miss, an
@@ -350,7 +355,7 @@ function lockTimeoutWithin(db: RequestDb, budget: Budget | undefined): number {
 /**
  * The budget of a check over `policies`: the shortest `timeout_ms` among them, and "deny" if any of
  * them fails closed. Each policy's settings come from `given` (the middleware's options) if set, else
- * from this isolate's memory of earlier answers, else the defaults (1 000 ms, deny) — which is what a
+ * from this isolate's memory of earlier answers, else the defaults (the request budget, 5 000 ms, and deny) — which is what a
  * fresh isolate uses the very first time. Never more than the request's remaining budget.
  */
 export function budgetFor(db: RequestDb, policies: string[], given: { timeout_ms?: number; on_unavailable?: FailMode } = {}): Budget {
@@ -486,7 +491,7 @@ export interface RateLimitOptions<C extends Context = Context> {
   /**
    * The check's latency budget and fail mode, overriding what this isolate learnt of the policies
    * from earlier answers (default: the policies' own `timeout_ms` / `on_unavailable` once seen, and
-   * 1 000 ms / "deny" before the first answer).
+   * 5 000 ms / "deny" before the first answer).
    */
   timeout_ms?: number;
   on_unavailable?: FailMode;
@@ -560,7 +565,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     let headers: Record<string, string> = {};
     let windowHeaders: Record<string, string> = {};
     let permit: { permit_id: string } | undefined;
-    // With window limits, their policies' budget and fail mode; a concurrency limit alone: the options', else 1 000 ms / deny.
+    // With window limits, their policies' budget and fail mode; a concurrency limit alone: the options', else 5 000 ms / deny.
     const budget = names.length
       ? budgetFor(db, names, opts)
       : { timeoutMs: Math.max(1, Math.min(opts.timeout_ms ?? DEFAULT_TIMEOUT_MS, db.remainingMs())), onUnavailable: opts.on_unavailable ?? ("deny" as FailMode) };

@@ -45,7 +45,7 @@ const PolicyBody = z
     window_ms: z.number().int().min(1).max(MAX_WINDOW_MS).openapi({ example: 60_000, description: "1 ms to 366 days" }),
     log: z.boolean().default(false).openapi({ description: "Write one request-log row per check (same statement, no extra round trip)" }),
     history_ms: z.number().int().min(0).max(MAX_WINDOW_MS).default(7 * 86_400_000).openapi({ description: "How long finished windows (usage history) and log rows are kept; default 7 days" }),
-    timeout_ms: z.number().int().min(1).max(60_000).default(DEFAULT_TIMEOUT_MS).openapi({ description: "The longest a check on this policy may take (1–60000 ms, default 1000; never more than the Worker's request budget, DB_BUDGET_MS). Past it the check answers per `on_unavailable`." }),
+    timeout_ms: z.number().int().min(1).max(60_000).default(DEFAULT_TIMEOUT_MS).openapi({ description: "The longest a check on this policy may take (1–60000 ms, default 5000, the Worker's default request budget; never more than DB_BUDGET_MS). Past it the check answers per `on_unavailable`." }),
     on_unavailable: z.enum(["deny", "allow"]).default("deny").openapi({ description: "When the database does not answer within `timeout_ms` or cannot be reached: `deny` (fail closed: 503 + Retry-After) or `allow` (fail open: 200, `allowed: true`, `reason: \"timeout\"` or `\"unavailable\"`, header `Admit-RateLimit-Enforced: false`). With several policies, any `deny` decides." }),
   })
   .openapi("RateLimitPolicyInput");

@@ -16,7 +16,7 @@
 -- The checks return them so a Worker isolate learns them from its answers.
 
 ALTER TABLE ratelimit_policies
-  ADD COLUMN timeout_ms integer NOT NULL DEFAULT 1000,
+  ADD COLUMN timeout_ms integer NOT NULL DEFAULT 5000, -- the Worker's default request budget (DB_BUDGET_MS)
   ADD COLUMN on_unavailable text NOT NULL DEFAULT 'deny',
   ADD CONSTRAINT ratelimit_policies_timeout CHECK (timeout_ms BETWEEN 1 AND 60000),
   ADD CONSTRAINT ratelimit_policies_on_unavailable CHECK (on_unavailable IN ('deny', 'allow'));
@@ -33,7 +33,7 @@ $$;
 DROP FUNCTION admit_ratelimit_put_policy(text, text, integer, bigint, boolean, bigint);
 CREATE FUNCTION admit_ratelimit_put_policy(
   p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint,
-  p_timeout_ms integer DEFAULT 1000, p_on_unavailable text DEFAULT 'deny'
+  p_timeout_ms integer DEFAULT 5000, p_on_unavailable text DEFAULT 'deny'
 ) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -112,14 +112,14 @@ describe("a check against a stalled database answers within timeout_ms + bound",
     expect(after.json.reason).toBe("limit");
   });
 
-  it("the very first time (a policy this isolate has never seen) the defaults apply: 1 000 ms, fail closed", async () => {
+  it("the very first time (a policy this isolate has never seen) the defaults apply: the request budget (5 000 ms), fail closed", async () => {
     // Created behind the app's back: no PUT, GET or check through this process has told it the settings.
     await sql(db, "SELECT admit_ratelimit_put_policy('unseen', 'fixed_window', 10, 60000, false, 0, 200, 'allow')");
     expect(denyCache.policies.has("unseen")).toBe(false);
     const first = await withFaults(stall, () => timedCheck({ policy: "unseen", key: "k" }));
     expect(first.status, first.text).toBe(504);
-    expect(first.json).toMatchObject({ reason: "timeout", timeout_ms: 1_000 });
-    expect(first.ms).toBeLessThan(1_000 + BOUND_MS);
+    expect(first.json).toMatchObject({ reason: "timeout", timeout_ms: 5_000 });
+    expect(first.ms).toBeLessThan(5_000 + BOUND_MS);
     await settle();
     // One answer later (every check tells its policies' settings) the isolate knows: 200 ms, fail open.
     expect((await timedCheck({ policy: "unseen", key: "k" })).status).toBe(200);
@@ -189,7 +189,7 @@ describe("rateLimit({ concurrency }) under the same faults", () => {
     }
   });
 
-  it("the acquire stalled: on_unavailable allow → the handler runs, not enforced; the default → 504 within 1 000 ms + bound", async () => {
+  it("the acquire stalled: on_unavailable allow → the handler runs, not enforced; the default → 504 within the request budget (5 000 ms) + bound", async () => {
     const open = new Hono();
     open.use("*", rateLimit({ concurrency: { name: "stalled-c", permits: 2 }, timeout_ms: 300, on_unavailable: "allow" }));
     open.get("*", (c) => c.json({ ran: true }));
@@ -208,7 +208,7 @@ describe("rateLimit({ concurrency }) under the same faults", () => {
     expect([503, 504]).toContain(b.status);
     expect(b.headers.get("content-type")).toBe("application/problem+json");
     expect(Number(b.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(1_000 + BOUND_MS);
+    expect(Date.now() - started).toBeLessThan(5_000 + BOUND_MS);
     await settle();
   });
 });
