@@ -4,13 +4,13 @@
 // functions/ratelimit-middleware.ts. Tests: test/ratelimits*.test.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./env";
-import { problem } from "./errors";
+import { problem, ProblemError, type Problem } from "./errors";
 import { ProblemSchema, problemResponses } from "./openapi";
-import { checkRateLimit, denyCache, denyCacheFor, rateLimitHeaders } from "./ratelimit-middleware";
+import { budgetFor, checkRateLimit, checkRateLimits, DEFAULT_TIMEOUT_MS, denyCache, denyCacheFor, isUnenforced, NOT_ENFORCED_HEADER, quotaExceeded, rateLimitHeaders, unenforcedResponse, withinBudget } from "./ratelimit-middleware";
 import { isLater, name, Rfc3339, validationHook } from "./validation";
 
-export { DenyCache, denyCache, denyCacheFor, rateLimit, checkRateLimit, rateLimitHeaders } from "./ratelimit-middleware";
-export type { RateLimitOptions, RateLimitResult, RateLimitDecision } from "./ratelimit-middleware";
+export { DenyCache, denyCache, denyCacheFor, rateLimit, checkRateLimit, checkRateLimits, rateLimitHeaders } from "./ratelimit-middleware";
+export type { RateLimitOptions, RateLimitResult, RateLimitDecision, PolicyResult, ConcurrencyOptions, FailMode } from "./ratelimit-middleware";
 
 const MAX_WINDOW_MS = 366 * 86_400_000;
 const MAX_INFO_BYTES = 2048;
@@ -31,6 +31,8 @@ const Policy = z
     window_ms: z.number().int(),
     log: z.boolean(),
     history_ms: z.number().int(),
+    timeout_ms: z.number().int(),
+    on_unavailable: z.enum(["deny", "allow"]),
     created_at: z.string().openapi({ format: "date-time" }),
     updated_at: z.string().openapi({ format: "date-time" }),
   })
@@ -43,6 +45,8 @@ const PolicyBody = z
     window_ms: z.number().int().min(1).max(MAX_WINDOW_MS).openapi({ example: 60_000, description: "1 ms to 366 days" }),
     log: z.boolean().default(false).openapi({ description: "Write one request-log row per check (same statement, no extra round trip)" }),
     history_ms: z.number().int().min(0).max(MAX_WINDOW_MS).default(7 * 86_400_000).openapi({ description: "How long finished windows (usage history) and log rows are kept; default 7 days" }),
+    timeout_ms: z.number().int().min(1).max(60_000).default(DEFAULT_TIMEOUT_MS).openapi({ description: "The longest a check on this policy may take (1–60000 ms, default 5000, the Worker's default request budget; never more than DB_BUDGET_MS). Past it the check answers per `on_unavailable`." }),
+    on_unavailable: z.enum(["deny", "allow"]).default("deny").openapi({ description: "When the database does not answer within `timeout_ms` or cannot be reached: `deny` (fail closed: 503 + Retry-After) or `allow` (fail open: 200, `allowed: true`, `reason: \"timeout\"` or `\"unavailable\"`, header `Admit-RateLimit-Enforced: false`). With several policies, any `deny` decides." }),
   })
   .openapi("RateLimitPolicyInput");
 
@@ -67,28 +71,72 @@ const Info = z
 
 const CheckBody = z
   .object({
-    policy: PolicyName.openapi({ example: "api" }),
+    policy: PolicyName.optional().openapi({ example: "api", description: "One policy (or give `policies`)" }),
+    policies: z
+      .array(PolicyName)
+      .min(1)
+      .max(8)
+      .refine((ps) => new Set(ps).size === ps.length, "policy names must be distinct")
+      .optional()
+      .openapi({ example: ["burst", "daily"], description: "1–8 distinct policies checked at once, all-or-nothing: admitted only if every one admits; when any denies, none consumes (each still counts the attempt)" }),
     key: Key.openapi({ example: "customer-42" }),
     cost: Cost.default(1).openapi({ description: "Units this call takes (default 1). 0 = peek: consumes nothing; allowed means one unit fits" }),
     info: Info,
   })
+  .refine((b) => (b.policy === undefined) !== (b.policies === undefined), { path: ["policies"], message: "give exactly one of policy and policies" })
   .openapi("RateLimitCheck");
 
 const RefundBody = z
   .object({ policy: PolicyName, key: Key, cost: Cost.min(1) })
   .openapi("RateLimitRefund");
 
+const Reason = z.enum(["limit", "cache", "timeout", "unavailable", "not-checked"]).openapi({
+  description: "`limit`: the database decided; `cache`: this isolate's deny cache refused without asking; `timeout`/`unavailable`: the database did not decide within `timeout_ms` and the fail mode answered; `not-checked`: a policy a cached answer did not need",
+});
+
+const PolicyCheckResult = z
+  .object({
+    allowed: z.boolean().optional().openapi({ description: "This policy's own verdict (absent when not checked)" }),
+    policy: z.string(),
+    key: z.string(),
+    limit: z.number().int().optional(),
+    remaining: z.number().int().optional(),
+    reset_ms: z.number().int().optional(),
+    retry_after_ms: z.number().int().optional(),
+    reason: Reason,
+  })
+  .openapi("RateLimitPolicyResult");
+
 const CheckResult = z
   .object({
     allowed: z.boolean(),
-    policy: z.string(),
+    policy: z.string().openapi({ description: "With `policies`: the most restrictive one (denied: the refusing policy with the longest wait; admitted: the fewest units left)" }),
     key: z.string(),
     limit: z.number().int(),
     remaining: z.number().int(),
     reset_ms: z.number().int(),
     retry_after_ms: z.number().int().optional(),
+    reason: Reason,
+    results: z.array(PolicyCheckResult).optional().openapi({ description: "With `policies`: one result per policy, in the order asked" }),
+    violated_policies: z.array(z.string()).optional().openapi({ description: "With `policies`, when denied: the policies that refused" }),
   })
   .openapi("RateLimitResult");
+
+const QuotaExceeded = ProblemSchema.extend(CheckResult.shape)
+  .extend({ "violated-policies": z.array(z.string()).openapi({ description: "draft-ietf-httpapi-ratelimit-headers-11 §6 (quota-exceeded problem type)" }) })
+  .openapi("RateLimitQuotaExceeded");
+
+const Unenforced = z
+  .object({
+    allowed: z.literal(true),
+    policy: z.string().optional(),
+    policies: z.array(z.string()).optional(),
+    key: z.string(),
+    reason: z.enum(["timeout", "unavailable"]),
+    consumed: z.enum(["unknown", "none"]).openapi({ description: "`unknown`: the check was sent and may have consumed a unit; `none`: it certainly did not" }),
+    timeout_ms: z.number().int(),
+  })
+  .openapi("RateLimitUnenforced");
 
 const RefundResult = z
   .object({ policy: z.string(), key: z.string(), limit: z.number().int(), remaining: z.number().int(), reset_ms: z.number().int(), refunded: z.number().int() })
@@ -130,9 +178,18 @@ const OverrideDeleteQuery = z.object({
 const OverrideConflict = ProblemSchema.extend({ conflicts: z.array(Override) }).openapi("RateLimitOverrideConflict");
 
 const RL_HEADERS = {
-  "RateLimit-Policy": { schema: { type: "string" as const }, description: 'e.g. `"api";q=100;w=60` (limit, window in seconds)' },
-  RateLimit: { schema: { type: "string" as const }, description: 'e.g. `"api";r=42;t=17` (remaining, seconds until reset)' },
+  "RateLimit-Policy": {
+    schema: { type: "string" as const },
+    description: 'draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400`',
+  },
+  RateLimit: {
+    schema: { type: "string" as const },
+    description: 'A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000`',
+  },
   "Admit-Cache": { schema: { type: "string" as const }, description: "`hit` when this isolate's deny cache answered without Postgres, else `miss`" },
+};
+const ENFORCED_HEADER = {
+  [NOT_ENFORCED_HEADER]: { schema: { type: "string" as const }, description: '`false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered' },
 };
 
 function noPolicy(policy: string) {
@@ -159,11 +216,12 @@ ratelimits.openapi(
     const { name } = c.req.valid("param");
     const b = c.req.valid("json");
     const [{ r }] = await c.var.db.query<{ r: { created: boolean; policy: z.infer<typeof Policy> } }>(
-      "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint) AS r",
-      [name, b.algorithm, b.limit, b.window_ms, b.log, b.history_ms],
+      "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint, $7::integer, $8) AS r",
+      [name, b.algorithm, b.limit, b.window_ms, b.log, b.history_ms, b.timeout_ms, b.on_unavailable],
       { write: true },
     );
     denyCache.forget(name);
+    denyCache.learn(name, r.policy);
     return r.created ? c.json(r.policy, 201) : c.json(r.policy, 200);
   },
 );
@@ -184,6 +242,7 @@ ratelimits.openapi(
     const { name } = c.req.valid("param");
     const [row] = await c.var.db.query<{ r: z.infer<typeof Policy> }>("SELECT admit_ratelimit_policy_json(p) AS r FROM ratelimit_policies p WHERE p.name = $1", [name]);
     if (!row) throw noPolicy(name);
+    denyCache.learn(name, row.r);
     return c.json(row.r, 200);
   },
 );
@@ -287,20 +346,41 @@ ratelimits.openapi(
     tags: ["Rate limits"],
     summary: "May this key spend `cost` units now? (one SQL statement)",
     description:
-      "200 when allowed, 429 when denied — both with the same body and the IETF `RateLimit-Policy`/`RateLimit` headers; 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds the limit. A denied call consumes nothing.",
+      "200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.",
     request: { body: { required: true, content: { "application/json": { schema: CheckBody } } } },
     responses: {
-      200: { description: "Allowed", headers: RL_HEADERS, content: { "application/json": { schema: CheckResult } } },
-      429: { description: "Denied; nothing consumed", headers: { ...RL_HEADERS, "Retry-After": { schema: { type: "string" }, description: "Seconds" } }, content: { "application/json": { schema: CheckResult } } },
+      200: { description: "Allowed (or not enforced: fail open)", headers: { ...RL_HEADERS, ...ENFORCED_HEADER }, content: { "application/json": { schema: z.union([CheckResult, Unenforced]) } } },
+      429: {
+        description: "Denied; nothing consumed. `policy`: the result body; `policies`: a quota-exceeded problem",
+        headers: { ...RL_HEADERS, "Retry-After": { schema: { type: "string" }, description: "Seconds" } },
+        content: { "application/json": { schema: CheckResult }, "application/problem+json": { schema: QuotaExceeded } },
+      },
       ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
     },
   }),
   async (c) => {
     const b = c.req.valid("json");
-    const d = await checkRateLimit(c.var.db, b, denyCacheFor(c.env));
-    if (!d) throw noPolicy(b.policy);
+    const db = c.var.db;
+    const cache = denyCacheFor(c.env);
+    const names = b.policies ?? [b.policy!];
+    const budget = budgetFor(db, names);
+    const input = { key: b.key, cost: b.cost, info: b.info };
+    const d = await withinBudget(
+      budget,
+      () => (b.policies ? checkRateLimits(db, { ...input, policies: b.policies }, cache, budget) : checkRateLimit(db, { ...input, policy: b.policy! }, cache, budget)),
+      b.policies ? { policies: b.policies, key: b.key } : { policy: b.policy, key: b.key },
+    );
+    if (isUnenforced(d)) {
+      const u = unenforcedResponse(d);
+      if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
+      return c.json(u.body as z.infer<typeof Unenforced>, 200, u.headers);
+    }
+    if (d === null) throw noPolicy(b.policy!);
+    if ("missing" in d) throw noPolicy(d.missing[0]);
     const headers = rateLimitHeaders(d);
-    return d.result.allowed ? c.json(d.result, 200, headers) : c.json(d.result, 429, headers);
+    if (d.result.allowed) return c.json(d.result, 200, headers);
+    if (b.policies) throw quotaExceeded(d.result, headers);
+    return c.json(d.result, 429, headers);
   },
 );
 

@@ -1,0 +1,121 @@
+// Rate-limit checks with Postgres frozen (SIGSTOP of every one of its processes), then thawed:
+// a fail-open policy answers 200 reason "timeout" and a fail-closed one 504/503, each within its
+// timeout_ms plus BOUND_MS (generous: the machine is shared; the feature's promise, not a speed
+// claim); after SIGCONT the same app decides again, and the database never holds more than the
+// limit. This suite runs its OWN embedded Postgres and bridge (as test/faults.freeze.test.ts does):
+// freezing the shared one would stall every other suite.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBridge, type Bridge } from "../dev/bridge";
+import { migrate } from "../dev/migrate";
+import { postmasterPid, startPostgres, type PgHandle } from "../dev/postgres";
+import { listProcesses } from "../dev/proc";
+import { client, serveApp, settled, TOKEN, type Served } from "./support";
+
+const BOUND_MS = 1_000;
+let tmp: string;
+let pgh: PgHandle;
+let bridge: Bridge;
+let app: Served;
+let api: ReturnType<typeof client>;
+let frozen = false;
+
+const q = async (text: string, params: unknown[] = []) => {
+  const c = new pg.Client({ connectionString: pgh.url });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+};
+
+function postgresPids(): number[] {
+  const postmaster = postmasterPid(pgh.dataDir);
+  if (postmaster === null) throw new Error(`no postmaster.pid in ${pgh.dataDir}`);
+  return [postmaster, ...(listProcesses() ?? []).filter((p) => p.ppid === postmaster).map((p) => p.pid)];
+}
+
+function signal(pid: number, sig: NodeJS.Signals) {
+  try {
+    process.kill(pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+  }
+}
+
+function freeze() {
+  for (const pid of postgresPids()) signal(pid, "SIGSTOP"); // the postmaster first: it forks nothing new meanwhile
+  frozen = true;
+}
+
+function thaw() {
+  for (const pid of postgresPids()) signal(pid, "SIGCONT");
+  frozen = false;
+}
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "admit-rl-freeze-"));
+  fs.chmodSync(tmp, 0o755); // as root, postgres runs as user "postgres" and must enter tmp
+  pgh = await startPostgres({ dataDir: path.join(tmp, "data"), persistent: false });
+  bridge = await startBridge();
+  await migrate({ databaseUrl: pgh.url, wsProxy: bridge.wsProxy });
+  app = await serveApp({ DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: TOKEN, RATELIMIT_DENY_CACHE: "off" });
+  api = client(app.url);
+}, 120_000);
+
+afterAll(async () => {
+  if (frozen) thaw();
+  await app?.close();
+  await bridge?.close();
+  await pgh?.stop();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+}, 60_000);
+
+async function timed(body: Record<string, unknown>) {
+  const started = Date.now();
+  const res = await api("POST", "/v1/ratelimits/check", body);
+  return { ...res, ms: Date.now() - started };
+}
+
+describe("rate-limit checks with Postgres frozen", () => {
+  it("fail open → 200 timeout, fail closed → 504/503, each within timeout_ms + bound; thawed, checks decide again and never over the limit", async () => {
+    for (const [name, on_unavailable] of [["open", "allow"], ["closed", "deny"]] as const) {
+      expect((await api("PUT", `/v1/ratelimits/policies/${name}`, { algorithm: "fixed_window", limit: 5, window_ms: 86_400_000, timeout_ms: 500, on_unavailable })).status).toBe(201);
+    }
+    expect((await timed({ policy: "open", key: "k" })).status).toBe(200);
+    freeze();
+    let answers: Array<Awaited<ReturnType<typeof timed>>>;
+    try {
+      answers = await Promise.all([
+        ...Array.from({ length: 10 }, () => timed({ policy: "open", key: "k" })),
+        ...Array.from({ length: 10 }, () => timed({ policy: "closed", key: "k" })),
+        ...Array.from({ length: 5 }, () => timed({ policies: ["open", "closed"], key: "k" })),
+      ]);
+    } finally {
+      thaw();
+    }
+    for (const [i, a] of answers.entries()) {
+      expect(a.ms, `answer ${i}: ${a.status} ${a.text}`).toBeLessThan(500 + BOUND_MS);
+      if (i < 10) {
+        expect(a.status, a.text).toBe(200);
+        expect(a.json).toMatchObject({ allowed: true, reason: "timeout" });
+        expect(a.headers.get("admit-ratelimit-enforced")).toBe("false; reason=timeout");
+      } else {
+        expect([503, 504], a.text).toContain(a.status);
+        expect(a.json).toMatchObject({ reason: "timeout", consumed: a.status === 504 ? "unknown" : "none" });
+        expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(0);
+      }
+    }
+    await settled(bridge, q, { everywhere: true, attempts: 200 });
+    // Thawed: the same app decides again, and whatever the frozen checks committed late, never past the limit.
+    const after = await timed({ policy: "closed", key: "after" });
+    expect(after.status).toBe(200);
+    expect(after.json.reason).toBe("limit");
+    const rows = await q("SELECT policy, consumed::int FROM ratelimit_counters WHERE key = 'k' ORDER BY policy");
+    for (const r of rows) expect(r.consumed).toBeLessThanOrEqual(5);
+  }, 120_000);
+});
