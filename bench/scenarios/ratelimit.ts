@@ -85,7 +85,7 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   const out: (Row | null)[] = [];
   // The driver-alone rows: the hot key only, and not re-run in a pooler profile (they are no Admit rows).
   const driverAlone = shape === HOT && !ctx.profile;
-  const policyFor = async (layer: string, impl: string, connection: Connection) => {
+  const policyFor = async (layer: string, impl: string, connection: string) => {
     const name = `${shape.name}.${rowKey(ctx, layer, impl, connection)}`;
     await makePolicy(ctx, name, shape.limit);
     return name;
@@ -141,30 +141,37 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       }),
     );
   }
-  {
-    const policy = await policyFor("edge", "admit", "per-request");
+  // At each edge concurrency: Admit's Worker, then (hot key) the bare Worker over HTTP and over a
+  // WebSocket Client per request, one right after the other so their ratios share the machine's moment.
+  for (const concurrency of ctx.edgeConcurrency) {
+    const policy = await policyFor("edge", "admit", `http-c${concurrency}`);
     out.push(
       await edge(ctx, {
         scenario: shape.name,
         impl: "admit",
+        connection: "http",
+        concurrency,
         violations: excess(ctx, policy),
         op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
       }),
     );
-  }
-  if (driverAlone) {
-    // A Worker that is only the driver and this statement (bench/peers/driver-worker), per request.
-    const policy = await policyFor("edge", "driver", "per-request");
-    out.push(
-      await edge(ctx, {
-        scenario: shape.name,
-        impl: DRIVER,
-        worker: ctx.driverWorker,
-        note: DRIVER_NOTE,
-        violations: excess(ctx, policy),
-        op: async (call, i) => String((await call("POST", "/check", { policy, key: keyOf(shape, i) })).status),
-      }),
-    );
+    if (!driverAlone) continue;
+    // A Worker that is only `neon()` (or a WebSocket Client) and this statement (bench/peers/driver-worker).
+    for (const connection of ["http", "websocket"] as const) {
+      const policy = await policyFor("edge", "driver", `${connection}-c${concurrency}`);
+      out.push(
+        await edge(ctx, {
+          scenario: shape.name,
+          impl: DRIVER,
+          connection,
+          concurrency,
+          worker: ctx.driverWorker,
+          note: DRIVER_NOTE,
+          violations: excess(ctx, policy),
+          op: async (call, i) => String((await call("POST", `/check/${connection}`, { policy, key: keyOf(shape, i) })).status),
+        }),
+      );
+    }
   }
   if (!ctx.profile) {
     out.push(await rateLimiterFlexible(ctx, shape, "tcp"));
