@@ -16,13 +16,14 @@ import { cpuTable, evaluateTargets, markdownTable, mergeRounds, targetsMarkdown,
 import { inventoryHotNight } from "./scenarios/inventory";
 import { lockContention, semaphoreChurn } from "./scenarios/permits";
 import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
+import { burst1000 } from "./scenarios/burst";
 import { edgeNoop } from "./scenarios/noop";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { webhookDuplicates } from "./scenarios/webhooks";
 import { edgeUrl, startStack, type Stack } from "./stack";
 
 /** In the order they run; each says itself whether its capability exists on this build. */
-export const SCENARIOS: Scenario[] = [edgeNoop, ratelimitHot, ratelimit10kKeys, reservationBurst, inventoryHotNight, semaphoreChurn, lockContention, webhookDuplicates];
+export const SCENARIOS: Scenario[] = [edgeNoop, ratelimitHot, ratelimit10kKeys, reservationBurst, inventoryHotNight, semaphoreChurn, lockContention, webhookDuplicates, burst1000];
 
 export interface Options {
   quick: boolean;

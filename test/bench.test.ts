@@ -7,8 +7,9 @@ import { peerSql, sqlSections } from "../bench/peers/index";
 import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
 import { classifier, cpuBetween, cpuMeter, cpuSample } from "../bench/cpu";
-import { atCeilingCost, cpuTable, DRIVER, evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, targetsMarkdown, withRoundSpread, type RawFigures, type Row } from "../bench/report";
+import { atCeilingCost, burstTarget, cpuTable, DRIVER, evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, targetsMarkdown, withRoundSpread, type RawFigures, type Row } from "../bench/report";
 import { edgeConcurrencies, parseArgs } from "../bench/run";
+import { mismatch } from "../bench/scenarios/burst";
 import { DUPLICATE_PERMITS, pgbenchScript, releases } from "../bench/scenarios/permits";
 import { EXCESS_ADMISSIONS, keyOf } from "../bench/scenarios/ratelimit";
 import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
@@ -122,6 +123,26 @@ describe("report", () => {
     // It runs Admit's statement: its violations are Admit's.
     const t = evaluateTargets([row({ impl: DRIVER, violations: 3 })]);
     expect(t[0]).toMatchObject({ value: 3, met: false });
+  });
+
+  it("a burst is met only with no 5xx, exactly the expected answers and a database that agrees", () => {
+    const burst = (over: Partial<Row>) =>
+      row({ scenario: "burst-1000", burst: "reservation one interval", layer: "edge", connection: "http", concurrency: 1000, expected: { "201": 1, "409": 999 }, outcomes: { "201": 1, "409": 999 }, errors_5xx: 0, db_mismatch: null, p99_ms: 900, ...over });
+    expect(burstTarget(burst({}))).toMatchObject({ name: "burst-1000 reservation one interval: 0 × 5xx, exactly 1×201, 999×409, the database agrees", value: 0, max: 0, met: true });
+    const five = burstTarget(burst({ outcomes: { "201": 1, "409": 990, "503": 9 }, errors_5xx: 9 }));
+    expect(five).toMatchObject({ value: 9, met: false });
+    expect(five.detail).toContain("answers 1×201, 990×409, 9×503 — expected 1×201, 999×409");
+    expect(burstTarget(burst({ db_mismatch: "reservation ids: database [], answers [\"x\"]" }))).toMatchObject({ value: 0, met: false });
+    // The rows of a scenario's bursts are targets of their own, and never merge with each other.
+    const rows = [burst({}), burst({ burst: "semaphore 4 permits", expected: { "201": 4, "429": 996 }, outcomes: { "201": 4, "429": 996 } })];
+    expect(evaluateTargets(rows).filter((t) => t.name.startsWith("burst-1000"))).toHaveLength(2);
+    expect(mergeRounds([rows], () => undefined)).toHaveLength(2);
+    expect(markdownTable(rows).split("\n")[2]).toMatch(/^\| burst-1000: reservation one interval \| edge \| admit \| http \| 1000 \|.* \| 0 \|$/);
+  });
+
+  it("the database check names what disagrees with the answers", () => {
+    expect(mismatch([["admitted", 50, 50], ["counter rows", 1, 1]])).toBeNull();
+    expect(mismatch([["slots", [0, 1, 2, 3], [0, 1, 2]]])).toBe("slots: database [0,1,2,3], answers [0,1,2]");
   });
 
   it("a violation in any Admit row (peers excepted) fails the zero-violation target", () => {
