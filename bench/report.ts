@@ -211,6 +211,12 @@ export interface Target {
   driver_alone?: number;
   /** For a ratio: what it would be on this machine at the CPU its own parts used and Postgres's cost under pgbench (see atCeilingCost()). */
   at_ceiling_cost?: number;
+  /**
+   * For a ratio: what it would be were each row's decisions limited only by the CPU its own stack used
+   * per decision (every part but `other` and `idle`: neighbours and idle cores left out), i.e.
+   * stack µs of b ÷ stack µs of a. Where the measured ratio sits near it, CPU caps the ratio.
+   */
+  at_own_cpu?: number;
   /** The measured value: a ratio, or a count for absolute targets. */
   value: number | null;
   /** Met when value ≥ min (ratios) or value ≤ max (counts). */
@@ -308,15 +314,33 @@ export function atCeilingCost(rows: Row[], a: Match, b: Match): { value: number;
   };
 }
 
+/** µs per decision of a row's own stack: every CPU part but what neighbours used and what stayed idle. */
+function stackUs(cpu: Record<string, number>): number {
+  return Object.entries(cpu).reduce((sum, [k, v]) => sum + (k === "other" || k === "idle" ? 0 : v), 0);
+}
+
+/** throughput(a) ÷ throughput(b) as the CPU of each row's own stack would have it (see Target.at_own_cpu). */
+export function atOwnCpu(rows: Row[], a: Match, b: Match): { value: number; detail: string } | null {
+  const ca = findRow(rows, a)?.cpu_us_per_decision;
+  const cb = findRow(rows, b)?.cpu_us_per_decision;
+  if (!ca || !cb || stackUs(ca) <= 0) return null;
+  const value = round(stackUs(cb) / stackUs(ca), 2);
+  const parts = (c: Record<string, number>) => Object.entries(c).filter(([k, v]) => k !== "other" && k !== "idle" && v > 0).map(([k, v]) => `${k} ${v}`).join(" + ");
+  return { value, detail: `${value} by its own stack's CPU alone (${label(b)} ${stackUs(cb)} µs per decision ÷ ${label(a)} ${stackUs(ca)} µs: ${parts(ca)})` };
+}
+
 /**
  * A ratio target, with what it would be at its own parts' cost (when the CPU figures give it) and
  * what the driver alone makes of the same ratio (when the run has that row).
  */
 function ratioWithCost(rows: Row[], name: string, a: Match, b: Match, min: number): Target {
   let t = ratioTarget(rows, name, a, b, min);
-  const at = t.value === null ? null : atCeilingCost(rows, a, b);
+  const own = t.value === null ? null : atOwnCpu(rows, a, b);
+  if (own) t = { ...t, at_own_cpu: own.value, detail: `${t.detail}; ${own.detail}` };
+  // Two edge rows share their layer's runtime and transport: Postgres's pgbench cost says nothing more there.
+  const at = t.value === null || (a.layer === "edge" && b.layer === "edge") ? null : atCeilingCost(rows, a, b);
   if (at) t = { ...t, at_ceiling_cost: at.value, detail: `${t.detail}; ${at.detail}` };
-  const rd = t.value === null ? undefined : findRow(rows, { ...a, impl: DRIVER });
+  const rd = t.value === null || a.impl === DRIVER || b.impl === DRIVER ? undefined : findRow(rows, { ...a, impl: DRIVER });
   if (rd?.throughput_rps) {
     const [ra, rb] = [findRow(rows, a)!, findRow(rows, b)!];
     const alone = round(rd.throughput_rps / rb.throughput_rps!, 2);
@@ -385,7 +409,7 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
         value: v,
         max: statements,
         met: v === null ? null : v <= statements,
-        detail: v === null ? "not counted" : `${v} per decision at the bridge (POST /sql), ${statements} statement(s) per decision` + (v < statements ? "; fewer: answers from the deny cache (no statement)" : ""),
+        detail: v === null ? "not counted" : `${v} per decision at the bridge (POST /sql), ${statements} statement(s) per decision at most` + (v < statements ? (statements > 1 ? "; fewer: a refused acquire sends no release" : "; fewer: answers from the deny cache (no statement)") : ""),
       });
     }
   }

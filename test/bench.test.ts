@@ -7,7 +7,7 @@ import { peerSql, sqlSections } from "../bench/peers/index";
 import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
 import { classifier, cpuBetween, cpuMeter, cpuSample } from "../bench/cpu";
-import { atCeilingCost, burstTarget, cpuTable, DRIVER, evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, targetsMarkdown, withRoundSpread, type RawFigures, type Row } from "../bench/report";
+import { atCeilingCost, atOwnCpu, burstTarget, cpuTable, DRIVER, evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, targetsMarkdown, withRoundSpread, type RawFigures, type Row } from "../bench/report";
 import { edgeConcurrencies, parseArgs } from "../bench/run";
 import { mismatch } from "../bench/scenarios/burst";
 import { DUPLICATE_PERMITS, pgbenchScript, releases } from "../bench/scenarios/permits";
@@ -282,6 +282,15 @@ describe("machine time per decision, by part of the stack", () => {
     const edgeRow = row({ layer: "edge", connection: "http", throughput_rps: 300, cpu_us_per_decision: { postgres: 300, bridge: 100, worker: 500, client: 100, other: 0, idle: 0 } });
     expect(atCeilingCost([edgeRow, ceil], { ...a, layer: "edge", connection: "http" }, b)?.value).toBe(0.23); // 200 ÷ (180 + 700)
     expect(t.detail).toContain("0.56 here at its own parts' cost");
+    // Between two edge rows: what each one's own stack used per decision (neighbours and idle cores left out).
+    const admitEdge = row({ layer: "edge", connection: "http", throughput_rps: 400, cpu_us_per_decision: { postgres: 400, bridge: 400, worker: 1200, client: 200, other: 900, idle: 10 } });
+    const bareEdge = row({ layer: "edge", impl: DRIVER, connection: "http", throughput_rps: 500, cpu_us_per_decision: { postgres: 400, bridge: 350, worker: 900, client: 200, other: 100, idle: 0 } });
+    const mA = { scenario: "ratelimit-hot", layer: "edge" as const, impl: "admit", connection: "http" as const };
+    expect(atOwnCpu([admitEdge, bareEdge], mA, { ...mA, impl: DRIVER })?.value).toBe(0.84); // 1850 ÷ 2200
+    const e = evaluateTargets([admitEdge, bareEdge]).find((x) => x.name === "ratelimit-hot c=16: edge admit ≥ 0.9× the bare HTTP Worker")!;
+    expect(e).toMatchObject({ value: 0.8, at_own_cpu: 0.84 });
+    expect(e).not.toHaveProperty("at_ceiling_cost");
+    expect(e).not.toHaveProperty("driver_alone");
     // Without CPU figures there is no bound.
     expect(atCeilingCost([row({}), row({ layer: "ceiling", impl: "pgbench" })], a, b)).toBeNull();
   });
