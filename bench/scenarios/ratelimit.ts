@@ -141,38 +141,45 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       }),
     );
   }
-  // At each edge concurrency: Admit's Worker, then (hot key) the bare Worker over HTTP and over a
-  // WebSocket Client per request, one right after the other so their ratios share the machine's moment.
-  for (const concurrency of ctx.edgeConcurrency) {
+  // At each edge concurrency, Admit's Worker and (hot key) the bare Worker over HTTP one right after
+  // the other, the first of the two alternating by round, so their ratio shares the machine's moment
+  // and neither always follows the same row; then the bare Worker over a WebSocket Client per request
+  // at each concurrency, last, so the backends its connections start and end are not in the way of
+  // the HTTP rows' figures.
+  const admitRow = async (concurrency: number) => {
     const policy = await policyFor("edge", "admit", `http-c${concurrency}`);
-    out.push(
-      await edge(ctx, {
-        scenario: shape.name,
-        impl: "admit",
-        connection: "http",
-        concurrency,
-        violations: excess(ctx, policy),
-        op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
-      }),
-    );
-    if (!driverAlone) continue;
-    // A Worker that is only `neon()` (or a WebSocket Client) and this statement (bench/peers/driver-worker).
-    for (const connection of ["http", "websocket"] as const) {
-      const policy = await policyFor("edge", "driver", `${connection}-c${concurrency}`);
-      out.push(
-        await edge(ctx, {
-          scenario: shape.name,
-          impl: DRIVER,
-          connection,
-          concurrency,
-          worker: ctx.driverWorker,
-          note: DRIVER_NOTE,
-          violations: excess(ctx, policy),
-          op: async (call, i) => String((await call("POST", `/check/${connection}`, { policy, key: keyOf(shape, i) })).status),
-        }),
-      );
+    return edge(ctx, {
+      scenario: shape.name,
+      impl: "admit",
+      connection: "http",
+      concurrency,
+      violations: excess(ctx, policy),
+      op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
+    });
+  };
+  // A Worker that is only `neon()` (or a WebSocket Client) and this statement (bench/peers/driver-worker).
+  const bareRow = async (concurrency: number, connection: "http" | "websocket") => {
+    const policy = await policyFor("edge", "driver", `${connection}-c${concurrency}`);
+    return edge(ctx, {
+      scenario: shape.name,
+      impl: DRIVER,
+      connection,
+      concurrency,
+      worker: ctx.driverWorker,
+      note: DRIVER_NOTE,
+      violations: excess(ctx, policy),
+      op: async (call, i) => String((await call("POST", `/check/${connection}`, { policy, key: keyOf(shape, i) })).status),
+    });
+  };
+  for (const concurrency of ctx.edgeConcurrency) {
+    if (!driverAlone) {
+      out.push(await admitRow(concurrency));
+      continue;
     }
+    const pair = ctx.round % 2 === 0 ? [() => admitRow(concurrency), () => bareRow(concurrency, "http")] : [() => bareRow(concurrency, "http"), () => admitRow(concurrency)];
+    for (const row of pair) out.push(await row());
   }
+  if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
   if (!ctx.profile) {
     out.push(await rateLimiterFlexible(ctx, shape, "tcp"));
     out.push(await rateLimiterFlexible(ctx, shape, "neon-bridge"));
