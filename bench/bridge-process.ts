@@ -3,10 +3,15 @@
 // asks for stats()/resetStats() over the IPC channel. Started by bench/stack.ts with `--import tsx`.
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { startBridge, type BridgeStats } from "../dev/bridge";
+import { BRIDGE_DEFAULTS, startBridge, type BridgeStats } from "../dev/bridge";
+
+/** What the bench's bridge runs with: the bridge's own defaults, as `npm start` runs it. */
+export const BENCH_BRIDGE = BRIDGE_DEFAULTS;
 
 export interface BenchBridge {
   wsProxy: string;
+  /** Its limits in words, for the log and the report's notes. */
+  config: string;
   /** The bridge process's pid (for the CPU figures). */
   pid: number;
   stats(): Promise<BridgeStats>;
@@ -39,8 +44,10 @@ export async function startBridgeProcess(): Promise<BenchBridge> {
       waiting.set(id, resolve);
       child.send({ id, op } satisfies Request);
     });
+  const { poolSize, maxSessions, queueMs } = BENCH_BRIDGE;
   return {
     wsProxy,
+    config: `bridge: its defaults — HTTP SQL (POST /sql) on a pool of ${poolSize} Postgres connections per database, at most ${maxSessions} WebSocket sessions at once, refusals (53300) after ${queueMs} ms in a queue`,
     pid: child.pid!,
     stats: async () => ((await ask("stats")) as { stats: BridgeStats }).stats,
     resetStats: async () => void (await ask("reset")),
@@ -56,7 +63,7 @@ export async function startBridgeProcess(): Promise<BenchBridge> {
 
 if (process.argv.includes("--child") && process.send) {
   try {
-    const bridge = await startBridge();
+    const bridge = await startBridge({ ...BENCH_BRIDGE });
     process.on("message", async (m: Request) => {
       if (m.op === "stats") process.send!({ id: m.id, stats: bridge.stats() } satisfies Reply);
       else if (m.op === "reset") {

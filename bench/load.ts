@@ -152,11 +152,11 @@ export function perRequestConnections(db: Db, perStatement = false): Connections
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 /** One HTTP request on a kept-alive loopback socket; resolves with the status, headers and body text. */
-export function httpRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+export function httpRequest(url: string, method: string, headers: Record<string, string>, body?: string, via: http.Agent = agent): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const h: Record<string, string | number> = { ...headers };
     if (body !== undefined) h["Content-Length"] = Buffer.byteLength(body);
-    const req = http.request(url, { method, headers: h, agent, timeout: 60_000 }, (res) => {
+    const req = http.request(url, { method, headers: h, agent: via, timeout: 60_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));

@@ -13,6 +13,8 @@ export const rawFigures = new WeakMap<Row, RawFigures>();
 export interface BenchContext {
   quick: boolean;
   concurrency: number;
+  /** The edge layer's rows run once at each of these concurrencies (issue 17: 16 and 64). */
+  edgeConcurrency: number[];
   /** Per row: at most this many decisions, for at most this long. */
   requests: number;
   seconds: number;
@@ -74,6 +76,8 @@ interface Common {
   concurrency?: number;
   requests?: number;
   seconds?: number;
+  /** Statements (edge: HTTP requests to the Worker) per decision, where more than one. */
+  statementsPerDecision?: number;
 }
 
 /** The pooler profile re-runs only Admit's own per-request rows: that is what a pooler changes. */
@@ -96,6 +100,7 @@ function baseRow(ctx: BenchContext, c: Common, layer: Layer, connection: Connect
     p99_ms: null,
     violations: null,
     round_trips_per_decision: null,
+    ...(c.statementsPerDecision && c.statementsPerDecision !== 1 ? { statements_per_decision: c.statementsPerDecision } : {}),
     ...(c.note ? { note: c.note } : {}),
   };
 }
@@ -123,7 +128,7 @@ function rowName(r: Row): string {
 function describeRow(r: Row): string {
   if (r.skipped) return `skipped (${r.skipped})`;
   const out = Object.entries(r.outcomes ?? {}).map(([k, v]) => `${k}×${v}`).join(" ");
-  return `${r.requests} in ${r.throughput_rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, violations ${r.violations ?? "–"}, round trips ${r.round_trips_per_decision ?? "–"} [${out}]`;
+  return `${r.requests} in ${r.throughput_rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, violations ${r.violations ?? "–"}, round trips ${r.round_trips_per_decision ?? "–"}${r.http_requests_per_decision !== undefined ? `, http ${r.http_requests_per_decision ?? "–"}` : ""} [${out}]`;
 }
 
 function announce(ctx: BenchContext, row: Row): void {
@@ -217,15 +222,21 @@ export async function peer(ctx: BenchContext, c: Common & { connection: Connecti
 }
 
 /**
- * Edge layer: `op` sends one HTTP request to the Worker (which opens a connection per request);
- * `worker` is another Worker to send them to (default: Admit's).
+ * Edge layer: `op` sends one HTTP request to the Worker; `worker` is another Worker to send them to
+ * (default: Admit's). `connection` names the Worker's transport to Postgres (Admit's one-statement
+ * decisions: `http`); the bridge counts its HTTP SQL requests and WebSocket messages over the row.
+ * Scenarios call it once per edge concurrency (`atEdgeConcurrencies`), each with keys of its own.
  */
 export async function edge(
   ctx: BenchContext,
-  c: Common & { worker?: { url: string; token?: string } | null; op: (call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>, i: number) => Promise<string> },
+  c: Common & {
+    connection: Connection;
+    worker?: { url: string; token?: string } | null;
+    op: (call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>, i: number) => Promise<string>;
+  },
 ): Promise<Row | null> {
-  if (outOfProfile(ctx, c.impl, "per-request")) return null;
-  const row = baseRow(ctx, c, "edge", "per-request");
+  if (outOfProfile(ctx, c.impl, c.connection)) return null;
+  const row = baseRow(ctx, c, "edge", c.connection);
   const worker = c.worker === undefined ? ctx.worker : c.worker;
   if (!worker) return { ...row, skipped: "--no-edge" };
   ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
@@ -241,8 +252,16 @@ export async function edge(
   const cpuUs = cpu();
   const stats = await settle(ctx.bridge, openBefore);
   finish(row, load, c.violations ? await c.violations() : null, roundTripsPerDecision(stats.clientMessages, load.latencies.length, stats.connections), cpuUs);
+  row.http_requests_per_decision = load.latencies.length > 0 ? round(stats.httpRequests / load.latencies.length, 2) : null;
   announce(ctx, row);
   return row;
+}
+
+/** Runs `row(concurrency)` for each edge concurrency (ctx.edgeConcurrency: 16 and 64 by default), in turn. */
+export async function atEdgeConcurrencies(ctx: BenchContext, row: (concurrency: number) => Promise<Row | null>): Promise<(Row | null)[]> {
+  const out: (Row | null)[] = [];
+  for (const c of ctx.edgeConcurrency) out.push(await row(c));
+  return out;
 }
 
 /** Ceiling layer: pgbench runs `script` (the project's own statement) pooled or with -C. */

@@ -5,7 +5,13 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export type Layer = "ceiling" | "library" | "edge";
-export type Connection = "pooled" | "per-request";
+/**
+ * How a row's decisions reach Postgres: the library and ceiling layers hold a connection per client
+ * (`pooled`) or open one per decision (`per-request`); the edge layer names the Worker's transport,
+ * `http` (one `fetch` per statement to the SQL endpoint, `neon()`) or `websocket` (a driver `Client`
+ * per request), or `none` for a route that touches no database.
+ */
+export type Connection = "pooled" | "per-request" | "http" | "websocket" | "none";
 
 /** One line of the report: the fields the issue names, plus a few that explain the figures. */
 export interface Row {
@@ -25,6 +31,18 @@ export interface Row {
   violations: number | null;
   /** Client→server WebSocket messages per decision at the bridge; null where traffic bypasses it. */
   round_trips_per_decision: number | null;
+  /** Edge rows: HTTP SQL requests (`POST /sql`) per decision at the bridge (`httpRequests` delta ÷ decisions). */
+  http_requests_per_decision?: number | null;
+  /** Burst rows: which burst of the scenario (e.g. "reservation"): rows of different bursts never merge. */
+  burst?: string;
+  /** Burst rows: answers with a 5xx status (or no answer at all); the target is 0. */
+  errors_5xx?: number;
+  /** Burst rows: the exact answers the burst must give, by status (compared with `outcomes`). */
+  expected?: Record<string, number>;
+  /** Statements (HTTP requests to the Worker) per decision, where more than one (permits: acquire, then release). */
+  statements_per_decision?: number;
+  /** Burst rows: what the database held afterwards, checked against the answers (null: it agreed). */
+  db_mismatch?: string | null;
   /** Answers by kind (e.g. {"201": 90, "409": 910}), for reading the figures. */
   outcomes?: Record<string, number>;
   /** Set when the row ran through a pooler (e.g. "pgbouncer" in transaction mode). */
@@ -100,7 +118,7 @@ export function mergeRounds(rounds: Row[][], raw: (r: Row) => RawFigures | undef
   const groups = new Map<string, Row[]>();
   for (const rows of rounds) {
     for (const r of rows) {
-      const id = [r.scenario, r.layer, r.impl, r.connection, r.profile ?? ""].join("|");
+      const id = [r.scenario, r.layer, r.impl, r.connection, r.concurrency, r.burst ?? "", r.profile ?? ""].join("|");
       groups.set(id, [...(groups.get(id) ?? []), r]);
     }
   }
@@ -113,6 +131,8 @@ export function mergeRounds(rounds: Row[][], raw: (r: Row) => RawFigures | undef
     const counted = done.filter((r) => r.violations !== null);
     const withRt = done.filter((r) => r.round_trips_per_decision !== null);
     const rtWeight = withRt.reduce((s, r) => s + r.requests, 0);
+    const withHttp = done.filter((r) => r.http_requests_per_decision !== null && r.http_requests_per_decision !== undefined);
+    const httpWeight = withHttp.reduce((s, r) => s + r.requests, 0);
     const outcomes: Record<string, number> = {};
     for (const r of done) for (const [k, v] of Object.entries(r.outcomes ?? {})) outcomes[k] = (outcomes[k] ?? 0) + v;
     const notes = [...new Set(done.map((r) => r.note).filter(Boolean))];
@@ -127,6 +147,7 @@ export function mergeRounds(rounds: Row[][], raw: (r: Row) => RawFigures | undef
       ...summarize(latencies),
       violations: counted.length ? counted.reduce((s, r) => s + (r.violations ?? 0), 0) : null,
       round_trips_per_decision: rtWeight > 0 ? round(withRt.reduce((s, r) => s + (r.round_trips_per_decision ?? 0) * r.requests, 0) / rtWeight, 2) : null,
+      ...(withHttp.length ? { http_requests_per_decision: httpWeight > 0 ? round(withHttp.reduce((s, r) => s + (r.http_requests_per_decision ?? 0) * r.requests, 0) / httpWeight, 2) : null } : {}),
       outcomes,
       note: [`${done.length} rounds`, ...notes].join("; "),
       cpu_us_per_decision: cpu,
@@ -154,14 +175,17 @@ const COLUMNS: [keyof Row, string][] = [
   ["p99_ms", "p99 ms"],
   ["violations", "violations"],
   ["round_trips_per_decision", "round trips"],
+  ["http_requests_per_decision", "http req"],
+  ["errors_5xx", "5xx"],
 ];
 
 function cell(row: Row, key: keyof Row): string {
   const v = row[key];
-  if (row.skipped && ["throughput_rps", "p50_ms", "p95_ms", "p99_ms", "violations", "round_trips_per_decision", "requests"].includes(key)) {
+  if (row.skipped && ["throughput_rps", "p50_ms", "p95_ms", "p99_ms", "violations", "round_trips_per_decision", "http_requests_per_decision", "errors_5xx", "requests"].includes(key)) {
     return key === "requests" ? `skipped: ${row.skipped}` : "";
   }
   if (key === "connection" && row.profile) return `${row.connection} via ${row.profile}`;
+  if (key === "scenario" && row.burst) return `${row.scenario}: ${row.burst}`;
   if (v === null || v === undefined) return "–";
   if (key === "throughput_rps" && typeof v === "number") return String(Math.round(v));
   return String(v).replaceAll("|", "\\|");
@@ -187,6 +211,12 @@ export interface Target {
   driver_alone?: number;
   /** For a ratio: what it would be on this machine at the CPU its own parts used and Postgres's cost under pgbench (see atCeilingCost()). */
   at_ceiling_cost?: number;
+  /**
+   * For a ratio: what it would be were each row's decisions limited only by the CPU its own stack used
+   * per decision (every part but `other` and `idle`: neighbours and idle cores left out), i.e.
+   * stack µs of b ÷ stack µs of a. Where the measured ratio sits near it, CPU caps the ratio.
+   */
+  at_own_cpu?: number;
   /** The measured value: a ratio, or a count for absolute targets. */
   value: number | null;
   /** Met when value ≥ min (ratios) or value ≤ max (counts). */
@@ -198,7 +228,7 @@ export interface Target {
   rounds?: (number | null)[];
 }
 
-type Match = Partial<Pick<Row, "scenario" | "layer" | "impl" | "connection" | "profile">>;
+type Match = Partial<Pick<Row, "scenario" | "layer" | "impl" | "connection" | "concurrency" | "profile">>;
 
 /** The row matching `m`, with figures; without a `profile` in `m`, the direct (no pooler/transport profile) row. */
 export function findRow(rows: Row[], m: Match): Row | undefined {
@@ -206,7 +236,7 @@ export function findRow(rows: Row[], m: Match): Row | undefined {
 }
 
 function label(m: Match): string {
-  return [m.layer, m.impl, m.connection, m.profile ? `via ${m.profile}` : ""].filter(Boolean).join(" ");
+  return [m.layer, m.impl, m.connection, m.concurrency ? `c=${m.concurrency}` : "", m.profile ? `via ${m.profile}` : ""].filter(Boolean).join(" ");
 }
 
 /** throughput(a) ÷ throughput(b), as a target that is met at ≥ min. */
@@ -241,13 +271,21 @@ export function cpuTable(rows: Row[]): string {
   const measured = rows.filter((r) => r.cpu_us_per_decision && !r.skipped);
   if (!measured.length) return "";
   const parts = PARTS.filter((k) => measured.some((r) => r.cpu_us_per_decision![k]));
-  const head = `| scenario | layer | impl | connection | ${parts.join(" | ")} | machine |`;
-  const rule = `| --- | --- | --- | --- | ${parts.map(() => "---:").join(" | ")} | ---: |`;
+  const head = `| scenario | layer | impl | connection | conc | ${parts.join(" | ")} | machine |`;
+  const rule = `| --- | --- | --- | --- | ---: | ${parts.map(() => "---:").join(" | ")} | ---: |`;
   const body = measured.map((r) => {
     const cpu = r.cpu_us_per_decision!;
-    return `| ${r.scenario} | ${r.layer} | ${r.impl} | ${cell(r, "connection")} | ${parts.map((k) => cpu[k] ?? 0).join(" | ")} | ${machineUs(cpu)} |`;
+    return `| ${cell(r, "scenario")} | ${r.layer} | ${r.impl} | ${cell(r, "connection")} | ${r.concurrency} | ${parts.map((k) => cpu[k] ?? 0).join(" | ")} | ${machineUs(cpu)} |`;
   });
   return [head, rule, ...body].join("\n");
+}
+
+/**
+ * The ceiling row that runs a row's statements the way it reaches Postgres: HTTP statements run on
+ * the bridge's pool (pgbench pooled), a WebSocket Client per request is a connection per request (-C).
+ */
+function ceilingConnection(c: Connection): Connection {
+  return c === "http" ? "pooled" : c === "websocket" ? "per-request" : c;
 }
 
 /**
@@ -263,7 +301,7 @@ export function atCeilingCost(rows: Row[], a: Match, b: Match): { value: number;
   const ra = findRow(rows, a);
   const rb = findRow(rows, b);
   if (!ra || !rb || ra.layer === "ceiling") return null;
-  const rc = findRow(rows, { scenario: ra.scenario, layer: "ceiling", impl: "pgbench", connection: ra.connection, profile: ra.profile });
+  const rc = findRow(rows, { scenario: ra.scenario, layer: "ceiling", impl: "pgbench", connection: ceilingConnection(ra.connection), profile: ra.profile });
   const ca = ra.cpu_us_per_decision;
   const cb = rb.cpu_us_per_decision;
   const pg = rc?.cpu_us_per_decision?.postgres;
@@ -276,15 +314,33 @@ export function atCeilingCost(rows: Row[], a: Match, b: Match): { value: number;
   };
 }
 
+/** µs per decision of a row's own stack: every CPU part but what neighbours used and what stayed idle. */
+function stackUs(cpu: Record<string, number>): number {
+  return Object.entries(cpu).reduce((sum, [k, v]) => sum + (k === "other" || k === "idle" ? 0 : v), 0);
+}
+
+/** throughput(a) ÷ throughput(b) as the CPU of each row's own stack would have it (see Target.at_own_cpu). */
+export function atOwnCpu(rows: Row[], a: Match, b: Match): { value: number; detail: string } | null {
+  const ca = findRow(rows, a)?.cpu_us_per_decision;
+  const cb = findRow(rows, b)?.cpu_us_per_decision;
+  if (!ca || !cb || stackUs(ca) <= 0) return null;
+  const value = round(stackUs(cb) / stackUs(ca), 2);
+  const parts = (c: Record<string, number>) => Object.entries(c).filter(([k, v]) => k !== "other" && k !== "idle" && v > 0).map(([k, v]) => `${k} ${v}`).join(" + ");
+  return { value, detail: `${value} by its own stack's CPU alone (${label(b)} ${stackUs(cb)} µs per decision ÷ ${label(a)} ${stackUs(ca)} µs: ${parts(ca)})` };
+}
+
 /**
  * A ratio target, with what it would be at its own parts' cost (when the CPU figures give it) and
  * what the driver alone makes of the same ratio (when the run has that row).
  */
 function ratioWithCost(rows: Row[], name: string, a: Match, b: Match, min: number): Target {
   let t = ratioTarget(rows, name, a, b, min);
-  const at = t.value === null ? null : atCeilingCost(rows, a, b);
+  const own = t.value === null ? null : atOwnCpu(rows, a, b);
+  if (own) t = { ...t, at_own_cpu: own.value, detail: `${t.detail}; ${own.detail}` };
+  // Two edge rows share their layer's runtime and transport: Postgres's pgbench cost says nothing more there.
+  const at = t.value === null || (a.layer === "edge" && b.layer === "edge") ? null : atCeilingCost(rows, a, b);
   if (at) t = { ...t, at_ceiling_cost: at.value, detail: `${t.detail}; ${at.detail}` };
-  const rd = t.value === null ? undefined : findRow(rows, { ...a, impl: DRIVER });
+  const rd = t.value === null || a.impl === DRIVER || b.impl === DRIVER ? undefined : findRow(rows, { ...a, impl: DRIVER });
   if (rd?.throughput_rps) {
     const [ra, rb] = [findRow(rows, a)!, findRow(rows, b)!];
     const alone = round(rd.throughput_rps / rb.throughput_rps!, 2);
@@ -294,7 +350,27 @@ function ratioWithCost(rows: Row[], name: string, a: Match, b: Match, min: numbe
   return t;
 }
 
-/** The targets from the issue, evaluated on one run's rows (plus any extra figures a scenario reported). */
+/** The edge no-op row (`GET /`, no database): what the runtime and the load generator allow by themselves. */
+export const NOOP: Match = { scenario: "edge-noop", layer: "edge", impl: "noop", connection: "none" };
+
+/** A ratio kept as a diagnostic: computed and explained, but not a target (no min, never met/unmet). */
+function diagnostic(t: Target): Target {
+  const { min: _min, ...rest } = t;
+  return { ...rest, name: `${t.name} (diagnostic)`, met: null };
+}
+
+/** The edge concurrencies a scenario's rows ran at, ascending. */
+function concurrencies(rows: Row[], m: Match): number[] {
+  return [...new Set(rows.filter((r) => !r.skipped && Object.entries(m).every(([k, v]) => r[k as keyof Row] === v)).map((r) => r.concurrency))].sort((a, b) => a - b);
+}
+
+/**
+ * Issue 17's targets, evaluated on one run's rows (plus any extra figures a scenario reported):
+ * zero violations; at the edge, per concurrency, Admit's hot-key check ≥ 0.9× the bare HTTP Worker,
+ * the bare HTTP Worker ≥ 3× the bare WebSocket one, every one-statement Admit edge row ≥ 0.35× the
+ * no-op row and at most one HTTP request per statement of a decision; the bursts' exact answers.
+ * The ended bench issue's ratios (library vs pgbench and the peer, edge vs pgbench) stay as diagnostics.
+ */
 export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
   const out: Target[] = [];
   // pgbench and driver-alone rows run Admit's own statement, so they count as Admit here.
@@ -308,23 +384,64 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
     met: counted.length ? violations === 0 : null,
     detail: `${counted.length} Admit rows counted` + (violations ? `; violations in ${admitRows.filter((r) => r.violations).map((r) => `${r.scenario} ${label(r)}`).join(", ")}` : ""),
   });
-  out.push(
-    ratioWithCost(rows, "ratelimit-hot: library pooled ≥ 0.8× pgbench pooled", { scenario: "ratelimit-hot", layer: "library", impl: "admit", connection: "pooled" }, { scenario: "ratelimit-hot", layer: "ceiling", impl: "pgbench", connection: "pooled" }, 0.8),
-  );
-  out.push(
-    ratioWithCost(rows, "ratelimit-hot: library pooled ≥ 1.0× rate-limiter-flexible", { scenario: "ratelimit-hot", layer: "library", impl: "admit", connection: "pooled" }, { scenario: "ratelimit-hot", layer: "library", impl: "rate-limiter-flexible", connection: "pooled" }, 1.0),
-  );
-  // The same peer through the same transport as Admit (Neon driver → WebSocket bridge), so the ratio
-  // compares the decisions rather than TCP against WebSocket on a 2-core machine.
-  out.push(
-    ratioWithCost(rows, "ratelimit-hot: library pooled ≥ 1.0× rate-limiter-flexible, same transport", { scenario: "ratelimit-hot", layer: "library", impl: "admit", connection: "pooled" }, { scenario: "ratelimit-hot", layer: "library", impl: "rate-limiter-flexible", connection: "pooled", profile: "neon-bridge" }, 1.0),
-  );
-  const scenarios = [...new Set(rows.map((r) => r.scenario))];
-  for (const s of scenarios) {
-    if (!findRow(rows, { scenario: s, layer: "edge", impl: "admit" })) continue;
-    out.push(ratioWithCost(rows, `${s}: edge ≥ 0.8× pgbench -C`, { scenario: s, layer: "edge", impl: "admit", connection: "per-request" }, { scenario: s, layer: "ceiling", impl: "pgbench", connection: "per-request" }, 0.8));
+  const hot = "ratelimit-hot";
+  for (const c of concurrencies(rows, { scenario: hot, layer: "edge" })) {
+    const admit: Match = { scenario: hot, layer: "edge", impl: "admit", connection: "http", concurrency: c };
+    const bareHttp: Match = { scenario: hot, layer: "edge", impl: DRIVER, connection: "http", concurrency: c };
+    const bareWs: Match = { scenario: hot, layer: "edge", impl: DRIVER, connection: "websocket", concurrency: c };
+    if (findRow(rows, admit) || findRow(rows, bareHttp)) out.push(ratioWithCost(rows, `${hot} c=${c}: edge admit ≥ 0.9× the bare HTTP Worker`, admit, bareHttp, 0.9));
+    if (findRow(rows, bareHttp) || findRow(rows, bareWs)) out.push(ratioWithCost(rows, `${hot} c=${c}: bare HTTP Worker ≥ 3× the bare WebSocket Worker`, bareHttp, bareWs, 3));
   }
+  // Admit's edge rows, each against the no-op row of the same concurrency, and their HTTP requests.
+  const edgeRows = rows.filter((r) => r.layer === "edge" && r.impl === "admit" && !r.skipped && !r.profile && r.errors_5xx === undefined);
+  for (const r of edgeRows) {
+    const m: Match = { scenario: r.scenario, layer: "edge", impl: "admit", connection: r.connection, concurrency: r.concurrency };
+    const statements = r.statements_per_decision ?? 1;
+    if (findRow(rows, { ...NOOP, concurrency: r.concurrency })) {
+      const t = ratioWithCost(rows, `${r.scenario} c=${r.concurrency}: edge ${r.connection} ≥ 0.35× the edge no-op`, m, { ...NOOP, concurrency: r.concurrency }, 0.35);
+      // A decision of several statements (permits: acquire, then release) is several requests: not a one-statement row.
+      out.push(statements === 1 && r.connection === "http" ? t : diagnostic({ ...t, detail: `${t.detail}; ${statements} HTTP requests to the Worker per decision` }));
+    }
+    if (r.connection === "http") {
+      const v = r.http_requests_per_decision ?? null;
+      out.push({
+        name: `${r.scenario} c=${r.concurrency}: HTTP SQL requests per decision ≤ ${statements}`,
+        value: v,
+        max: statements,
+        met: v === null ? null : v <= statements,
+        detail: v === null ? "not counted" : `${v} per decision at the bridge (POST /sql), ${statements} statement(s) per decision at most` + (v < statements ? (statements > 1 ? "; fewer: a refused acquire sends no release" : "; fewer: answers from the deny cache (no statement)") : ""),
+      });
+    }
+  }
+  // The ended bench issue's ratios: diagnostics now.
+  out.push(diagnostic(ratioWithCost(rows, `${hot}: library pooled ÷ pgbench pooled`, { scenario: hot, layer: "library", impl: "admit", connection: "pooled" }, { scenario: hot, layer: "ceiling", impl: "pgbench", connection: "pooled" }, 0.8)));
+  out.push(diagnostic(ratioWithCost(rows, `${hot}: library pooled ÷ rate-limiter-flexible`, { scenario: hot, layer: "library", impl: "admit", connection: "pooled" }, { scenario: hot, layer: "library", impl: "rate-limiter-flexible", connection: "pooled" }, 1.0)));
+  out.push(diagnostic(ratioWithCost(rows, `${hot}: library pooled ÷ rate-limiter-flexible, same transport`, { scenario: hot, layer: "library", impl: "admit", connection: "pooled" }, { scenario: hot, layer: "library", impl: "rate-limiter-flexible", connection: "pooled", profile: "neon-bridge" }, 1.0)));
+  for (const r of edgeRows.filter((x) => x.concurrency === Math.min(...edgeRows.filter((y) => y.scenario === x.scenario).map((y) => y.concurrency)))) {
+    const ceil = ceilingConnection(r.connection);
+    out.push(diagnostic(ratioWithCost(rows, `${r.scenario}: edge ${r.connection} c=${r.concurrency} ÷ pgbench ${ceil === "pooled" ? "pooled" : "-C"}`, { scenario: r.scenario, layer: "edge", impl: "admit", connection: r.connection, concurrency: r.concurrency }, { scenario: r.scenario, layer: "ceiling", impl: "pgbench", connection: ceil }, 0.8)));
+  }
+  // The bursts: exact answers, no 5xx, and the database agreeing with the answers.
+  for (const r of rows.filter((x) => x.errors_5xx !== undefined && !x.skipped)) out.push(burstTarget(r));
   return [...out, ...figures];
+}
+
+/** A burst row's target: value = its 5xx count (≤ 0), met only when the answers are exactly the expected ones and the database agrees. */
+export function burstTarget(r: Row): Target {
+  const got = r.outcomes ?? {};
+  const want = r.expected ?? {};
+  const keys = [...new Set([...Object.keys(want), ...Object.keys(got)])].sort();
+  const wrong = keys.filter((k) => (got[k] ?? 0) !== (want[k] ?? 0));
+  const fmt = (o: Record<string, number>) => Object.entries(o).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${v}×${k}`).join(", ");
+  const exact = wrong.length === 0;
+  const dbOk = r.db_mismatch === null || r.db_mismatch === undefined;
+  return {
+    name: `${r.scenario} ${r.burst ?? r.impl}: 0 × 5xx, exactly ${fmt(want)}, the database agrees`,
+    value: r.errors_5xx ?? null,
+    max: 0,
+    met: r.errors_5xx === 0 && exact && dbOk,
+    detail: `answers ${fmt(got)}${exact ? " (exact)" : ` — expected ${fmt(want)}`}; p99 ${r.p99_ms} ms; database: ${dbOk ? "agrees" : r.db_mismatch}`,
+  };
 }
 
 /**
@@ -344,7 +461,7 @@ export function withRoundSpread(targets: Target[], byRound: Row[][]): Target[] {
 export function targetsMarkdown(targets: Target[]): string {
   return targets
     .map((t) => {
-      const mark = t.met === null ? "–" : t.met ? "met" : "NOT met";
+      const mark = t.met === null ? (t.min === undefined && t.max === undefined ? "not a target" : "–") : t.met ? "met" : "NOT met";
       const want = t.min !== undefined ? `≥ ${t.min}` : t.max !== undefined ? `≤ ${t.max}` : "";
       return `- ${t.name}: **${t.value ?? "n/a"}** (${want ? `target ${want}, ` : ""}${mark}) — ${t.detail}`;
     })

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only=a,b] [--no-edge] [--concurrency=N] [--seconds=S] [--requests=N]`
+// `npm run bench [-- --quick] [--only=a,b] [--no-edge] [--concurrency=N] [--edge-concurrency=16,64] [--seconds=S] [--requests=N]`
 //
 // Starts its own stack (embedded Postgres, bridge, migrations, wrangler dev) on loopback, runs every
 // scenario at three layers (pgbench ceiling, library, edge) plus the peers, counts violations in the
@@ -16,12 +16,14 @@ import { cpuTable, evaluateTargets, markdownTable, mergeRounds, targetsMarkdown,
 import { inventoryHotNight } from "./scenarios/inventory";
 import { lockContention, semaphoreChurn } from "./scenarios/permits";
 import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
+import { burst1000 } from "./scenarios/burst";
+import { edgeNoop } from "./scenarios/noop";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { webhookDuplicates } from "./scenarios/webhooks";
 import { edgeUrl, startStack, type Stack } from "./stack";
 
 /** In the order they run; each says itself whether its capability exists on this build. */
-export const SCENARIOS: Scenario[] = [ratelimitHot, ratelimit10kKeys, reservationBurst, inventoryHotNight, semaphoreChurn, lockContention, webhookDuplicates];
+export const SCENARIOS: Scenario[] = [edgeNoop, ratelimitHot, ratelimit10kKeys, reservationBurst, inventoryHotNight, semaphoreChurn, lockContention, webhookDuplicates, burst1000];
 
 export interface Options {
   quick: boolean;
@@ -29,6 +31,8 @@ export interface Options {
   edge: boolean;
   pgbouncer: boolean;
   concurrency: number;
+  /** The edge layer's concurrencies: each edge row runs once at each. */
+  edgeConcurrency: number[];
   seconds: number;
   requests: number;
   rounds: number;
@@ -44,7 +48,7 @@ export function parseArgs(argv: string[]): Options {
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name}=${raw}: expected a number from ${min} to ${max}`);
     return n;
   };
-  const known = /^--(quick|no-edge|no-pgbouncer|only=.*|concurrency=.*|seconds=.*|requests=.*|rounds=.*|help)$/;
+  const known = /^--(quick|no-edge|no-pgbouncer|only=.*|concurrency=.*|edge-concurrency=.*|seconds=.*|requests=.*|rounds=.*|help)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length) throw new Error(`unknown argument(s): ${unknown.join(" ")}`);
   const quick = flag("quick");
@@ -54,6 +58,7 @@ export function parseArgs(argv: string[]): Options {
     edge: !flag("no-edge"),
     pgbouncer: !flag("no-pgbouncer"),
     concurrency: num("concurrency", 16, 1, 256),
+    edgeConcurrency: edgeConcurrencies(value("edge-concurrency")),
     // Every row is bounded by a count and a time; quick keeps the whole run under 3 minutes.
     seconds: num("seconds", quick ? 2 : 10, 1, 120),
     requests: num("requests", quick ? 20_000 : 100_000, 1, 1_000_000),
@@ -62,12 +67,24 @@ export function parseArgs(argv: string[]): Options {
   };
 }
 
+/** `--edge-concurrency=16,64`: distinct whole numbers from 1 to 256, in the order given (default 16 and 64). */
+export function edgeConcurrencies(raw: string | undefined): number[] {
+  if (raw === undefined) return [16, 64];
+  const list = raw.split(",").map(Number);
+  if (!list.length || list.some((n) => !Number.isInteger(n) || n < 1 || n > 256) || new Set(list).size !== list.length) {
+    throw new Error(`--edge-concurrency=${raw}: expected distinct whole numbers from 1 to 256, comma-separated`);
+  }
+  return list;
+}
+
 const HELP = `npm run bench [-- options]
   --quick            short rows (2 s each): the whole run in under 3 minutes
   --only=a,b         only these scenarios (${SCENARIOS.map((s) => s.name).join(", ")})
   --no-edge          skip wrangler dev and the edge rows
   --no-pgbouncer     skip the PgBouncer profile even when pgbouncer is installed
-  --concurrency=N    simultaneous clients in every layer (default 16)
+  --concurrency=N    simultaneous clients in the ceiling and library layers (default 16)
+  --edge-concurrency=16,64
+                     the edge rows run once at each of these (default 16 and 64)
   --seconds=S        time limit per row (default 10, quick 2)
   --requests=N       request limit per row (default 100000, quick 20000)
   --rounds=N         run each scenario's rows N times in turn, each with 1/N of the time and
@@ -123,12 +140,14 @@ async function main(): Promise<void> {
   const figures: Target[] = [];
   try {
     stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log });
+    notes.push(stack.bridge.config);
     const s = stack;
     if (s.worker && !s.worker.directUrl) notes.push("edge rows went through wrangler's dev proxy: the Worker's own workerd socket was not found (it is looked up in /proc), so each edge request paid a second workerd hop");
     if (s.driverWorker && !s.driverWorker.directUrl) notes.push("the driver-alone edge row went through wrangler's dev proxy: that Worker's own workerd socket was not found, so it paid a second workerd hop");
     const ctx: BenchContext = {
       quick: opts.quick,
       concurrency: opts.concurrency,
+      edgeConcurrency: opts.edgeConcurrency,
       requests: opts.requests,
       seconds: opts.seconds,
       db: { url: s.pg.url, wsProxy: s.bridge.wsProxy, host: s.pg.host, port: s.pg.port, user: s.pg.user, password: s.pg.password, database: s.pg.database },
@@ -156,7 +175,7 @@ async function main(): Promise<void> {
       return mergeRounds(rounds, (r) => rawFigures.get(r));
     };
     const ran: Scenario[] = [];
-    log(`${scenarios.length} scenario(s), concurrency ${opts.concurrency}, each row ≤ ${opts.requests} decisions and ≤ ${opts.seconds} s` + (opts.rounds > 1 ? `, in ${opts.rounds} rounds` : ""));
+    log(`${scenarios.length} scenario(s), concurrency ${opts.concurrency} (edge ${opts.edgeConcurrency.join(" and ")}), each row ≤ ${opts.requests} decisions and ≤ ${opts.seconds} s` + (opts.rounds > 1 ? `, in ${opts.rounds} rounds` : ""));
     for (const [i, scenario] of scenarios.entries()) {
       const why = await scenario.unavailable(ctx);
       if (why) {

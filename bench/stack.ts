@@ -63,7 +63,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     opts.log(`postgres on ${pgh.host}:${pgh.port} (throwaway cluster, fsync off)`);
     const bridge = await startBridgeProcess();
     stops.push(() => bridge.close());
-    opts.log(`bridge on ${bridge.wsProxy} (its own process)`);
+    opts.log(`bridge on ${bridge.wsProxy} (its own process); ${bridge.config}`);
     const { applied } = await migrate({ databaseUrl: pgh.url, wsProxy: bridge.wsProxy });
     opts.log(`migrated: ${applied.join(", ")}`);
     const admin = new pg.Client({ connectionString: pgh.url });

@@ -128,10 +128,10 @@ export function httpEndpoint(b: Pick<Bindings, "NEON_WS_PROXY">): string | undef
 // `neonConfig.fetchEndpoint` is one setting for the whole isolate, but the endpoint belongs to the
 // bindings (a test process serves apps behind different bridges). So each query names its endpoint
 // in its fetch options, under this key, and the fetch function installed once below honours it.
-const ENDPOINT = Symbol("admit.sqlEndpoint");
-type EndpointInit = RequestInit & { [ENDPOINT]?: string };
+export const ENDPOINT = Symbol("admit.sqlEndpoint");
+export type EndpointInit = RequestInit & { [ENDPOINT]?: string };
 let routedFetch = false;
-function installRoutedFetch(): void {
+export function installRoutedFetch(): void {
   if (routedFetch) return;
   routedFetch = true;
   const inner = neonConfig.fetchFunction as typeof fetch | undefined;

@@ -7,8 +7,9 @@ import { peerSql, sqlSections } from "../bench/peers/index";
 import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
 import { classifier, cpuBetween, cpuMeter, cpuSample } from "../bench/cpu";
-import { atCeilingCost, cpuTable, DRIVER, evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, withRoundSpread, type RawFigures, type Row } from "../bench/report";
-import { parseArgs } from "../bench/run";
+import { atCeilingCost, atOwnCpu, burstTarget, cpuTable, DRIVER, evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, targetsMarkdown, withRoundSpread, type RawFigures, type Row } from "../bench/report";
+import { edgeConcurrencies, parseArgs } from "../bench/run";
+import { mismatch } from "../bench/scenarios/burst";
 import { DUPLICATE_PERMITS, pgbenchScript, releases } from "../bench/scenarios/permits";
 import { EXCESS_ADMISSIONS, keyOf } from "../bench/scenarios/ratelimit";
 import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
@@ -70,45 +71,78 @@ describe("report", () => {
     expect(lines[3]).toContain("skipped: pgbench not installed");
   });
 
-  it("evaluates the issue's targets as ratios of throughput in the same run", () => {
+  it("evaluates issue 17's edge targets per concurrency: Admit vs the bare HTTP Worker, HTTP vs WebSocket, every one-statement row vs the no-op", () => {
+    const edge = (over: Partial<Row>) => row({ layer: "edge", connection: "http", round_trips_per_decision: 0, http_requests_per_decision: 1, ...over });
     const rows = [
-      row({ throughput_rps: 900 }),
+      edge({ scenario: "edge-noop", impl: "noop", connection: "none", throughput_rps: 1000, http_requests_per_decision: 0 }),
+      edge({ scenario: "edge-noop", impl: "noop", connection: "none", concurrency: 64, throughput_rps: 2000, http_requests_per_decision: 0 }),
+      edge({ throughput_rps: 450 }),
+      edge({ impl: DRIVER, throughput_rps: 500 }),
+      edge({ impl: DRIVER, connection: "websocket", throughput_rps: 100, http_requests_per_decision: 0 }),
+      edge({ concurrency: 64, throughput_rps: 600 }),
+      edge({ impl: DRIVER, concurrency: 64, throughput_rps: 800 }),
+      edge({ impl: DRIVER, connection: "websocket", concurrency: 64, throughput_rps: 300, http_requests_per_decision: 0 }),
+      edge({ scenario: "ratelimit-10k-keys", throughput_rps: 340, http_requests_per_decision: 0.6 }),
+      edge({ scenario: "reservation-burst", throughput_rps: 300, http_requests_per_decision: 1.2 }),
+      edge({ scenario: "semaphore-churn", throughput_rps: 200, statements_per_decision: 2, http_requests_per_decision: 2 }),
       row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000 }),
-      row({ impl: "rate-limiter-flexible", throughput_rps: 1000 }),
-      row({ layer: "edge", connection: "per-request", throughput_rps: 100 }),
-      row({ layer: "ceiling", impl: "pgbench", connection: "per-request", throughput_rps: 200 }),
-    ];
-    const t = evaluateTargets(rows);
-    const byName = Object.fromEntries(t.map((x) => [x.name, x]));
-    expect(byName["ratelimit-hot: library pooled ≥ 0.8× pgbench pooled"]).toMatchObject({ value: 0.9, met: true });
-    expect(byName["ratelimit-hot: library pooled ≥ 1.0× rate-limiter-flexible"]).toMatchObject({ value: 0.9, met: false });
-    expect(byName["ratelimit-hot: edge ≥ 0.8× pgbench -C"]).toMatchObject({ value: 0.5, met: false });
-    expect(byName["zero violations in every Admit scenario"]).toMatchObject({ value: 0, met: true });
-  });
-
-  it("the driver alone: the same ratio for the bare driver's row of the same layer, and its violations count as Admit's", () => {
-    const rows = [
       row({ throughput_rps: 450 }),
-      row({ impl: DRIVER, throughput_rps: 600 }),
-      row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000 }),
-      row({ impl: "rate-limiter-flexible", throughput_rps: 500 }),
-      row({ layer: "edge", connection: "per-request", throughput_rps: 100 }),
-      row({ layer: "edge", impl: DRIVER, connection: "per-request", throughput_rps: 110 }),
-      row({ layer: "ceiling", impl: "pgbench", connection: "per-request", throughput_rps: 200 }),
-      row({ scenario: "reservation-burst", layer: "edge", connection: "per-request", throughput_rps: 50 }),
-      row({ scenario: "reservation-burst", layer: "ceiling", impl: "pgbench", connection: "per-request", throughput_rps: 100 }),
     ];
     const byName = Object.fromEntries(evaluateTargets(rows).map((x) => [x.name, x]));
-    const lib = byName["ratelimit-hot: library pooled ≥ 0.8× pgbench pooled"];
-    expect(lib).toMatchObject({ value: 0.45, driver_alone: 0.6, met: false });
-    expect(lib.detail).toContain("the driver alone (the same statement, no Admit code): 0.6× (600 req/s; Admit 0.75× of it)");
-    expect(byName["ratelimit-hot: library pooled ≥ 1.0× rate-limiter-flexible"]).toMatchObject({ value: 0.9, driver_alone: 1.2 });
-    expect(byName["ratelimit-hot: edge ≥ 0.8× pgbench -C"]).toMatchObject({ value: 0.5, driver_alone: 0.55 });
-    // No driver row for that scenario: no figure.
-    expect(byName["reservation-burst: edge ≥ 0.8× pgbench -C"]).not.toHaveProperty("driver_alone");
+    expect(byName["ratelimit-hot c=16: edge admit ≥ 0.9× the bare HTTP Worker"]).toMatchObject({ value: 0.9, met: true, min: 0.9 });
+    expect(byName["ratelimit-hot c=64: edge admit ≥ 0.9× the bare HTTP Worker"]).toMatchObject({ value: 0.75, met: false });
+    expect(byName["ratelimit-hot c=16: bare HTTP Worker ≥ 3× the bare WebSocket Worker"]).toMatchObject({ value: 5, met: true });
+    expect(byName["ratelimit-hot c=64: bare HTTP Worker ≥ 3× the bare WebSocket Worker"]).toMatchObject({ value: 2.67, met: false });
+    // Each row against the no-op row of its own concurrency.
+    expect(byName["ratelimit-hot c=16: edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 0.45, met: true });
+    expect(byName["ratelimit-hot c=64: edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 0.3, met: false });
+    expect(byName["ratelimit-10k-keys c=16: edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 0.34, met: false });
+    // One HTTP request per statement at most (the deny cache answers some with none).
+    expect(byName["ratelimit-10k-keys c=16: HTTP SQL requests per decision ≤ 1"]).toMatchObject({ value: 0.6, met: true });
+    expect(byName["reservation-burst c=16: HTTP SQL requests per decision ≤ 1"]).toMatchObject({ value: 1.2, met: false });
+    // A decision of two statements: two requests allowed, and its no-op ratio is no target.
+    expect(byName["semaphore-churn c=16: HTTP SQL requests per decision ≤ 2"]).toMatchObject({ value: 2, met: true });
+    expect(byName["semaphore-churn c=16: edge http ≥ 0.35× the edge no-op (diagnostic)"]).toMatchObject({ value: 0.2, met: null });
+    expect(byName["semaphore-churn c=16: edge http ≥ 0.35× the edge no-op (diagnostic)"]).not.toHaveProperty("min");
+    // The ended issue's library ratios are diagnostics: a value, never met or unmet.
+    expect(byName["ratelimit-hot: library pooled ÷ pgbench pooled (diagnostic)"]).toMatchObject({ value: 0.45, met: null });
+    expect(byName["zero violations in every Admit scenario"]).toMatchObject({ value: 0, met: true });
+    expect(targetsMarkdown(evaluateTargets(rows))).toContain("(diagnostic): **0.45** (not a target)");
+  });
+
+  it("the driver alone: Admit's hot-key ratio says what the bare Worker makes of it, and its violations count as Admit's", () => {
+    const rows = [
+      row({ layer: "edge", connection: "http", throughput_rps: 450 }),
+      row({ layer: "edge", impl: DRIVER, connection: "http", throughput_rps: 500 }),
+      row({ scenario: "edge-noop", layer: "edge", impl: "noop", connection: "none", throughput_rps: 1000 }),
+    ];
+    const byName = Object.fromEntries(evaluateTargets(rows).map((x) => [x.name, x]));
+    const noop = byName["ratelimit-hot c=16: edge http ≥ 0.35× the edge no-op"];
+    expect(noop).toMatchObject({ value: 0.45, driver_alone: 0.5, met: true });
+    expect(noop.detail).toContain("the driver alone (the same statement, no Admit code): 0.5× (500 req/s; Admit 0.9× of it)");
     // It runs Admit's statement: its violations are Admit's.
     const t = evaluateTargets([row({ impl: DRIVER, violations: 3 })]);
     expect(t[0]).toMatchObject({ value: 3, met: false });
+  });
+
+  it("a burst is met only with no 5xx, exactly the expected answers and a database that agrees", () => {
+    const burst = (over: Partial<Row>) =>
+      row({ scenario: "burst-1000", burst: "reservation one interval", layer: "edge", connection: "http", concurrency: 1000, expected: { "201": 1, "409": 999 }, outcomes: { "201": 1, "409": 999 }, errors_5xx: 0, db_mismatch: null, p99_ms: 900, ...over });
+    expect(burstTarget(burst({}))).toMatchObject({ name: "burst-1000 reservation one interval: 0 × 5xx, exactly 1×201, 999×409, the database agrees", value: 0, max: 0, met: true });
+    const five = burstTarget(burst({ outcomes: { "201": 1, "409": 990, "503": 9 }, errors_5xx: 9 }));
+    expect(five).toMatchObject({ value: 9, met: false });
+    expect(five.detail).toContain("answers 1×201, 990×409, 9×503 — expected 1×201, 999×409");
+    expect(burstTarget(burst({ db_mismatch: "reservation ids: database [], answers [\"x\"]" }))).toMatchObject({ value: 0, met: false });
+    // The rows of a scenario's bursts are targets of their own, and never merge with each other.
+    const rows = [burst({}), burst({ burst: "semaphore 4 permits", expected: { "201": 4, "429": 996 }, outcomes: { "201": 4, "429": 996 } })];
+    expect(evaluateTargets(rows).filter((t) => t.name.startsWith("burst-1000"))).toHaveLength(2);
+    expect(mergeRounds([rows], () => undefined)).toHaveLength(2);
+    expect(markdownTable(rows).split("\n")[2]).toMatch(/^\| burst-1000: reservation one interval \| edge \| admit \| http \| 1000 \|.* \| 0 \|$/);
+  });
+
+  it("the database check names what disagrees with the answers", () => {
+    expect(mismatch([["admitted", 50, 50], ["counter rows", 1, 1]])).toBeNull();
+    expect(mismatch([["slots", [0, 1, 2, 3], [0, 1, 2]]])).toBe("slots: database [0,1,2,3], answers [0,1,2]");
   });
 
   it("a violation in any Admit row (peers excepted) fails the zero-violation target", () => {
@@ -121,13 +155,13 @@ describe("report", () => {
 
 describe("ratios by round", () => {
   it("each ratio target also carries the ratio of every round on its own; counts and single rounds are left alone", () => {
-    const edge = (rps: number) => row({ layer: "edge", connection: "per-request", throughput_rps: rps });
-    const cmin = (rps: number) => row({ layer: "ceiling", impl: "pgbench", connection: "per-request", throughput_rps: rps });
-    const rounds = [[edge(70), cmin(100)], [edge(90), cmin(100)], [cmin(100)]];
-    const merged = evaluateTargets([edge(80), cmin(100)]);
+    const admit = (rps: number) => row({ layer: "edge", connection: "http", throughput_rps: rps });
+    const bare = (rps: number) => row({ layer: "edge", impl: DRIVER, connection: "http", throughput_rps: rps });
+    const rounds = [[admit(70), bare(100)], [admit(90), bare(100)], [bare(100)]];
+    const merged = evaluateTargets([admit(90), bare(100)]);
     const spread = withRoundSpread(merged, rounds);
-    const t = spread.find((x) => x.name === "ratelimit-hot: edge ≥ 0.8× pgbench -C")!;
-    expect(t).toMatchObject({ value: 0.8, met: true, rounds: [0.7, 0.9, null] });
+    const t = spread.find((x) => x.name === "ratelimit-hot c=16: edge admit ≥ 0.9× the bare HTTP Worker")!;
+    expect(t).toMatchObject({ value: 0.9, met: true, rounds: [0.7, 0.9, null] });
     expect(t.detail).toMatch(/; by round 0\.7, 0\.9, –$/);
     expect(spread.find((x) => x.name === "zero violations in every Admit scenario")!.rounds).toBeUndefined();
     expect(withRoundSpread(merged, [rounds[0]])).toBe(merged);
@@ -152,6 +186,26 @@ describe("rounds", () => {
     expect(merged[1]).toMatchObject({ layer: "ceiling", requests: 2, throughput_rps: 2, violations: null, round_trips_per_decision: null });
     const single = made({}, [1], 10);
     expect(mergeRounds([[single]], (r) => raw.get(r))).toEqual([single]);
+  });
+
+  it("keep an edge row's concurrencies apart, and weigh HTTP requests per decision by decisions", () => {
+    const raw = new Map<Row, RawFigures>();
+    const made = (over: Partial<Row>, latenciesMs: number[]) => {
+      const r = row({ layer: "edge", connection: "http", requests: latenciesMs.length, ...over });
+      raw.set(r, { latenciesMs, elapsedMs: 1000 });
+      return r;
+    };
+    const merged = mergeRounds(
+      [
+        [made({ http_requests_per_decision: 1 }, [1, 1, 1]), made({ concurrency: 64, http_requests_per_decision: 1 }, [2])],
+        [made({ http_requests_per_decision: 0.5 }, [1]), made({ concurrency: 64, http_requests_per_decision: 1 }, [2])],
+      ],
+      (r) => raw.get(r),
+    );
+    expect(merged.map((r) => [r.concurrency, r.requests, r.http_requests_per_decision])).toEqual([
+      [16, 4, 0.88],
+      [64, 2, 1],
+    ]);
   });
 });
 
@@ -215,16 +269,28 @@ describe("machine time per decision, by part of the stack", () => {
     const lib = row({ throughput_rps: 400, cpu_us_per_decision: { postgres: 300, bridge: 80, worker: 4, client: 100, other: 5, idle: 15 } });
     const ceil = row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000, cpu_us_per_decision: { postgres: 180, pgbench: 15, other: 0, idle: 5 } });
     const table = cpuTable([lib, ceil, row({ impl: "other" })]).split("\n");
-    expect(table[0]).toBe("| scenario | layer | impl | connection | postgres | bridge | worker | client | pgbench | other | idle | machine |");
-    expect(table[2]).toBe("| ratelimit-hot | library | admit | pooled | 300 | 80 | 4 | 100 | 0 | 5 | 15 | 504 |");
+    expect(table[0]).toBe("| scenario | layer | impl | connection | conc | postgres | bridge | worker | client | pgbench | other | idle | machine |");
+    expect(table[2]).toBe("| ratelimit-hot | library | admit | pooled | 16 | 300 | 80 | 4 | 100 | 0 | 5 | 15 | 504 |");
     expect(table).toHaveLength(4); // the row without figures is left out
     // 200 µs of machine per ceiling decision ÷ (Postgres 180 + own parts 180) = 0.56
     const a = { scenario: "ratelimit-hot", layer: "library" as const, impl: "admit", connection: "pooled" as const };
     const b = { scenario: "ratelimit-hot", layer: "ceiling" as const, impl: "pgbench", connection: "pooled" as const };
     expect(atCeilingCost([lib, ceil], a, b)?.value).toBe(0.56);
-    const t = evaluateTargets([lib, ceil]).find((x) => x.name === "ratelimit-hot: library pooled ≥ 0.8× pgbench pooled")!;
-    expect(t).toMatchObject({ value: 0.4, at_ceiling_cost: 0.56, met: false });
+    const t = evaluateTargets([lib, ceil]).find((x) => x.name === "ratelimit-hot: library pooled ÷ pgbench pooled (diagnostic)")!;
+    expect(t).toMatchObject({ value: 0.4, at_ceiling_cost: 0.56, met: null });
+    // An HTTP edge row's statements run on the bridge's pool: its Postgres cost is the pooled ceiling's.
+    const edgeRow = row({ layer: "edge", connection: "http", throughput_rps: 300, cpu_us_per_decision: { postgres: 300, bridge: 100, worker: 500, client: 100, other: 0, idle: 0 } });
+    expect(atCeilingCost([edgeRow, ceil], { ...a, layer: "edge", connection: "http" }, b)?.value).toBe(0.23); // 200 ÷ (180 + 700)
     expect(t.detail).toContain("0.56 here at its own parts' cost");
+    // Between two edge rows: what each one's own stack used per decision (neighbours and idle cores left out).
+    const admitEdge = row({ layer: "edge", connection: "http", throughput_rps: 400, cpu_us_per_decision: { postgres: 400, bridge: 400, worker: 1200, client: 200, other: 900, idle: 10 } });
+    const bareEdge = row({ layer: "edge", impl: DRIVER, connection: "http", throughput_rps: 500, cpu_us_per_decision: { postgres: 400, bridge: 350, worker: 900, client: 200, other: 100, idle: 0 } });
+    const mA = { scenario: "ratelimit-hot", layer: "edge" as const, impl: "admit", connection: "http" as const };
+    expect(atOwnCpu([admitEdge, bareEdge], mA, { ...mA, impl: DRIVER })?.value).toBe(0.84); // 1850 ÷ 2200
+    const e = evaluateTargets([admitEdge, bareEdge]).find((x) => x.name === "ratelimit-hot c=16: edge admit ≥ 0.9× the bare HTTP Worker")!;
+    expect(e).toMatchObject({ value: 0.8, at_own_cpu: 0.84 });
+    expect(e).not.toHaveProperty("at_ceiling_cost");
+    expect(e).not.toHaveProperty("driver_alone");
     // Without CPU figures there is no bound.
     expect(atCeilingCost([row({}), row({ layer: "ceiling", impl: "pgbench" })], a, b)).toBeNull();
   });
@@ -343,6 +409,12 @@ describe("arguments and scenario inputs", () => {
     expect(parseArgs(["--only=reservation-burst", "--no-edge", "--concurrency=8"])).toMatchObject({ only: ["reservation-burst"], edge: false, concurrency: 8, seconds: 10 });
     expect(() => parseArgs(["--fast"])).toThrow(/unknown argument/);
     expect(() => parseArgs(["--concurrency=0"])).toThrow(/--concurrency/);
+    // The edge rows run at 16 and 64 unless told otherwise.
+    expect(parseArgs([]).edgeConcurrency).toEqual([16, 64]);
+    expect(parseArgs(["--edge-concurrency=8"]).edgeConcurrency).toEqual([8]);
+    expect(edgeConcurrencies("16,64,128")).toEqual([16, 64, 128]);
+    expect(() => edgeConcurrencies("16,16")).toThrow(/--edge-concurrency/);
+    expect(() => edgeConcurrencies("0")).toThrow(/--edge-concurrency/);
   });
 
   it("reservation intervals are deterministic, 1–3 hours long, on the hour", () => {
@@ -441,17 +513,18 @@ describe("rate-limit and webhook violations are counted from the database", () =
 describe("the driver-alone Worker (bench/peers/driver-worker)", () => {
   const suite = workerSuite("bench_driver_worker", { config: DRIVER_WORKER });
 
-  it("answers the check from Admit's statement in the Workers runtime: 200 admitted, 429 refused, 404 without the policy", async () => {
+  it("answers the check from Admit's statement in the Workers runtime, over HTTP and over a WebSocket Client: 200 admitted, 429 refused, 404 without the policy", async () => {
     await sql(suite.db, "SELECT admit_ratelimit_put_policy('d', 'fixed_window', 2, 60000, false, 604800000)");
-    const check = (policy: string) => fetch(suite.worker.url + "/check", { method: "POST", body: JSON.stringify({ policy, key: "k" }) });
+    const check = (path: string, policy: string) => fetch(suite.worker.url + path, { method: "POST", body: JSON.stringify({ policy, key: "k" }) });
     const answers = [];
-    for (let i = 0; i < 3; i++) {
-      const res = await check("d");
+    for (const path of ["/check/http", "/check/websocket", "/check/http", "/check"]) {
+      const res = await check(path, "d");
       answers.push([res.status, (await res.json()).remaining]);
     }
-    expect(answers).toEqual([[200, 1], [200, 0], [429, 0]]);
-    expect((await check("missing")).status).toBe(404);
-    expect(await sql(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'd'")).toEqual([{ admitted: 2, attempted: 3 }]);
+    expect(answers).toEqual([[200, 1], [200, 0], [429, 0], [429, 0]]);
+    expect((await check("/check/http", "missing")).status).toBe(404);
+    expect((await check("/check/websocket", "missing")).status).toBe(404);
+    expect(await sql(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'd'")).toEqual([{ admitted: 2, attempted: 4 }]);
   }, 30_000);
 });
 

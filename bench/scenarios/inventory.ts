@@ -10,7 +10,7 @@
 // Violations = rooms sold beyond capacity, plus any disagreement between the design's own
 // bookkeeping (counter / claimed tokens) and the booking rows, from the database afterwards.
 import { hotNightBurst, INVENTORY_DESIGNS, loadInventoryPeer, type InventoryDesign } from "../inventory-designs";
-import { ceiling, edge, hasFunctions, lastRound, library, rowKey, type BenchContext, type Scenario } from "../measure";
+import { atEdgeConcurrencies, ceiling, edge, hasFunctions, lastRound, library, rowKey, type BenchContext, type Scenario } from "../measure";
 import type { Connection, Row } from "../report";
 
 const NAME = "inventory-hot-night";
@@ -33,7 +33,7 @@ function capacityFor(ctx: BenchContext, design: InventoryDesign, layer: string):
 
 const PGBENCH_SCRIPT = `SELECT admit_inventory_book(:item, '${NIGHT}'::date, '${NEXT}'::date, 1::integer, 'pgbench-' || :client_id, NULL::integer, ${LOCK_TIMEOUT_MS}::integer) AS r;\n`;
 
-async function stocked(ctx: BenchContext, design: InventoryDesign, layer: string, impl: string, connection: Connection): Promise<{ item: string; capacity: number }> {
+async function stocked(ctx: BenchContext, design: InventoryDesign, layer: string, impl: string, connection: string): Promise<{ item: string; capacity: number }> {
   const item = `${NAME}.${rowKey(ctx, layer, impl, connection)}`;
   const capacity = capacityFor(ctx, design, layer);
   await ctx.sql(INVENTORY_DESIGNS[design].stock, [item, NIGHT, capacity]);
@@ -76,18 +76,20 @@ export const inventoryHotNight: Scenario = {
         );
       }
     }
-    {
-      const stock = await stocked(ctx, ADMIT, "edge", "admit", "per-request");
-      out.push(
-        await edge(ctx, {
+    out.push(
+      ...(await atEdgeConcurrencies(ctx, async (concurrency) => {
+        const stock = await stocked(ctx, ADMIT, "edge", "admit", `http-c${concurrency}`);
+        return edge(ctx, {
           scenario: NAME,
           impl: "admit",
+          connection: "http",
+          concurrency,
           note,
           violations: violations(ctx, ADMIT, stock),
           op: async (call, i) => String((await call("POST", `/v1/inventory/${encodeURIComponent(stock.item)}/bookings`, { check_in: NIGHT, check_out: NEXT, quantity: 1, holder: `b${i}` })).status),
-        }),
-      );
-    }
+        });
+      })),
+    );
     if (!ctx.profile && lastRound(ctx)) await sellOut(ctx);
     return out;
   },

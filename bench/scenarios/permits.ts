@@ -10,7 +10,7 @@ import type { RequestDb } from "../../functions/db";
 import { lockKey } from "../../functions/keys";
 import { acquirePermit, releasePermit, type PermitKind } from "../../functions/semaphores";
 import type { Query } from "../load";
-import { ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
+import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
 import type { Connection, Row } from "../report";
 
 const LOCK_TIMEOUT_MS = 2000;
@@ -79,7 +79,7 @@ export async function releases(sql: BenchContext["sql"], kind: PermitKind, name:
 
 async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   const out: (Row | null)[] = [];
-  const nameFor = async (layer: string, impl: string, connection: Connection) => {
+  const nameFor = async (layer: string, impl: string, connection: string) => {
     const name = `${shape.name}.${rowKey(ctx, layer, impl, connection)}`;
     if (shape.kind === "semaphore") {
       await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)", [lockKey("semaphore", name), name, shape.permits, TTL_MS, LOCK_TIMEOUT_MS]);
@@ -123,13 +123,16 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       }),
     );
   }
-  {
-    const name = await nameFor("edge", "admit", "per-request");
-    const base = shape.kind === "lease" ? `/v1/locks/${encodeURIComponent(name)}` : `/v1/semaphores/${encodeURIComponent(name)}`;
-    out.push(
-      await edge(ctx, {
+  out.push(
+    ...(await atEdgeConcurrencies(ctx, async (concurrency) => {
+      const name = await nameFor("edge", "admit", `http-c${concurrency}`);
+      const base = shape.kind === "lease" ? `/v1/locks/${encodeURIComponent(name)}` : `/v1/semaphores/${encodeURIComponent(name)}`;
+      return edge(ctx, {
         scenario: shape.name,
         impl: "admit",
+        connection: "http",
+        concurrency,
+        statementsPerDecision: 2,
         violations: violations(name),
         note: "a decision = acquire, + release when granted (two HTTP requests)",
         op: async (call, i) => {
@@ -139,9 +142,9 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
           const r = await call("POST", `${base}/release`, id);
           return `201+${r.status}`;
         },
-      }),
-    );
-  }
+      });
+    })),
+  );
   return out;
 }
 

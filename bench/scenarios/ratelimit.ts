@@ -85,7 +85,7 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   const out: (Row | null)[] = [];
   // The driver-alone rows: the hot key only, and not re-run in a pooler profile (they are no Admit rows).
   const driverAlone = shape === HOT && !ctx.profile;
-  const policyFor = async (layer: string, impl: string, connection: Connection) => {
+  const policyFor = async (layer: string, impl: string, connection: string) => {
     const name = `${shape.name}.${rowKey(ctx, layer, impl, connection)}`;
     await makePolicy(ctx, name, shape.limit);
     return name;
@@ -141,31 +141,45 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       }),
     );
   }
-  {
-    const policy = await policyFor("edge", "admit", "per-request");
-    out.push(
-      await edge(ctx, {
-        scenario: shape.name,
-        impl: "admit",
-        violations: excess(ctx, policy),
-        op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
-      }),
-    );
+  // At each edge concurrency, Admit's Worker and (hot key) the bare Worker over HTTP one right after
+  // the other, the first of the two alternating by round, so their ratio shares the machine's moment
+  // and neither always follows the same row; then the bare Worker over a WebSocket Client per request
+  // at each concurrency, last, so the backends its connections start and end are not in the way of
+  // the HTTP rows' figures.
+  const admitRow = async (concurrency: number) => {
+    const policy = await policyFor("edge", "admit", `http-c${concurrency}`);
+    return edge(ctx, {
+      scenario: shape.name,
+      impl: "admit",
+      connection: "http",
+      concurrency,
+      violations: excess(ctx, policy),
+      op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
+    });
+  };
+  // A Worker that is only `neon()` (or a WebSocket Client) and this statement (bench/peers/driver-worker).
+  const bareRow = async (concurrency: number, connection: "http" | "websocket") => {
+    const policy = await policyFor("edge", "driver", `${connection}-c${concurrency}`);
+    return edge(ctx, {
+      scenario: shape.name,
+      impl: DRIVER,
+      connection,
+      concurrency,
+      worker: ctx.driverWorker,
+      note: DRIVER_NOTE,
+      violations: excess(ctx, policy),
+      op: async (call, i) => String((await call("POST", `/check/${connection}`, { policy, key: keyOf(shape, i) })).status),
+    });
+  };
+  for (const concurrency of ctx.edgeConcurrency) {
+    if (!driverAlone) {
+      out.push(await admitRow(concurrency));
+      continue;
+    }
+    const pair = ctx.round % 2 === 0 ? [() => admitRow(concurrency), () => bareRow(concurrency, "http")] : [() => bareRow(concurrency, "http"), () => admitRow(concurrency)];
+    for (const row of pair) out.push(await row());
   }
-  if (driverAlone) {
-    // A Worker that is only the driver and this statement (bench/peers/driver-worker), per request.
-    const policy = await policyFor("edge", "driver", "per-request");
-    out.push(
-      await edge(ctx, {
-        scenario: shape.name,
-        impl: DRIVER,
-        worker: ctx.driverWorker,
-        note: DRIVER_NOTE,
-        violations: excess(ctx, policy),
-        op: async (call, i) => String((await call("POST", "/check", { policy, key: keyOf(shape, i) })).status),
-      }),
-    );
-  }
+  if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
   if (!ctx.profile) {
     out.push(await rateLimiterFlexible(ctx, shape, "tcp"));
     out.push(await rateLimiterFlexible(ctx, shape, "neon-bridge"));

@@ -3,7 +3,7 @@
 // fills within the first few hundred decisions and the rest are refusals.
 // Violations = pairs of stored reservations of the row's resource that overlap.
 import { lockKey } from "../../functions/keys";
-import { ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
+import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
 import type { Connection, Row } from "../report";
 import { peerSql } from "../peers/index";
 
@@ -49,7 +49,7 @@ const PGBENCH_SCRIPT = `
 SELECT admit_reserve(:key::bigint, :resource, 'pgbench-' || :client_id, to_timestamp(:s::double precision), to_timestamp(:e::double precision), NULL::jsonb, ${LOCK_TIMEOUT_MS}) AS r;
 `;
 
-function resourceFor(ctx: BenchContext, layer: string, impl: string, connection: Connection): string {
+function resourceFor(ctx: BenchContext, layer: string, impl: string, connection: string): string {
   return `rb/${rowKey(ctx, layer, impl, connection)}`;
 }
 
@@ -94,20 +94,22 @@ export const reservationBurst: Scenario = {
         }),
       );
     }
-    {
-      const resource = resourceFor(ctx, "edge", "admit", "per-request");
-      rows.push(
-        await edge(ctx, {
+    rows.push(
+      ...(await atEdgeConcurrencies(ctx, (concurrency) => {
+        const resource = resourceFor(ctx, "edge", "admit", `http-c${concurrency}`);
+        return edge(ctx, {
           scenario: NAME,
           impl: "admit",
+          connection: "http",
+          concurrency,
           violations: count(ctx, ADMIT_OVERLAPS, resource),
           op: async (call, i) => {
             const { start, end } = slotOf(i);
             return String((await call("POST", "/v1/reservations", { resource, holder: `h${i}`, start, end })).status);
           },
-        }),
-      );
-    }
+        });
+      })),
+    );
 
     // Peers: seed 000's check-then-insert without and with the advisory lock, as transactions of
     // separate statements (the article's shape), on a table of their own without the EXCLUDE guard.

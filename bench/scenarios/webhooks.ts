@@ -8,7 +8,7 @@
 // answered 200 whose event is not in the inbox, from the database afterwards.
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
+import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
 import type { Connection, Row } from "../report";
 
 const NAME = "webhook-duplicates";
@@ -68,7 +68,7 @@ export const webhookDuplicates: Scenario = {
     const ts = Number(now);
     const events = Math.ceil(ctx.requests / COPIES) + 1;
     const signed = deliveries(secret, ts, events);
-    const sourceFor = async (layer: string, impl: string, connection: Connection) => {
+    const sourceFor = async (layer: string, impl: string, connection: string) => {
       const source = `wh-${rowKey(ctx, layer, impl, connection)}`;
       await ctx.sql("SELECT admit_webhook_put_source($1, $2, 300, NULL)", [source, secret]);
       return source;
@@ -106,14 +106,17 @@ export const webhookDuplicates: Scenario = {
         }),
       );
     }
-    {
-      const source = await sourceFor("edge", "admit", "per-request");
-      const ok = new Set<string>();
-      out.push(
-        await edge(ctx, {
+    out.push(
+      ...(await atEdgeConcurrencies(ctx, async (concurrency) => {
+        const source = await sourceFor("edge", "admit", `http-c${concurrency}`);
+        const ok = new Set<string>();
+        return edge(ctx, {
           scenario: NAME,
           impl: "admit",
-          note,
+          connection: "http",
+          concurrency,
+          statementsPerDecision: 2,
+          note: `${note}; a delivery = two statements (the source's secret, then the insert)`,
           violations: check(source, ok),
           op: async (call, i) => {
             const d = signed[eventOf(i) % signed.length];
@@ -121,9 +124,9 @@ export const webhookDuplicates: Scenario = {
             if (res.status === 200) ok.add(d.id);
             return String(res.status);
           },
-        }),
-      );
-    }
+        });
+      })),
+    );
     return out;
   },
 };

@@ -1,0 +1,196 @@
+// burst-1000: through the edge (Admit's Worker, its own workerd socket), bounded bursts of 1000
+// requests sent at once (1000 sockets, each sends one request), each on ONE contested thing:
+// - rate limit, fixed window, limit 50, one key        → exactly 50 × 200, 950 × 429;
+// - rate limit, token bucket, capacity 50, one key     → exactly 50 × 200, 950 × 429;
+// - reservation, one resource, the same interval       → exactly 1 × 201, 999 × 409;
+// - semaphore of 4 permits, claims outliving the burst → exactly 4 × 201 (slots 0–3), 996 × 429.
+// Each row has the answers by status, `errors_5xx` (target 0), p50/p95/p99, and what the database
+// held afterwards checked against the answers (`db_mismatch`, null when they agree).
+// Run once per scenario (its last round), not in a pooler profile. Loopback only; every request
+// times out after 60 s and each burst after 60 s.
+import http from "node:http";
+import { lockKey } from "../../functions/keys";
+import { httpRequest, runLoad } from "../load";
+import { hasFunctions, lastRound, rowKey, type BenchContext, type Scenario } from "../measure";
+import { cpuPerDecision, round, summarize, tally, type Row } from "../report";
+import { DUPLICATE_PERMITS } from "./permits";
+import { EXCESS_ADMISSIONS } from "./ratelimit";
+import { ADMIT_OVERLAPS } from "./reservation-burst";
+
+export const BURST_SCENARIO = "burst-1000";
+export const BURST_SIZE = 1000;
+/** Long windows, so a burst never straddles two (fixed) and the bucket refills nothing meanwhile (~50 per week). */
+const WEEK_MS = 604_800_000;
+const HOUR_MS = 3_600_000;
+const LOCK_TIMEOUT_MS = 2000;
+
+interface Answer {
+  status: number;
+  json: any;
+}
+
+interface Burst {
+  name: string;
+  expected: Record<string, number>;
+  /** Makes the contested thing; returns the request to send (the same for every request but the holder). */
+  setup(ctx: BenchContext, id: string): Promise<{ path: string; body: (i: number) => unknown; check: (answers: Answer[]) => Promise<{ mismatch: string | null; violations: number }> }>;
+}
+
+/** The counts that differ between what the database says and what the answers said, or null. */
+export function mismatch(facts: [string, unknown, unknown][]): string | null {
+  const wrong = facts.filter(([, db, answers]) => JSON.stringify(db) !== JSON.stringify(answers));
+  return wrong.length ? wrong.map(([what, db, answers]) => `${what}: database ${JSON.stringify(db)}, answers ${JSON.stringify(answers)}`).join("; ") : null;
+}
+
+function rateLimit(algorithm: "fixed_window" | "token_bucket"): Burst {
+  return {
+    name: `ratelimit ${algorithm} limit 50`,
+    expected: { "200": 50, "429": 950 },
+    async setup(ctx, id) {
+      const policy = `burst.${algorithm}.${id}`;
+      await ctx.sql("SELECT admit_ratelimit_put_policy($1, $2, 50, $3::bigint, false, $3::bigint)", [policy, algorithm, WEEK_MS]);
+      return {
+        path: "/v1/ratelimits/check",
+        body: () => ({ policy, key: "burst" }),
+        async check(answers) {
+          const [c] = await ctx.sql<{ admitted: number; windows: number }>("SELECT coalesce(sum(admitted), 0)::int AS admitted, count(*)::int AS windows FROM ratelimit_counters WHERE policy = $1", [policy]);
+          const [{ n }] = await ctx.sql<{ n: number }>(EXCESS_ADMISSIONS, [policy]);
+          const allowed = answers.filter((a) => a.status === 200).length;
+          return { mismatch: mismatch([["admitted", c.admitted, allowed], ["counter rows", c.windows, 1]]), violations: n };
+        },
+      };
+    },
+  };
+}
+
+const reservation: Burst = {
+  name: "reservation one interval",
+  expected: { "201": 1, "409": 999 },
+  async setup(ctx, id) {
+    const resource = `burst/${id}`;
+    const start = new Date(Date.UTC(2031, 0, 1, 10)).toISOString();
+    const end = new Date(Date.UTC(2031, 0, 1, 12)).toISOString();
+    return {
+      path: "/v1/reservations",
+      body: (i) => ({ resource, holder: `h${i}`, start, end }),
+      async check(answers) {
+        const stored = await ctx.sql<{ id: string }>("SELECT id::text FROM reservations WHERE resource = $1 AND cancelled_at IS NULL ORDER BY id", [resource]);
+        const [{ n }] = await ctx.sql<{ n: number }>(ADMIT_OVERLAPS, [resource]);
+        const created = answers.filter((a) => a.status === 201).map((a) => String(a.json?.id)).sort();
+        return { mismatch: mismatch([["reservation ids", stored.map((r) => r.id), created]]), violations: n };
+      },
+    };
+  },
+};
+
+const semaphore: Burst = {
+  name: "semaphore 4 permits",
+  expected: { "201": 4, "429": 996 },
+  async setup(ctx, id) {
+    const name = `burst.${id}`;
+    await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, 4, $3::integer, $4::integer)", [lockKey("semaphore", name), name, HOUR_MS, LOCK_TIMEOUT_MS]);
+    return {
+      path: `/v1/semaphores/${encodeURIComponent(name)}/acquire`,
+      body: (i) => ({ holder: `h${i}`, ttl_ms: HOUR_MS }),
+      async check(answers) {
+        const held = await ctx.sql<{ id: string; slot: number }>(
+          "SELECT id::text, slot FROM permits WHERE kind = 'semaphore' AND name = $1 AND released_at IS NULL AND timed_out_at IS NULL AND expires_at > now() ORDER BY slot",
+          [name],
+        );
+        const [{ n }] = await ctx.sql<{ n: number }>(DUPLICATE_PERMITS, ["semaphore", name, 4]);
+        const granted = answers.filter((a) => a.status === 201);
+        return {
+          mismatch: mismatch([
+            ["permits held", held.map((p) => p.id).sort(), granted.map((a) => String(a.json?.permit_id)).sort()],
+            ["slots", held.map((p) => p.slot), granted.map((a) => Number(a.json?.slot)).sort((x, y) => x - y)],
+            ["slots 0–3", held.map((p) => p.slot), [0, 1, 2, 3]],
+          ]),
+          violations: n,
+        };
+      },
+    };
+  },
+};
+
+export const BURSTS: Burst[] = [rateLimit("fixed_window"), rateLimit("token_bucket"), reservation, semaphore];
+
+/** One burst: BURST_SIZE requests at once, each on a socket of its own, answers timed and checked. */
+async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent): Promise<Row> {
+  const { url, token } = ctx.worker!;
+  const id = rowKey(ctx, burst.name.split(" ")[0], burst.name.split(" ")[1], String(Date.now()));
+  const s = await burst.setup(ctx, id);
+  const row: Row = {
+    scenario: BURST_SCENARIO,
+    burst: burst.name,
+    layer: "edge",
+    impl: "admit",
+    connection: "http",
+    concurrency: BURST_SIZE,
+    requests: 0,
+    throughput_rps: null,
+    p50_ms: null,
+    p95_ms: null,
+    p99_ms: null,
+    violations: null,
+    round_trips_per_decision: null,
+    expected: burst.expected,
+  };
+  ctx.log(`  burst ${burst.name}: ${BURST_SIZE} requests at once …`);
+  const answers: Answer[] = [];
+  await ctx.bridge.resetStats();
+  const cpu = ctx.cpu ? ctx.cpu() : () => null;
+  const load = await runLoad({ concurrency: BURST_SIZE, requests: BURST_SIZE, timeLimitMs: 60_000 }, async (i) => {
+    const res = await httpRequest(url + s.path, "POST", { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, JSON.stringify(s.body(i)), agent);
+    let json: any;
+    try {
+      json = JSON.parse(res.text);
+    } catch {
+      json = undefined;
+    }
+    answers.push({ status: res.status, json });
+    return String(res.status);
+  });
+  const cpuUs = cpu();
+  const stats = await ctx.bridge.stats();
+  const checked = await s.check(answers);
+  row.requests = load.latencies.length;
+  row.throughput_rps = load.elapsedMs > 0 ? round((load.latencies.length * 1000) / load.elapsedMs, 1) : null;
+  Object.assign(row, summarize(load.latencies));
+  row.outcomes = tally(load.outcomes);
+  // A 5xx, or no HTTP answer at all (an "error:…" label), is an error of the burst.
+  row.errors_5xx = load.outcomes.filter((o) => /^5\d\d$/.test(o) || o.startsWith("error")).length;
+  row.violations = checked.violations;
+  row.db_mismatch = checked.mismatch;
+  row.http_requests_per_decision = load.latencies.length ? round(stats.httpRequests / load.latencies.length, 2) : null;
+  row.round_trips_per_decision = load.latencies.length ? round(stats.clientMessages / load.latencies.length, 2) : null;
+  row.cpu_us_per_decision = cpuPerDecision(cpuUs, row.requests);
+  row.note = `sent at once, ${round(load.elapsedMs, 0)} ms in all; database ${checked.mismatch ? "disagrees: " + checked.mismatch : "agrees with the answers"}`;
+  ctx.log(`    ${Object.entries(row.outcomes).map(([k, v]) => `${v}×${k}`).join(" ")}, 5xx ${row.errors_5xx}, p99 ${row.p99_ms} ms, http ${row.http_requests_per_decision}, database: ${checked.mismatch ?? "agrees"}`);
+  return row;
+}
+
+export const burst1000: Scenario = {
+  name: BURST_SCENARIO,
+  async unavailable(ctx) {
+    if (!ctx.worker) return "--no-edge";
+    return (await hasFunctions(ctx, "admit_ratelimit_check", "admit_reserve", "admit_permit_acquire", "admit_semaphore_put")) ? null : "rate limits, reservations or semaphores not on this build";
+  },
+  async run(ctx) {
+    // Once, in the last round, and not again through a pooler.
+    if (ctx.profile || !lastRound(ctx)) return [];
+    const rows: Row[] = [];
+    for (const b of BURSTS) {
+      // Sockets of its own for each burst: a kept-alive socket the Worker closed while idle between
+      // two bursts would be reset on reuse, an error of the bench rather than of the Worker.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: BURST_SIZE });
+      try {
+        // The isolate is warm from the other rows; a few calls make sure of it before each burst.
+        for (let i = 0; i < 4; i++) await httpRequest(`${ctx.worker!.url}/`, "GET", {}, undefined, agent);
+        rows.push(await runBurst(ctx, b, agent));
+      } finally {
+        agent.destroy();
+      }
+    }
+    return rows;
+  },
+};
