@@ -7,7 +7,7 @@ import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problem, problemResponse } from "./errors";
-import { documentIdempotencyKey, idempotency } from "./idempotency";
+import { documentIdempotencyKey, hasRoute, idempotency } from "./idempotency";
 import { inventory } from "./inventory";
 import { documentCommonResponses, problemResponses } from "./openapi";
 import { invoices } from "./invoices";
@@ -123,7 +123,8 @@ function jsonBodies(): MiddlewareHandler<AppEnv> {
   });
   return async (c, next) => {
     const hasBody = Number(c.req.header("Content-Length") ?? "0") > 0 || c.req.header("Transfer-Encoding") !== undefined;
-    if (!hasBody || c.req.method === "GET" || c.req.method === "HEAD") return next();
+    // No route for this method and path: 404, whatever the body (it is never read).
+    if (!hasBody || c.req.method === "GET" || c.req.method === "HEAD" || !hasRoute(c)) return next();
     const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
     if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
       throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);

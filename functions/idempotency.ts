@@ -69,6 +69,11 @@ function keptHeaders(res: Response): Record<string, string> {
   return out;
 }
 
+/** A route (not only middleware, which is registered for "ALL" methods) matches this request's method and path. */
+export function hasRoute(c: Context): boolean {
+  return matchedRoutes(c).some((r) => r.method !== "ALL");
+}
+
 /**
  * The middleware. `exempt` names requests that carry their own deduplication (the webhook
  * receiver): an Idempotency-Key header on them is ignored.
@@ -78,8 +83,8 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
     const key = c.req.header(IDEMPOTENCY_HEADER);
     if (key === undefined || !KEYED_METHODS.has(c.req.method) || opts.exempt?.(c)) return next();
     // No route for this method and path: the answer is 404 whatever the key, so the key is not
-    // checked (nor claimed). Middleware is registered for every method ("ALL"); a route is not.
-    if (!matchedRoutes(c).some((r) => r.method !== "ALL")) return next();
+    // checked (nor claimed).
+    if (!hasRoute(c)) return next();
     if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
       const message = `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`;
       throw problem(422, "validation", "Validation failed", `header ${IDEMPOTENCY_HEADER}: ${message}`, {
