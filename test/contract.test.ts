@@ -62,6 +62,25 @@ describe("Idempotency-Key answers are documented per route", () => {
     expect((await suite.api("PUT", "/v1/reservations", { a: 1 }, { "Idempotency-Key": "k".repeat(300) })).status).toBe(404);
   });
 
+  it("a body to a method/path with no route → 404, not the body guard's 413/415/422 (the route is matched first)", async () => {
+    const res415 = await suite.api("PUT", "/v1/reservations", "x", { "Content-Type": "text/plain" });
+    const res422 = await suite.api("POST", "/v1/locks//acquire", "[".repeat(100) + "]".repeat(100));
+    const res413 = await suite.api("DELETE", "/v1/nothing-here", JSON.stringify({ pad: "a".repeat(70_000) }));
+    for (const res of [res415, res422, res413]) {
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+    }
+  });
+
+  it("a value the database refuses (a lone surrogate in a JSON object key) → 422 with `errors`, as documented", async () => {
+    await suite.api("PUT", "/v1/ratelimits/policies/contract-p", { algorithm: "fixed_window", limit: 5, window_ms: 60_000 });
+    const res = await suite.api("POST", "/v1/ratelimits/check", '{"policy":"contract-p","key":"k","info":{"\\ud800":1}}');
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toMatch(/database rejected/);
+    expect(res.json.errors).toHaveLength(1);
+    expect(check("POST", "/v1/ratelimits/check", asReceived(res))).toBeUndefined();
+  });
+
   it("a 256-character key and path parameters over 200 characters → 422, documented for those operations", async () => {
     const long = "y".repeat(201);
     const cases: Array<[string, string, string, unknown?, Record<string, string>?]> = [

@@ -13,13 +13,47 @@ export interface Received {
   text: string;
 }
 
+/** The path to give `check` for a URL that no operation of the document has. */
+export const NO_OPERATION = "(none)";
+
+/**
+ * The document's path template that `pathname` (as sent: after the URL parser resolved "." and ".."
+ * segments) addresses for `method`, preferring `preferred`; NO_OPERATION when there is none. A path
+ * parameter is one non-empty segment.
+ */
+export function operationFor(doc: any, method: string, pathname: string, preferred?: string): string {
+  const matches = (template: string) => new RegExp("^" + template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+") + "$").test(pathname);
+  if (preferred && matches(preferred)) return preferred;
+  const other = Object.keys(doc.paths ?? {}).find((t) => doc.paths[t][method.toLowerCase()] && matches(t));
+  return other ?? NO_OPERATION;
+}
+
+const safeJson = (text: string) => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
 /** `check(method, path, res)` → undefined when the response is what the document says, else why not. */
 export function contract(doc: any) {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   addFormats(ajv);
   ajv.addSchema(doc, "openapi.json");
   const cache = new Map<string, ValidateFunction>();
+  const validator = (ref: string) => {
+    let validate = cache.get(ref);
+    if (!validate) cache.set(ref, (validate = ajv.compile({ $ref: ref })));
+    return validate;
+  };
   return function check(method: string, path: string, res: Received): string | undefined {
+    if (path === NO_OPERATION) {
+      // A URL no operation has (e.g. an empty or ".." segment): the app's 404 problem.
+      if (res.status !== 404 || (res.type ?? "").split(";")[0] !== "application/problem+json") return `${method} (no such operation): expected a 404 problem, got ${res.status} ${res.type}`;
+      const validate = validator("openapi.json#/components/schemas/Problem");
+      return validate(safeJson(res.text)) ? undefined : `${method} (no such operation) 404: not a Problem: ${ajv.errorsText(validate.errors)}`;
+    }
     const op = doc.paths?.[path]?.[method.toLowerCase()];
     if (!op) return `${method} ${path} is not in the document`;
     const documented = op.responses?.[String(res.status)] ?? op.responses?.[`${String(res.status)[0]}XX`] ?? op.responses?.default;
@@ -37,8 +71,7 @@ export function contract(doc: any) {
       return `${method} ${path} ${res.status}: body is not JSON: ${JSON.stringify(res.text.slice(0, 100))}`;
     }
     const ref = `openapi.json#/paths/${pointer(path)}/${method.toLowerCase()}/responses/${documented === op.responses[String(res.status)] ? res.status : "default"}/content/${pointer(type)}/schema`;
-    let validate = cache.get(ref);
-    if (!validate) cache.set(ref, (validate = ajv.compile({ $ref: ref })));
+    const validate = validator(ref);
     if (validate(body)) return undefined;
     return `${method} ${path} ${res.status}: body does not match the documented schema: ${ajv.errorsText(validate.errors)} — ${res.text.slice(0, 300)}`;
   };
