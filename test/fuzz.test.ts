@@ -467,6 +467,36 @@ describe("every operation in /openapi.json under random and adversarial input", 
     expect(mismatches.slice(0, 10)).toEqual([]);
   }, 600_000);
 
+  it("stateful sequences per write: 4 simultaneous identical keyed requests, the key reused with another body and on a method the path lacks — every answer as documented", async () => {
+    const statuses: Record<number, number> = {};
+    const send = async (op: Operation | undefined, r: Sent) => {
+      const res = await exchange(r);
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      expect(res.status, describeRequest(r)).toBeLessThan(500);
+      if (op) conform(op, r, res);
+      else if (res.status !== 404) mismatches.push(`${r.method} ${r.url}: no route, answered ${res.status}`);
+      return res;
+    };
+    let n = 0;
+    for (const seed of examples("seq")) {
+      const op = operations.find((o) => templateMatches(o, seed));
+      if (!op || seed.method === "GET") continue;
+      const key = `seq-${++n}-${Date.now()}`;
+      const base = { ...seed.headers, Authorization: `Bearer ${TOKEN}`, "Idempotency-Key": key, ...(seed.body === undefined ? {} : { "Content-Type": "application/json" }) };
+      const body = typeof seed.body === "string" ? seed.body : seed.body === undefined ? undefined : JSON.stringify(seed.body);
+      const r: Sent = { url: suite.server.url + seed.path, method: seed.method, headers: base, body };
+      await Promise.all([r, r, r, r].map((x) => send(op, x)));
+      await send(op, { ...r, body: JSON.stringify({ other: n }), headers: { ...base, "Content-Type": "application/json" } });
+      for (const method of ["PUT", "PATCH", "POST", "DELETE"]) {
+        if (doc.paths[op.path]?.[method.toLowerCase()]) continue;
+        await send(undefined, { ...r, method });
+      }
+    }
+    current = undefined;
+    console.log(`fuzz sequences: statuses ${JSON.stringify(statuses)}`);
+    expect(mismatches.slice(0, 10)).toEqual([]);
+  });
+
   it("every valid example with each body field nested at and past the depth limit → no 5xx", async () => {
     const statuses: Record<number, number> = {};
     {
