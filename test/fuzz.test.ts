@@ -1,7 +1,10 @@
 // Bad input, property-based (fast-check): every operation of the app's own OpenAPI document — so a
 // new route is covered the moment it is registered — under random and adversarial path segments,
 // query strings, headers and bodies. Whatever comes in: never a 5xx; a 4xx is problem+json whose
-// `status` matches; and a rejected request writes nothing (the database's content is unchanged).
+// `status` matches; a rejected request writes nothing (the database's content is unchanged); and
+// every response is the one the document declares for that operation and status — status, content
+// type and body schema, checked with Ajv (test/contract.ts). Over 10 000 requests per run; the count
+// and the number of schema mismatches are printed.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { examples, type HttpCall } from "./capabilities";
