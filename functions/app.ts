@@ -7,16 +7,16 @@ import { database } from "./db";
 import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problem, problemResponse } from "./errors";
-import { documentIdempotencyKey, idempotency } from "./idempotency";
+import { documentIdempotencyKey, hasRoute, idempotency } from "./idempotency";
 import { inventory } from "./inventory";
-import { problemResponses } from "./openapi";
+import { documentCommonResponses, problemResponses } from "./openapi";
 import { invoices } from "./invoices";
 import { locks } from "./locks";
 import { ratelimits } from "./ratelimits";
 import { reservations } from "./reservations";
 import { semaphores } from "./semaphores";
 import { validationHook } from "./validation";
-import { isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "./webhooks";
+import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "./webhooks";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 const HEALTH_BUDGET_MS = 4_000;
@@ -31,8 +31,63 @@ const DOC_CONFIG = {
       "Errors are `application/problem+json`. Times are RFC 3339 (returned in UTC with `Z`); intervals are half-open `[start, end)`.",
       "`409`/`429` mean a lost race or a limit (nothing applied); `503` + `Retry-After` means nothing was applied, retry; `504` means the write was sent and no answer came.",
     ].join("\n\n"),
+    // package.json says "private": no open-source licence is granted.
+    license: { name: "Proprietary (private package, no licence granted)" },
   },
+  // Relative: the document is served by the Worker it describes, wherever that is deployed.
+  servers: [{ url: "/", description: "The Worker serving this document" }],
+  tags: [
+    { name: "Service", description: "Liveness and database reachability" },
+    { name: "Reservations", description: "A resource held for a half-open time range, never two at once" },
+    { name: "Locks", description: "Leases with fencing tokens: one holder per key at a time" },
+    { name: "Semaphores", description: "At most N holders at a time, with fencing tokens" },
+    { name: "Invoices", description: "One invoice generation per subscription at a time (fail fast)" },
+    { name: "Inventory", description: "Nightly stock, bookings and holds without overbooking" },
+    { name: "Webhooks", description: "Standard Webhooks receiver (exactly once per webhook-id) and a pull queue for consumers" },
+    { name: "Rate limits", description: "Policies, per-key overrides, checks, refunds and usage" },
+  ],
   security: [{ bearer: [] }],
+};
+
+/** `operationId` of every operation (an operation missing here gets one derived from its method and path). */
+const OPERATION_IDS: Record<string, string> = {
+  "GET /health": "getHealth",
+  "POST /v1/reservations": "createReservation",
+  "GET /v1/reservations": "listReservations",
+  "GET /v1/reservations/{id}": "getReservation",
+  "DELETE /v1/reservations/{id}": "cancelReservation",
+  "GET /v1/resources/{resource}/availability": "getResourceAvailability",
+  "POST /v1/locks/{key}/acquire": "acquireLock",
+  "POST /v1/locks/{key}/renew": "renewLock",
+  "POST /v1/locks/{key}/release": "releaseLock",
+  "GET /v1/locks/{key}": "getLock",
+  "PUT /v1/semaphores/{name}": "putSemaphore",
+  "GET /v1/semaphores/{name}": "getSemaphore",
+  "POST /v1/semaphores/{name}/acquire": "acquireSemaphore",
+  "POST /v1/semaphores/{name}/renew": "renewSemaphore",
+  "POST /v1/semaphores/{name}/release": "releaseSemaphore",
+  "POST /v1/invoices/generate": "generateInvoice",
+  "PUT /v1/inventory/{item}/stock": "putInventoryStock",
+  "GET /v1/inventory/{item}/availability": "getInventoryAvailability",
+  "POST /v1/inventory/{item}/bookings": "createBooking",
+  "POST /v1/inventory/{item}/bookings/{id}/confirm": "confirmBooking",
+  "GET /v1/inventory/{item}/bookings/{id}": "getBooking",
+  "DELETE /v1/inventory/{item}/bookings/{id}": "cancelBooking",
+  "PUT /v1/webhooks/sources/{source}": "putWebhookSource",
+  "GET /v1/webhooks/sources/{source}": "getWebhookSource",
+  "POST /v1/webhooks/{source}": "receiveWebhook",
+  "POST /v1/webhooks/{source}/events/claim": "claimWebhookEvents",
+  "POST /v1/webhooks/{source}/events/{id}/ack": "ackWebhookEvent",
+  "GET /v1/webhooks/{source}/events": "listWebhookEvents",
+  "PUT /v1/ratelimits/policies/{name}": "putRateLimitPolicy",
+  "GET /v1/ratelimits/policies/{name}": "getRateLimitPolicy",
+  "DELETE /v1/ratelimits/policies/{name}": "deleteRateLimitPolicy",
+  "PUT /v1/ratelimits/policies/{name}/overrides/{key}": "putRateLimitOverride",
+  "GET /v1/ratelimits/policies/{name}/overrides/{key}": "listRateLimitOverrides",
+  "DELETE /v1/ratelimits/policies/{name}/overrides/{key}": "deleteRateLimitOverride",
+  "POST /v1/ratelimits/check": "checkRateLimit",
+  "POST /v1/ratelimits/refund": "refundRateLimit",
+  "GET /v1/ratelimits/usage": "getRateLimitUsage",
 };
 
 /** Deeper JSON is refused: recursive code (JSON.stringify, Postgres's jsonb parser) overflows its stack on it. */
@@ -68,7 +123,8 @@ function jsonBodies(): MiddlewareHandler<AppEnv> {
   });
   return async (c, next) => {
     const hasBody = Number(c.req.header("Content-Length") ?? "0") > 0 || c.req.header("Transfer-Encoding") !== undefined;
-    if (!hasBody || c.req.method === "GET" || c.req.method === "HEAD") return next();
+    // No route for this method and path: 404, whatever the body (it is never read).
+    if (!hasBody || c.req.method === "GET" || c.req.method === "HEAD" || !hasRoute(c)) return next();
     const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
     if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
       throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);
@@ -127,7 +183,13 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", webhooks);
   app.route("/", ratelimits);
 
-  const openApi = () => documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), (method, path) => method === "post" && path === WEBHOOK_DELIVERY_PATH);
+  const signed = (method: string, path: string) => method === "post" && path === WEBHOOK_DELIVERY_PATH;
+  const openApi = () =>
+    documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
+      signed,
+      keyed: (method, path) => path.startsWith("/v1/") && method !== "get" && method !== "head" && !signed(method, path),
+      operationIds: OPERATION_IDS,
+    });
   app.get("/openapi.json", (c) => c.json(openApi()));
   let docsPage: string | undefined;
   app.get("/docs", (c) => c.html((docsPage ??= renderDocs(openApi()))));

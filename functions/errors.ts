@@ -63,7 +63,14 @@ export function httpProblem(status: number, detail: string, extensions: Record<s
 
 /** The app-wide error handler: known problems as they are, HTTP exceptions as problems, anything else a 500 without internals. */
 export function onError(err: unknown, c: Context): Response {
-  if (err instanceof ProblemError) return problemResponse(c, err.problem, err.headers);
+  if (err instanceof ProblemError) {
+    // Every 422 is documented with `errors` (the ValidationProblem schema): a value refused further
+    // down (e.g. by Postgres: a lone surrogate in a JSON object) gets one entry naming what is known.
+    if (err.problem.status === 422 && !Array.isArray(err.problem.errors)) {
+      return problemResponse(c, { ...err.problem, errors: [{ in: "input", path: "(unknown)", message: err.problem.detail ?? err.problem.title }] }, err.headers);
+    }
+    return problemResponse(c, err.problem, err.headers);
+  }
   if (err instanceof HTTPException) {
     const p = httpProblem(err.status, err.message || TITLES[err.status]?.[1] || "Error");
     const headers: Record<string, string> = {};

@@ -12,6 +12,7 @@
 // (see `stored`) rolls back the effect and the claim, so a retry with the key runs afresh.
 // Requests without the header pass straight through: no extra round trip.
 import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
 import { intSetting } from "./db";
@@ -68,6 +69,11 @@ function keptHeaders(res: Response): Record<string, string> {
   return out;
 }
 
+/** A route (not only middleware, which is registered for "ALL" methods) matches this request's method and path. */
+export function hasRoute(c: Context): boolean {
+  return matchedRoutes(c).some((r) => r.method !== "ALL");
+}
+
 /**
  * The middleware. `exempt` names requests that carry their own deduplication (the webhook
  * receiver): an Idempotency-Key header on them is ignored.
@@ -76,6 +82,9 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
   return async (c, next) => {
     const key = c.req.header(IDEMPOTENCY_HEADER);
     if (key === undefined || !KEYED_METHODS.has(c.req.method) || opts.exempt?.(c)) return next();
+    // No route for this method and path: the answer is 404 whatever the key, so the key is not
+    // checked (nor claimed).
+    if (!hasRoute(c)) return next();
     if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
       const message = `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`;
       throw problem(422, "validation", "Validation failed", `header ${IDEMPOTENCY_HEADER}: ${message}`, {
@@ -101,7 +110,10 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
         if (r.outcome === "replay") return (c.res = replay(r));
         if (r.outcome === "mismatch") {
           const where = r.method === c.req.method && r.path === path ? "with a different body" : `for ${r.method} ${r.path}`;
-          throw problem(422, "idempotency-key-reused", "Idempotency-Key reused", `This ${IDEMPOTENCY_HEADER} was used at ${r.created_at} ${where}. Use a new key for a different request.`);
+          // `errors` like every other 422 (the documented ValidationProblem): the header is the field at fault.
+          throw problem(422, "idempotency-key-reused", "Idempotency-Key reused", `This ${IDEMPOTENCY_HEADER} was used at ${r.created_at} ${where}. Use a new key for a different request.`, {
+            errors: [{ in: "header", path: IDEMPOTENCY_HEADER, message: `already used ${where}` }],
+          });
         }
         throw problem(409, "idempotency-key-in-use", "Request in progress", `A request with this ${IDEMPOTENCY_HEADER} is still running. Retry after Retry-After seconds to get its response; it will not run twice.`, {}, { "Retry-After": "1" });
       }

@@ -35,3 +35,67 @@ export function problemResponses<S extends keyof typeof DESCRIPTIONS & number>(.
   }
   return out;
 }
+
+type Json = Record<string, any>;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const problemContent = (schema: Json) => ({ "application/problem+json": { schema } });
+
+/**
+ * Responses no route declares itself, because a middleware in front of every route answers them
+ * (functions/app.ts): the bearer token (401), the body guard (413, 415, and 422 for JSON nested too
+ * deep), the database (503), input validation of any parameter (422), and the Idempotency-Key
+ * (functions/idempotency.ts: 422 for a bad or reused key, 409 while the key's first request runs).
+ * Added to every operation of the document they apply to, so the document lists every status an
+ * operation can answer, with the body it really has.
+ */
+export function documentCommonResponses<D extends { paths?: object; components?: object }>(
+  doc: D,
+  opts: { signed: (method: string, path: string) => boolean; keyed: (method: string, path: string) => boolean; operationIds: Record<string, string> },
+): D {
+  const schemas = (((doc as Json).components ??= {}).schemas ??= {}) as Json;
+  schemas.IdempotencyKeyInUse = {
+    allOf: [ref("Problem"), { type: "object", properties: { type: { const: "/problems/idempotency-key-in-use" }, status: { const: 409 } } }],
+    description: "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+  };
+  const add = (responses: Json, status: number, schema: Json, description = DESCRIPTIONS[status]) => {
+    responses[status] ??= { description, content: problemContent(schema) };
+  };
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, Json>>)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (typeof op !== "object" || op === null || !("responses" in op)) continue;
+      const id = `${method.toUpperCase()} ${path}`;
+      op.operationId ??= opts.operationIds[id] ?? fallbackOperationId(method, path);
+      const responses = op.responses as Json;
+      const params = ((op.parameters ?? []) as Json[]).filter((p) => p.in === "path" || p.in === "query");
+      if (path.startsWith("/v1/") && !opts.signed(method, path)) add(responses, 401, ref("Problem"));
+      if (method !== "get" && method !== "head") {
+        add(responses, 413, ref("Problem"));
+        add(responses, 415, ref("Problem"));
+        add(responses, 422, ref("ValidationProblem"), "Validation failed (`errors` lists each field), e.g. JSON nested deeper than 64 levels");
+      }
+      if (params.length > 0) add(responses, 422, ref("ValidationProblem"));
+      add(responses, 503, ref("Problem"));
+      if (opts.keyed(method, path)) {
+        add(responses, 422, ref("ValidationProblem"), "Idempotency-Key too long or reused for another request (`errors` names the header)");
+        const own = responses[409];
+        const inUse = "Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After";
+        if (own === undefined) {
+          responses[409] = { description: inUse, headers: RETRY_AFTER, content: problemContent(ref("IdempotencyKeyInUse")) };
+        } else {
+          const schema = own.content?.["application/problem+json"]?.schema ?? ref("Problem");
+          own.description = `${own.description}. Or: ${inUse}`;
+          own.content = problemContent({ anyOf: [schema, ref("IdempotencyKeyInUse")] });
+        }
+      }
+    }
+  }
+  return doc;
+}
+
+const RETRY_AFTER = { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 0 } } };
+
+/** `postV1LocksKeyAcquire` for POST /v1/locks/{key}/acquire: used only for an operation the table does not name. */
+function fallbackOperationId(method: string, path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method + words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+}

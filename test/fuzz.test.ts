@@ -1,10 +1,14 @@
 // Bad input, property-based (fast-check): every operation of the app's own OpenAPI document — so a
 // new route is covered the moment it is registered — under random and adversarial path segments,
 // query strings, headers and bodies. Whatever comes in: never a 5xx; a 4xx is problem+json whose
-// `status` matches; and a rejected request writes nothing (the database's content is unchanged).
+// `status` matches; a rejected request writes nothing (the database's content is unchanged); and
+// every response is the one the document declares for that operation and status — status, content
+// type and body schema, checked with Ajv (test/contract.ts). Over 10 000 requests per run; the count
+// and the number of schema mismatches are printed.
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { examples, type HttpCall } from "./capabilities";
+import { contract, operationFor } from "./contract";
 import { servedApp, sql, TOKEN } from "./support";
 
 // What this suite judges is how input is handled, not the time budget (test/faults*.test.ts do):
@@ -25,9 +29,17 @@ interface Operation {
 let doc: any;
 let operations: Operation[] = [];
 let tables: string[] = [];
+/** The document as the contract: every response is checked against its (operation, status) schema. */
+let conforms: ReturnType<typeof contract>;
+/** Requests sent by this file, and responses that broke the document (with the request that got them). */
+let sent = 0;
+const mismatches: string[] = [];
+/** Problem types answered, e.g. how often a shared key was reused or still in use. */
+const problemTypes: Record<string, number> = {};
 
 beforeAll(async () => {
   doc = (await suite.api("GET", "/openapi.json")).json;
+  conforms = contract(doc);
   for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
       operations.push({
@@ -95,6 +107,10 @@ const NUMBERS = [0, -0, 1, -1, 0.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 5
 const validDate = fc
   .integer({ min: Date.parse("2000-01-01T00:00:00Z"), max: Date.parse("2060-01-01T00:00:00Z") })
   .map((ms) => new Date(Math.floor(ms / 3_600_000) * 3_600_000).toISOString().replace(".000Z", "Z"));
+/** The format's edges: 0–9 fractional digits (the database keeps 6, rounding), and every kind of offset. */
+const preciseDate = fc
+  .tuple(validDate, fc.integer({ min: 0, max: 9 }), fc.nat(999_999_999), fc.constantFrom("Z", "z", "+00:00", "-00:00", "+05:30", "+14:00", "-12:00", "+23:59", "-23:59"))
+  .map(([d, digits, frac, offset]) => d.slice(0, 19) + (digits ? "." + String(frac).padStart(9, "0").slice(0, digits) : "") + offset);
 
 const hugeString = fc.constantFrom(60_000, 70_000).map((n) => "x".repeat(n));
 const adversarialString = fc.oneof(
@@ -106,7 +122,7 @@ const adversarialString = fc.oneof(
 const wrongType = fc.constantFrom<unknown>(null, true, false, [], {}, [1, "a"], { $gt: "" }, ...NUMBERS);
 
 function stringFor(s: Schema): fc.Arbitrary<string> {
-  if (s.format === "date-time") return fc.oneof(validDate, fc.constantFrom(...DATES));
+  if (s.format === "date-time") return fc.oneof(validDate, preciseDate, fc.constantFrom(...DATES));
   if (s.format === "uuid") return fc.oneof(fc.uuid(), fc.constantFrom("00000000-0000-0000-0000-000000000000"));
   if (s.enum) return fc.constantFrom(...s.enum);
   const min = s.minLength ?? 0;
@@ -117,13 +133,16 @@ function stringFor(s: Schema): fc.Arbitrary<string> {
     fc.constantFrom("a", "b", "223/345", "x%2Fy", "ü/ñ", "'; DROP TABLE reservations; --"),
     fc.string({ minLength: min, maxLength: max }),
     ...(bounds.length ? [fc.constantFrom(...bounds).map((n) => "z".repeat(n))] : []),
+    // The length bounds in other units: characters of 2 bytes, 4 bytes (2 UTF-16 units), combining marks.
+    ...(bounds.length ? [fc.tuple(fc.constantFrom(...bounds), fc.constantFrom("é", "💥", "e\u0301", "ß", "\u4e2d")).map(([n, ch]) => ch.repeat(n).slice(0, Math.max(n, 1) * 2))] : []),
   );
 }
 
 function numberFor(s: Schema): fc.Arbitrary<number> {
   const lo = s.minimum ?? s.exclusiveMinimum ?? -1000;
   const hi = s.maximum ?? s.exclusiveMaximum ?? 1000;
-  const edges = [lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, lo - 0.5];
+  // Bounds, one past them, and just inside/outside them in the last digits of precision.
+  const edges = [lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, lo - 0.5, lo + 1e-9, hi - 1e-9, hi + 1e-9, 0.1 + 0.2, 1 - Number.EPSILON, 2 ** 53 + 2];
   return fc.oneof(
     s.type === "integer" ? fc.integer({ min: Math.max(lo, -1e9), max: Math.min(hi, 1e9) }) : fc.double({ min: lo, max: hi, noNaN: true }),
     fc.constantFrom(...edges, ...NUMBERS),
@@ -219,6 +238,8 @@ function bodyFor(op: Operation): fc.Arbitrary<{ body?: string | Uint8Array; type
   );
 }
 
+const SHARED_KEYS = ["fuzz-key-1", "fuzz-key-2", "fuzz-key-3"];
+
 function requestFor(op: Operation): fc.Arbitrary<Sent> {
   const pathArbs = Object.fromEntries(op.params.filter((p) => p.in === "path").map((p) => [p.name, encoded(valueFor(p.schema))]));
   const queryParams = op.params.filter((p) => p.in === "query");
@@ -227,8 +248,13 @@ function requestFor(op: Operation): fc.Arbitrary<Sent> {
     fc.array(fc.tuple(fc.constantFrom(...queryParams.map((p) => p.name), "extra", "%FF", ""), encoded(adversarialString)), { maxLength: 2 }),
   );
   const headerArb = fc.dictionary(
-    fc.constantFrom("X-Forwarded-For", "Accept", "Accept-Encoding", "Idempotency-Key", "X-Request-Id", "Cookie", "Range"),
-    fc.oneof(fc.string({ maxLength: 30 }).map((s) => s.replace(/[^\x20-\x7e]/g, "")), fc.constantFrom("", "*/*", "'; DROP TABLE x; --", "k".repeat(4000))),
+    fc.constantFrom("X-Forwarded-For", "Accept", "Accept-Encoding", "Idempotency-Key", "Idempotency-Key", "X-Request-Id", "Cookie", "Range"),
+    fc.oneof(
+      fc.string({ maxLength: 30 }).map((s) => s.replace(/[^\x20-\x7e]/g, "")),
+      fc.constantFrom("", "*/*", "'; DROP TABLE x; --", "k".repeat(4000), "k".repeat(255), "k".repeat(256)),
+      // Stateful: a few keys shared by every request, so later requests reuse (or race) earlier ones' keys.
+      fc.constantFrom(...SHARED_KEYS),
+    ),
     { maxKeys: 2 },
   );
   return fc.record({ path: fc.record(pathArbs), query: queryArb, headers: headerArb, body: bodyFor(op) }).map(({ path, query, headers, body }) => {
@@ -243,8 +269,14 @@ function requestFor(op: Operation): fc.Arbitrary<Sent> {
     if (body.type !== undefined && body.body !== undefined) h["Content-Type"] = body.type;
     const sendsBody = body.body !== undefined && op.method !== "GET" && op.method !== "HEAD";
     return { url: suite.server.url + p + (parts.length ? "?" + parts.join("&") : ""), method: op.method, headers: h, body: sendsBody ? body.body : undefined };
-  });
+  }).filter(fitsServer);
 }
+
+/**
+ * Node's HTTP server (the test harness, not the app) answers 431 itself to a request head over
+ * 16 KiB, as Cloudflare's edge answers 414 to a URL over 16 KB: such requests never reach the app.
+ */
+const fitsServer = (r: Sent) => r.url.length + Object.entries(r.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0) < 12_000;
 
 // ---------- mutations of valid requests ----------
 // Random input rarely gets past validation, so each capability's valid examples (test/capabilities.ts)
@@ -281,10 +313,12 @@ function mutationsOf(op: Operation, seed: HttpCall): fc.Arbitrary<Sent> {
           ? part(raw, fc.oneof(adversarialString, fc.jsonValue().map((v) => JSON.stringify(v))))
           : fc.constant(undefined),
       depth: fc.constantFrom(MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, 5_000, 30_000),
+      // One mutation in five carries a shared key.
+      key: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...SHARED_KEYS) }),
     })
-    .map(({ segments: segs, query: qv, body: b, depth }) => {
+    .map(({ segments: segs, query: qv, body: b, depth, key }) => {
       const q = (qv as string[]).filter(Boolean);
-      const headers: Record<string, string> = { ...seed.headers, Authorization: `Bearer ${TOKEN}` };
+      const headers: Record<string, string> = { ...seed.headers, Authorization: `Bearer ${TOKEN}`, ...(key ? { "Idempotency-Key": key } : {}) };
       if (b !== undefined) headers["Content-Type"] = "application/json";
       return {
         url: suite.server.url + (segs as string[]).join("/") + (q.length ? "?" + q.join("&") : ""),
@@ -292,13 +326,15 @@ function mutationsOf(op: Operation, seed: HttpCall): fc.Arbitrary<Sent> {
         headers,
         body: b === undefined ? undefined : typeof b === "string" ? b : withDeep(JSON.stringify(b), depth),
       };
-    });
+    })
+    .filter(fitsServer);
 }
 
 /** The app's limit (functions/app.ts MAX_JSON_DEPTH), probed at and past it. */
 const MAX_DEPTH = 64;
 
 async function exchange(r: Sent) {
+  sent += 1;
   const res = await fetch(r.url, { method: r.method, headers: r.headers, body: r.body as BodyInit | undefined, signal: AbortSignal.timeout(15_000) });
   const text = await res.text();
   let json: any;
@@ -313,8 +349,25 @@ async function exchange(r: Sent) {
 const describeRequest = (r: Sent) =>
   `${r.method} ${r.url.slice(0, 300)} ${JSON.stringify(r.headers).slice(0, 200)} body=${typeof r.body === "string" ? JSON.stringify(r.body.slice(0, 300)) : r.body ? `bytes(${r.body.length})` : "none"}`;
 
-// Bounded: about 320 random requests in all, however many routes there are (at least 10 per operation).
+// Bounded: about 320 random requests in all, however many routes there are (at least 10 per operation),
+// each followed by a fingerprint of the database; then VOLUME more, IN_FLIGHT at a time, judged by
+// their answers alone.
 const TOTAL_RUNS = 320;
+const VOLUME = 10_000;
+const IN_FLIGHT = 8;
+
+/** Records a response the document does not describe (status, content type or body schema). */
+function conform(op: Operation, r: Sent, res: { status: number; type: string | null; text: string }) {
+  const type = /^\{"type":"([^"]+)"/.exec(res.text)?.[1];
+  if (type) problemTypes[type] = (problemTypes[type] ?? 0) + 1;
+  // The operation the URL really addresses: ".." or an empty segment in a parameter leaves the template.
+  const why = conforms(op.method, operationFor(doc, op.method, new URL(r.url).pathname, op.path), res);
+  if (why) mismatches.push(`${why}\n    request: ${describeRequest(r)}`);
+}
+
+afterAll(() => {
+  console.log(`fuzz: ${sent} requests, ${mismatches.length} schema mismatches`);
+});
 
 /**
  * Refusals that are recorded by design, so they may write: a denied rate-limit check counts as
@@ -338,6 +391,7 @@ describe("every operation in /openapi.json under random and adversarial input", 
     const res = await exchange(r);
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
     const what = `${describeRequest(r)} → ${res.status} ${res.text.slice(0, 300)}`;
+    if (op) conform(op, r, res);
     expect(res.status, what).toBeLessThan(500);
     if (res.status >= 400) {
       // A problem, unless the operation documents another body for this status (a rate limit's 429).
@@ -376,7 +430,75 @@ describe("every operation in /openapi.json under random and adversarial input", 
     console.log(`fuzz: ${operations.length} operations, statuses ${JSON.stringify(statuses)}`);
     // The generators reach past validation too, or this suite would only be testing the 422 path.
     expect(Object.keys(statuses).some((s) => Number(s) < 300)).toBe(true);
+    expect(mismatches.slice(0, 10)).toEqual([]);
   }, 300_000);
+
+  it("≥ 10 000 generated requests, several in flight, stateful through shared Idempotency-Keys: never a 5xx, every response as documented", async () => {
+    const seeds = examples("fuzz/ü 'x'");
+    const per = Math.ceil(VOLUME / operations.length);
+    const queue: Array<[Operation, Sent]> = [];
+    operations.forEach((op, i) => {
+      const mine = seeds.filter((s) => templateMatches(op, s));
+      const arb = mine.length ? fc.oneof(requestFor(op), ...mine.map((s) => mutationsOf(op, s))) : requestFor(op);
+      for (const r of fc.sample(arb, { numRuns: per, seed: 20_000 + i })) queue.push([op, r]);
+    });
+    // Interleaved across operations, so a key is reused by other routes and raced by concurrent requests.
+    const order = queue.map((_, i) => i);
+    for (let i = order.length - 1, x = 20; i > 0; i--) {
+      x = (x * 1_103_515_245 + 12_345) % 2 ** 31; // a fixed shuffle: the same interleaving every run
+      const j = x % (i + 1);
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    const statuses: Record<number, number> = {};
+    const fivexx: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < order.length) {
+          const [op, r] = queue[order[next++]];
+          const res = await exchange(r);
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          if (res.status >= 500) fivexx.push(`${describeRequest(r)} → ${res.status} ${res.text.slice(0, 300)}`);
+          conform(op, r, res);
+        }
+      }),
+    );
+    current = undefined; // this phase wrote: the next check takes a new fingerprint
+    console.log(`fuzz volume: ${queue.length} requests over ${operations.length} operations, ${IN_FLIGHT} in flight, statuses ${JSON.stringify(statuses)}`);
+    expect(queue.length).toBeGreaterThanOrEqual(VOLUME);
+    expect(fivexx.slice(0, 5)).toEqual([]);
+    expect(mismatches.slice(0, 10)).toEqual([]);
+  }, 600_000);
+
+  it("stateful sequences per write: 4 simultaneous identical keyed requests, the key reused with another body and on a method the path lacks — every answer as documented", async () => {
+    const statuses: Record<number, number> = {};
+    const send = async (op: Operation | undefined, r: Sent) => {
+      const res = await exchange(r);
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      expect(res.status, describeRequest(r)).toBeLessThan(500);
+      if (op) conform(op, r, res);
+      else if (res.status !== 404) mismatches.push(`${r.method} ${r.url}: no route, answered ${res.status}`);
+      return res;
+    };
+    let n = 0;
+    for (const seed of examples("seq")) {
+      const op = operations.find((o) => templateMatches(o, seed));
+      if (!op || seed.method === "GET") continue;
+      const key = `seq-${++n}-${Date.now()}`;
+      const base = { ...seed.headers, Authorization: `Bearer ${TOKEN}`, "Idempotency-Key": key, ...(seed.body === undefined ? {} : { "Content-Type": "application/json" }) };
+      const body = typeof seed.body === "string" ? seed.body : seed.body === undefined ? undefined : JSON.stringify(seed.body);
+      const r: Sent = { url: suite.server.url + seed.path, method: seed.method, headers: base, body };
+      await Promise.all([r, r, r, r].map((x) => send(op, x)));
+      await send(op, { ...r, body: JSON.stringify({ other: n }), headers: { ...base, "Content-Type": "application/json" } });
+      for (const method of ["PUT", "PATCH", "POST", "DELETE"]) {
+        if (doc.paths[op.path]?.[method.toLowerCase()]) continue;
+        await send(undefined, { ...r, method });
+      }
+    }
+    current = undefined;
+    console.log(`fuzz sequences: statuses ${JSON.stringify(statuses)}`);
+    expect(mismatches.slice(0, 10)).toEqual([]);
+  });
 
   it("every valid example with each body field nested at and past the depth limit → no 5xx", async () => {
     const statuses: Record<number, number> = {};
@@ -386,7 +508,7 @@ describe("every operation in /openapi.json under random and adversarial input", 
         for (const key of Object.keys(seed.body)) {
           for (const depth of [MAX_DEPTH - 2, MAX_DEPTH, 30_000]) {
             const body = withDeep(JSON.stringify({ ...(seed.body as object), [key]: DEEP }), depth);
-            await check({ url: suite.server.url + seed.path, method: seed.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body }, statuses);
+            await check({ url: suite.server.url + seed.path, method: seed.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body }, statuses, operations.find((op) => templateMatches(op, seed)));
           }
         }
       }
@@ -421,5 +543,14 @@ describe("every operation in /openapi.json under random and adversarial input", 
         if (res.status >= 400) expect(res.type, `${method} ${p}`).toBe("application/problem+json");
       }
     }
+  });
+
+  it("every response above was the documented one for its operation and status: zero schema mismatches", () => {
+    console.log(`fuzz: ${sent} requests, ${mismatches.length} schema mismatches`);
+    console.log(`fuzz problem types: ${JSON.stringify(problemTypes)}`);
+    const kinds = [...new Set(mismatches.map((m) => m.split(" — ")[0].split("\n")[0]))];
+    if (kinds.length) console.log(`mismatch kinds:\n${kinds.slice(0, 60).join("\n")}`);
+    expect(sent).toBeGreaterThanOrEqual(VOLUME);
+    expect(mismatches.slice(0, 10)).toEqual([]);
   });
 });
