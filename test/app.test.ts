@@ -2,6 +2,7 @@
 import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../dev/local";
+import { tokenMatches } from "../functions/auth";
 import { bindings, client, serveApp, servedApp, TOKEN } from "./support";
 
 const suite = servedApp("app");
@@ -127,6 +128,16 @@ describe("an unreachable database", () => {
     } finally {
       await Promise.all([defaults.close(), down.close()]);
       hole.server.close();
+    }
+  });
+});
+
+describe("tokenMatches (the bearer token's constant-time comparison)", () => {
+  it("is true for the same token only: not a prefix, an extension, one character off, other case or empty", () => {
+    const t = "dev_abcDEF123";
+    expect(tokenMatches(t, t)).toBe(true);
+    for (const other of ["", "dev_", "dev_abcDEF12", "dev_abcDEF1234", "dev_abcDEF124", "DEV_abcDEF123", "xdev_abcDEF123", "dev_abcDEF123\0"]) {
+      expect(tokenMatches(other, t), JSON.stringify(other)).toBe(false);
     }
   });
 });
