@@ -13,10 +13,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Bridge } from "../dev/bridge";
 import { migrate } from "../dev/migrate";
-import { postmasterPid, startPostgres, type PgHandle } from "../dev/postgres";
-import { listProcesses } from "../dev/proc";
+import { startPostgres, type PgHandle } from "../dev/postgres";
 import { CAPABILITIES, retryable, type Capability, type Query } from "./capabilities";
-import { client, serveApp, settled as settleAll, TOKEN, type Served } from "./support";
+import { client, serveApp, settled as settleAll, signalPostgres, TOKEN, type Served } from "./support";
 
 const BUDGET_MS = 2_000;
 let tmp: string;
@@ -37,31 +36,13 @@ const q: Query = async (text, params) => {
   }
 };
 
-/** The postmaster and every process it started (backends, checkpointer, walwriter, …). */
-function postgresPids(): number[] {
-  const postmaster = postmasterPid(pgh.dataDir);
-  if (postmaster === null) throw new Error(`no postmaster.pid in ${pgh.dataDir}`);
-  const children = (listProcesses() ?? []).filter((p) => p.ppid === postmaster).map((p) => p.pid);
-  return [postmaster, ...children];
-}
-
-/** Signals a process that may have exited since it was listed (a backend whose client left). */
-function signal(pid: number, sig: NodeJS.Signals) {
-  try {
-    process.kill(pid, sig);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
-  }
-}
-
 function freeze() {
-  // The postmaster first, so it forks nothing new while its children are being stopped.
-  for (const pid of postgresPids()) signal(pid, "SIGSTOP");
+  signalPostgres(pgh.dataDir, "SIGSTOP");
   frozen = true;
 }
 
 function thaw() {
-  for (const pid of postgresPids()) signal(pid, "SIGCONT");
+  signalPostgres(pgh.dataDir, "SIGCONT");
   frozen = false;
 }
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Bridge, type Faults } from "../dev/bridge";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { CAPABILITIES, retryable, type Capability, type HttpCall, type Query } from "./capabilities";
-import { client, freshDatabase, settled as settleAll, sql, TOKEN } from "./support";
+import { client, freshDatabase, settled as settleAll, sql, TOKEN, withFaults as withBridgeFaults } from "./support";
 
 let db: string;
 let bridge: Bridge;
@@ -30,14 +30,7 @@ let seq = 0;
 const unique = (what: string) => `${what}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 const send = (c: HttpCall) => api(c.method, c.path, c.body, c.headers);
 
-async function withFaults<T>(faults: Faults, fn: () => Promise<T>): Promise<T> {
-  bridge.setFaults(faults);
-  try {
-    return await fn();
-  } finally {
-    bridge.setFaults(undefined);
-  }
-}
+const withFaults = <T>(faults: Faults, fn: () => Promise<T>): Promise<T> => withBridgeFaults(bridge, faults, fn);
 
 /** Nothing in flight through the bridge or on the database: late commits have landed. */
 const settled = () => settleAll(bridge, q);

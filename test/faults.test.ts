@@ -11,7 +11,7 @@ import { RequestDb } from "../functions/db";
 import { ProblemError } from "../functions/errors";
 import { lockKey } from "../functions/keys";
 import { CAPABILITIES, retryable, type Capability, type HttpCall, type Query } from "./capabilities";
-import { bindings, client, connect, freshDatabase, serveApp, settled as settleAll, sql, type Served } from "./support";
+import { bindings, client, connect, freshDatabase, serveApp, settled as settleAll, sql, type Served, withFaults as withBridgeFaults } from "./support";
 
 const BUDGET_MS = 1_500;
 let db: string;
@@ -65,14 +65,7 @@ function expectHonest(res: Awaited<ReturnType<typeof send>>, cap: Capability, al
 /** Nothing in flight on the suite's database: late commits have landed. */
 const settled = () => settleAll(bridge, q);
 
-async function withFaults<T>(faults: Faults, fn: () => Promise<T>): Promise<T> {
-  bridge.setFaults(faults);
-  try {
-    return await fn();
-  } finally {
-    bridge.setFaults(undefined);
-  }
-}
+const withFaults = <T>(faults: Faults, fn: () => Promise<T>): Promise<T> => withBridgeFaults(bridge, faults, fn);
 
 async function expectInvariants(cap: Capability) {
   for (const check of cap.invariants) expect(await q(check), `${cap.name}: ${check}`).toEqual([]);

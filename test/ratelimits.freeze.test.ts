@@ -11,9 +11,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Bridge } from "../dev/bridge";
 import { migrate } from "../dev/migrate";
-import { postmasterPid, startPostgres, type PgHandle } from "../dev/postgres";
-import { listProcesses } from "../dev/proc";
-import { client, serveApp, settled, TOKEN, type Served } from "./support";
+import { startPostgres, type PgHandle } from "../dev/postgres";
+import { client, serveApp, settled, signalPostgres, TOKEN, type Served } from "./support";
 
 const BOUND_MS = 1_000;
 let tmp: string;
@@ -33,27 +32,13 @@ const q = async (text: string, params: unknown[] = []) => {
   }
 };
 
-function postgresPids(): number[] {
-  const postmaster = postmasterPid(pgh.dataDir);
-  if (postmaster === null) throw new Error(`no postmaster.pid in ${pgh.dataDir}`);
-  return [postmaster, ...(listProcesses() ?? []).filter((p) => p.ppid === postmaster).map((p) => p.pid)];
-}
-
-function signal(pid: number, sig: NodeJS.Signals) {
-  try {
-    process.kill(pid, sig);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
-  }
-}
-
 function freeze() {
-  for (const pid of postgresPids()) signal(pid, "SIGSTOP"); // the postmaster first: it forks nothing new meanwhile
+  signalPostgres(pgh.dataDir, "SIGSTOP");
   frozen = true;
 }
 
 function thaw() {
-  for (const pid of postgresPids()) signal(pid, "SIGCONT");
+  signalPostgres(pgh.dataDir, "SIGCONT");
   frozen = false;
 }
 

@@ -2,7 +2,9 @@
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, inject } from "vitest";
-import type { Bridge } from "../dev/bridge";
+import type { Bridge, Faults } from "../dev/bridge";
+import { postmasterPid } from "../dev/postgres";
+import { listProcesses } from "../dev/proc";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { createClient } from "../functions/db";
 import type { Bindings } from "../functions/env";
@@ -177,4 +179,31 @@ export async function settled(bridge: Pick<Bridge, "stats">, query: (text: strin
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error("connections to the test database did not settle");
+}
+
+/** Runs `fn` with `faults` on `bridge` for the connections it opens meanwhile, then turns them off. */
+export async function withFaults<T>(bridge: Pick<Bridge, "setFaults">, faults: Faults, fn: () => Promise<T>): Promise<T> {
+  bridge.setFaults(faults);
+  try {
+    return await fn();
+  } finally {
+    bridge.setFaults(undefined);
+  }
+}
+
+/**
+ * Sends `sig` to the postmaster of `dataDir` and every process it started (backends, checkpointer,
+ * walwriter, …), the postmaster first, so that on SIGSTOP it forks nothing new while its children
+ * are being stopped. A backend that exited since it was listed is skipped.
+ */
+export function signalPostgres(dataDir: string, sig: NodeJS.Signals): void {
+  const postmaster = postmasterPid(dataDir);
+  if (postmaster === null) throw new Error(`no postmaster.pid in ${dataDir}`);
+  for (const pid of [postmaster, ...(listProcesses() ?? []).filter((p) => p.ppid === postmaster).map((p) => p.pid)]) {
+    try {
+      process.kill(pid, sig);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+    }
+  }
 }
