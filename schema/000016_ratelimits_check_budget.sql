@@ -1,10 +1,17 @@
--- Single-policy checks tell the Worker the policy's latency budget and fail mode (issue 19, item 2).
+-- The one-policy check, as of issue 18 item 3 and issue 19 item 2 (one definition, not two in a row).
 --
--- A Worker must know a policy's timeout_ms and on_unavailable when the database is silent, so it keeps
--- them from earlier answers in the isolate. Multi-policy checks (000015) return them; the one-policy
--- check now does too: the same two functions as 000012 (check_any, every algorithm) and 000011 (the
--- fixed-window path), with two more fields in the answer read from the policy row they already hold.
--- Nothing else changes; an isolate that only ever does single-policy checks learns them on its first answer.
+-- Token buckets: the counter row lives at least until its TAT. 000010's check set a bucket's
+-- expires_at from the TAT it read, not the TAT it wrote: after an admitted call on a bucket whose TAT
+-- was already ahead of now, the row could expire (and be swept) while the new TAT was still in the
+-- future, and the key's next call found a full bucket. Here expires_at comes from the same expression
+-- as the new TAT.
+--
+-- Single-policy checks tell the Worker the policy's latency budget and fail mode. A Worker must know a
+-- policy's timeout_ms and on_unavailable when the database is silent, so it keeps them from earlier
+-- answers in the isolate. Multi-policy checks (000015) return them; the one-policy check now does too:
+-- check_any (every algorithm, 000011's rename of 000010's check) and 000011's fixed-window path, with
+-- two more fields in the answer read from the policy row they already hold. An isolate that only ever
+-- does single-policy checks learns them on its first answer.
 
 CREATE OR REPLACE FUNCTION admit_ratelimit_check_any(
   p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer,
