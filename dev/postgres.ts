@@ -55,6 +55,8 @@ export interface StartPostgresOptions {
   database?: string;
   password?: string;
   log?: (line: string) => void;
+  /** Every line Postgres prints (its log), e.g. to report slow statements and lock waits after a test run. */
+  onServerLog?: (line: string) => void;
 }
 
 const HOST = '127.0.0.1';
@@ -85,6 +87,9 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<PgHandl
     max_connections: '400',
     shared_buffers: '128MB',
     ...(opts.persistent ? {} : { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' }),
+    // What a stalled request was waiting for shows in the log: statements over 2 s, lock waits over deadlock_timeout.
+    log_min_duration_statement: '2000',
+    log_lock_waits: 'on',
   };
 
   // Postgres output is kept so a failed start can explain itself.
@@ -103,6 +108,7 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<PgHandl
     createPostgresUser: isRoot,
     onLog: (message) => {
       if (output.push(message) > 100) output.shift();
+      if (opts.onServerLog) for (const line of message.split('\n')) if (line.trim()) opts.onServerLog(line.trimEnd());
       if (verbose) for (const line of message.split('\n')) if (line.trim()) log(line.trimEnd());
     },
     onError: (err) => log(`postgres error: ${err instanceof Error ? err.message : String(err)}`),

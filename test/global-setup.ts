@@ -21,7 +21,13 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const started = Date.now();
   const dataDir = await mkdtemp(join(tmpdir(), "admit-test-pg-"));
-  const pg = await startPostgres({ dataDir, persistent: false, database: "admit_template" });
+  // Slow statements and lock waits (dev/postgres.ts logs them), reported at the end of the run: when a
+  // request somewhere timed out, this says what Postgres was doing meanwhile.
+  const slow: string[] = [];
+  const onServerLog = (line: string) => {
+    if (/duration: \d|still waiting for|deadlock detected|acquired \w+ on/.test(line) && slow.push(line.slice(0, 600)) > 200) slow.shift();
+  };
+  const pg = await startPostgres({ dataDir, persistent: false, database: "admit_template", onServerLog });
   const bridge = await startBridge();
   try {
     await migrate({ databaseUrl: pg.url, wsProxy: bridge.wsProxy });
@@ -37,5 +43,6 @@ export default async function setup(project: TestProject) {
   return async () => {
     await bridge.close();
     await pg.stop();
+    if (slow.length > 0) console.log(`[admit] Postgres logged ${slow.length} slow statement(s) or lock wait(s) in this run (not failures by themselves):\n${slow.join("\n")}`);
   };
 }
