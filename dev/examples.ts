@@ -100,7 +100,7 @@ curl() {
   out=$(mktemp)
   rc=0
   status=$(command curl -sS -w '%{http_code}' -o "$out" "$@") || rc=$?
-  cat "$out"; rm -f "$out"
+  cat "$out"; if [ -s "$out" ] && [ -n "$(tail -c1 "$out")" ]; then echo; fi; rm -f "$out"
   want=$(cat "$__admit_state/expect"); : > "$__admit_state/expect"
   if [ "$rc" -ne 0 ] || [ "$status" = "000" ]; then echo "[examples] curl failed (exit $rc, status $status)" >&2; return 1; fi
   if [ "$status" -ge 500 ]; then echo "[examples] got $status: a 5xx always fails" >&2; return 1; fi
