@@ -4,8 +4,11 @@
 // block, line, command and its output. Conventions: the header of dev/examples.ts. No timing asserted.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeFailure, exampleFiles, extractBlocks, runFile, startFresh, type Fresh } from "../dev/examples";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
 import { ROOT } from "../dev/local";
 
 describe("the extractor", () => {
@@ -34,6 +37,52 @@ describe("the extractor", () => {
         expect(existsSync(path), `${relative(ROOT, f)} links to a missing file: ${target}`).toBe(true);
       }
     }
+  });
+});
+
+describe("the runner's checks (against a stub server answering the status in its path)", () => {
+  let server: Server;
+  let base: string;
+  const dir = mkdtempSync(join(tmpdir(), "admit-examples-stub-"));
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const status = Number(/\/(\d{3})$/.exec(req.url ?? "")?.[1] ?? 200);
+      res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify({ status, auth: req.headers.authorization ?? null }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const run = (name: string, ...lines: string[]) => {
+    const file = join(dir, name);
+    writeFileSync(file, ["# t", "", "```sh", ...lines, "```", ""].join("\n"));
+    return runFile(file, { admit: base, token: "t0ken" });
+  };
+
+  it("passes stated statuses and unstated 2xx, with ADMIT and TOKEN set", async () => {
+    const r = await run("ok.md", 'curl -s "$ADMIT/x/201"', 'curl -s "$ADMIT/x/409"   # → 409', 'curl -s -H "Authorization: Bearer $TOKEN" "$ADMIT/x/200" | grep t0ken >/dev/null');
+    expect(r.ok, describeFailure(r)).toBe(true);
+  });
+
+  it("fails a status other than the stated one, naming the line and the command", async () => {
+    const r = await run("wrong.md", 'curl -s "$ADMIT/x/200"', 'curl -s "$ADMIT/x/201"   # → 409', "echo never");
+    expect(r.ok).toBe(false);
+    expect(r.failed?.line).toBe(5);
+    expect(describeFailure(r)).toContain("got 201, the document says 409");
+    expect(r.output).not.toContain("$ echo never");
+  });
+
+  it("fails an unstated 4xx, and any 5xx even when stated", async () => {
+    expect((await run("4xx.md", 'curl -s "$ADMIT/x/404"')).ok).toBe(false);
+    expect((await run("5xx.md", 'curl -s "$ADMIT/x/503"   # → 503')).ok).toBe(false);
+  });
+
+  it("fails a command that fails (set -euo pipefail), also inside a pipeline", async () => {
+    expect((await run("false.md", "false", "true")).ok).toBe(false);
+    expect((await run("pipe.md", 'curl -s "$ADMIT/x/200" | grep -q no-such-text')).ok).toBe(false);
   });
 });
 
