@@ -24,7 +24,7 @@ import pg from "pg";
 import { startBridge } from "../dev/bridge";
 import { migrate } from "../dev/migrate";
 import { startPostgres } from "../dev/postgres";
-import { createClient, sqlState } from "../functions/db";
+import { createClient, sqlState } from "../functions/core/db";
 
 export const INVENTORY_COUNTER_PEER = join(dirname(fileURLToPath(import.meta.url)), "peers", "inventory_counter.sql");
 

@@ -3,7 +3,7 @@
 import http from "node:http";
 import "../dev/node-ws";
 import type { Client } from "@neondatabase/serverless";
-import { createClient } from "../functions/db";
+import { createClient } from "../functions/core/db";
 
 export interface LoadOptions {
   concurrency: number;

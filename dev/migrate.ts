@@ -10,8 +10,8 @@ import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { ROOT } from "./local";
-import { createClient } from "../functions/db";
-import { fnv64 } from "../functions/keys";
+import { createClient } from "../functions/core/db";
+import { fnv64 } from "../functions/core/keys";
 
 export const SCHEMA_DIR = join(ROOT, "schema");
 const FILE = /^(\d{6})_([a-z0-9_]+)\.sql$/;

@@ -1,6 +1,6 @@
 // The Worker entry: HTTP routes and the cron housekeeping.
-import { createApp } from "./app";
-import { scheduled } from "./scheduled";
+import { createApp } from "./http/app";
+import { scheduled } from "./core/sweep";
 
 export const app = createApp();
 

@@ -1,4 +1,4 @@
--- Housekeeping entry point for the Worker's cron (functions/scheduled.ts).
+-- Housekeeping entry point for the Worker's cron (functions/core/sweep.ts).
 --
 -- Each capability defines `admit_sweep_<name>() RETURNS integer` in its own migration: delete (or
 -- mark) a bounded batch of expired rows and return how many. admit_sweep() finds them all by name,

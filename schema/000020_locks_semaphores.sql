@@ -2,7 +2,7 @@
 --
 -- Three mechanisms, all transaction-scoped (nothing outlives a request's transaction):
 --
---  1. In-request locks (functions/locks.ts withTryLock/withLock): pg_try_advisory_xact_lock /
+--  1. In-request locks (functions/permits/locks.ts withTryLock/withLock): pg_try_advisory_xact_lock /
 --     pg_advisory_xact_lock on fnv64('lock/' || key). admit_advisory_xact_lock_within() below is the
 --     bounded blocking variant: it waits at most p_wait_ms and answers false instead of failing the
 --     caller's transaction.

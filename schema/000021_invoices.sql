@@ -1,7 +1,7 @@
 -- Seed 002's scenario: "at any given time, generate only one invoice per subscription".
 --
 -- POST /v1/invoices/generate runs admit_generate_invoice() inside withTryLock(db, 'invoice_gen/' ||
--- subscription_id) (functions/locks.ts): pg_try_advisory_xact_lock(fnv64('lock/invoice_gen/<id>')) in
+-- subscription_id) (functions/permits/locks.ts): pg_try_advisory_xact_lock(fnv64('lock/invoice_gen/<id>')) in
 -- the same transaction, failing fast (409) instead of waiting. The lock ends with the transaction —
 -- commit, rollback, or a dropped connection — so a crashed generator never blocks the next one.
 --

@@ -10,7 +10,7 @@
 -- lock, tried and never waited for, so a request of the key in flight keeps its claim's fate and the
 -- key is swept next time.
 
--- The advisory-lock key of functions/keys.ts lockKey(): FNV-1a 64 over the UTF-8 bytes, as a signed bigint.
+-- The advisory-lock key of functions/core/keys.ts lockKey(): FNV-1a 64 over the UTF-8 bytes, as a signed bigint.
 CREATE FUNCTION admit_fnv64(p_text text) RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE

@@ -2,7 +2,7 @@
 -- response commits in the same transaction as the request's effect, so a key either has its real
 -- answer stored or nothing happened at all.
 --
--- functions/idempotency.ts wraps a keyed POST/PUT/DELETE in BEGIN … COMMIT:
+-- functions/idempotency/ wraps a keyed POST/PUT/DELETE in BEGIN … COMMIT:
 --   1. admit_idempotency_claim() inserts the key (ON CONFLICT DO NOTHING). A concurrent request
 --      with the same key blocks on the uncommitted unique entry until the first one commits
 --      (→ replay) or rolls back (→ it claims the key itself), for at most lock_timeout (→ 409).

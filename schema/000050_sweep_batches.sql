@@ -3,7 +3,7 @@
 -- admit_sweep() (000003) runs every sweeper once, all in one transaction: each deletes at most one
 -- batch (10000 rows) a minute per table, fewer than a table written at a few hundred rows a second
 -- gains, and the rows it has locked stay locked until the last sweeper finishes. The Worker's cron
--- (functions/scheduled.ts) now asks for the sweepers' names and calls them one batch at a time —
+-- (functions/core/sweep.ts) now asks for the sweepers' names and calls them one batch at a time —
 -- each call one statement, so one short transaction — round after round until each reports nothing
 -- left or the cron's time budget is spent. admit_sweep() stays for running everything by hand.
 

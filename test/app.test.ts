@@ -2,7 +2,7 @@
 import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../dev/local";
-import { tokenMatches } from "../functions/auth";
+import { tokenMatches } from "../functions/core/auth";
 import { bindings, client, serveApp, servedApp, TOKEN } from "./support";
 
 const suite = servedApp("app");

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { runLoad } from "../bench/load";
 import { ceiling, pgbenchMissing, type BenchContext } from "../bench/measure";
-import { peerSql, sqlSections } from "../bench/peers/index";
+import { peerSql, sqlSections } from "../bench/peers";
 import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
 import { classifier, cpuBetween, cpuMeter, cpuSample } from "../bench/cpu";

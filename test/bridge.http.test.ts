@@ -4,8 +4,8 @@
 import { Client, neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Bridge } from "../dev/bridge";
-import { createClient, RequestDb } from "../functions/db";
-import { ProblemError } from "../functions/errors";
+import { createClient, RequestDb } from "../functions/core/db";
+import { ProblemError } from "../functions/core/errors";
 import { freshDatabase, sql, until } from "./support";
 
 let db: string;

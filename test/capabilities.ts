@@ -2,7 +2,7 @@
 // same way: add an entry here when a capability lands and every generic test runs against it.
 import { createHash } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { lockKey } from "../functions/keys";
+import { lockKey } from "../functions/core/keys";
 
 /** Runs one statement against the suite's database (through whatever path the suite trusts). */
 export type Query = <R = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<R[]>;

@@ -7,9 +7,9 @@
 // - a request cut mid-way leaves its lock free: the next request on the same key is not kept waiting.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Bridge, type Faults } from "../dev/bridge";
-import { RequestDb } from "../functions/db";
-import { ProblemError } from "../functions/errors";
-import { lockKey } from "../functions/keys";
+import { RequestDb } from "../functions/core/db";
+import { ProblemError } from "../functions/core/errors";
+import { lockKey } from "../functions/core/keys";
 import { CAPABILITIES, retryable, type Capability, type HttpCall, type Query } from "./capabilities";
 import { bindings, client, connect, freshDatabase, serveApp, settled as settleAll, sql, type Served, withFaults as withBridgeFaults } from "./support";
 

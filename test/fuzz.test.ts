@@ -81,7 +81,7 @@ const sqlLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /**
  * The one write a rejected request may make: with an Idempotency-Key, a 4xx that is the request's
- * real outcome (e.g. 409) is stored so a retry replays it (functions/idempotency.ts). Input errors,
+ * real outcome (e.g. 409) is stored so a retry replays it (functions/idempotency/). Input errors,
  * limits and anything carrying Retry-After are not.
  */
 const IDEMPOTENCY_NOT_STORED = new Set([400, 401, 403, 404, 405, 408, 413, 415, 422, 425, 429]);
@@ -330,7 +330,7 @@ function mutationsOf(op: Operation, seed: HttpCall): fc.Arbitrary<Sent> {
     .filter(fitsServer);
 }
 
-/** The app's limit (functions/app.ts MAX_JSON_DEPTH), probed at and past it. */
+/** The app's limit (functions/http/app.ts MAX_JSON_DEPTH), probed at and past it. */
 const MAX_DEPTH = 64;
 
 async function exchange(r: Sent) {

@@ -3,7 +3,7 @@
 import { request as httpRequest } from "node:http";
 import { connect as tcpConnect, createServer, type Server, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { lockKey } from "../functions/keys";
+import { lockKey } from "../functions/core/keys";
 import { TOKEN, bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "./support";
 
 const suite = servedApp("idempotency");

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../functions/app";
+import { createApp } from "../functions/http/app";
 
 /** Warnings left on purpose (rule → why). Anything else, and any error, fails. */
 const ACCEPTED_WARNINGS: Record<string, string> = {

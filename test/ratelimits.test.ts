@@ -2,7 +2,7 @@
 // instead of sleeping): policies, overrides, check semantics and headers, refund, usage, log, sweep.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { mapSqlError } from "../functions/db";
+import { mapSqlError } from "../functions/core/db";
 import { rateLimit } from "../functions/ratelimits";
 import { bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "./support";
 

@@ -6,9 +6,9 @@ import type { Bridge, Faults } from "../dev/bridge";
 import { postmasterPid } from "../dev/postgres";
 import { listProcesses } from "../dev/proc";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
-import { createClient } from "../functions/db";
-import type { Bindings } from "../functions/env";
-import { app } from "../functions/index";
+import { createClient } from "../functions/core/db";
+import type { Bindings } from "../functions/core/env";
+import { app } from "../functions";
 
 export const TOKEN = "test-token-" + Math.random().toString(36).slice(2);
 

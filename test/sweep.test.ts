@@ -1,6 +1,6 @@
 // The cron housekeeping: admit_sweep() runs every admit_sweep_<name>() a migration defines.
 import { beforeAll, describe, expect, it } from "vitest";
-import { sweep } from "../functions/scheduled";
+import { sweep } from "../functions/core/sweep";
 import { bindings, freshDatabase, sql } from "./support";
 
 let db: string;

@@ -9,7 +9,7 @@
 // Run once per scenario (its last round), not in a pooler profile. Loopback only; every request
 // times out after 60 s and each burst after 60 s.
 import http from "node:http";
-import { lockKey } from "../../functions/keys";
+import { lockKey } from "../../functions/core/keys";
 import { httpRequest, runLoad } from "../load";
 import { hasFunctions, lastRound, rowKey, type BenchContext, type Scenario } from "../measure";
 import { cpuPerDecision, round, summarize, tally, type Row } from "../report";

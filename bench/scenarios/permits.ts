@@ -6,9 +6,9 @@
 // Violations = duplicate permits, from the permits history afterwards: a claim whose slot was still
 // held by an earlier claim (overlapping [claimed_at, end) on one slot), a slot beyond the size, and
 // fencing tokens that do not increase in grant order.
-import type { RequestDb } from "../../functions/db";
-import { lockKey } from "../../functions/keys";
-import { acquirePermit, releasePermit, type PermitKind } from "../../functions/semaphores";
+import type { RequestDb } from "../../functions/core/db";
+import { lockKey } from "../../functions/core/keys";
+import { acquirePermit, releasePermit, type PermitKind } from "../../functions/permits/semaphores";
 import type { Query } from "../load";
 import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
 import type { Connection, Row } from "../report";

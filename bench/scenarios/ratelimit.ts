@@ -18,8 +18,8 @@
 import { neonConfig, Pool as NeonPool } from "@neondatabase/serverless";
 import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
-import { coalescedWebSocket, type RequestDb } from "../../functions/db";
-import { CHECK_SQL, checkRateLimit, DenyCache } from "../../functions/ratelimit-middleware";
+import { coalescedWebSocket, type RequestDb } from "../../functions/core/db";
+import { CHECK_SQL, checkRateLimit, DenyCache } from "../../functions/ratelimits/middleware";
 import { httpRequest, pooledConnections, runLoad, type Query } from "../load";
 import { ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type BenchContext, type Scenario } from "../measure";
 import { DRIVER, type Connection, type Row } from "../report";

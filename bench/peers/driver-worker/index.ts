@@ -3,16 +3,16 @@
 // auth, validation, deny cache, problem documents or headers. Two ways, as Admit has them:
 // - `POST /check/http`: `neon()`, one `fetch` per statement to the SQL endpoint, pointed at the
 //   bridge's `/sql` exactly as Admit's RequestDb points it (httpEndpoint + the routed fetch of
-//   functions/db.ts);
+//   functions/core/db.ts);
 // - `POST /check/websocket` (and `POST /check`): a WebSocket `Client` per request (createClient:
 //   pipelined connect, one frame per statement), closed in waitUntil.
 // Its edge rows are the most any Worker on this runtime, driver and bridge can do with that
 // statement on this machine, so the report can tell what Admit's own code costs from what the
 // transport costs. Bench only (started by bench/stack.ts on loopback): no auth at all.
 import { neon } from "@neondatabase/serverless";
-import { createClient, DEFAULT_LOCK_TIMEOUT_MS, ENDPOINT, httpEndpoint, installRoutedFetch, type EndpointInit } from "../../../functions/db";
-import type { Bindings } from "../../../functions/env";
-import { CHECK_SQL } from "../../../functions/ratelimit-middleware";
+import { createClient, DEFAULT_LOCK_TIMEOUT_MS, ENDPOINT, httpEndpoint, installRoutedFetch, type EndpointInit } from "../../../functions/core/db";
+import type { Bindings } from "../../../functions/core/env";
+import { CHECK_SQL } from "../../../functions/ratelimits/middleware";
 
 type Check = { allowed: boolean } | null;
 

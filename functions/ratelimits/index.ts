@@ -1,16 +1,16 @@
 // Rate limits and daily quotas (seed 001): policies, per-key overrides over non-overlapping periods,
 // the one-statement check, refunds, usage (served vs attempted) and an opt-in request log.
 // SQL: schema/000010_ratelimits.sql, 000011 (fixed-window path). Decision core, deny cache and the exported middleware:
-// functions/ratelimit-middleware.ts. Tests: test/ratelimits*.test.ts.
+// functions/ratelimits/middleware.ts. Tests: test/ratelimits*.test.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "./env";
-import { problem, ProblemError, type Problem } from "./errors";
-import { ProblemSchema, problemResponses } from "./openapi";
-import { budgetFor, checkRateLimit, checkRateLimits, DEFAULT_TIMEOUT_MS, denyCache, denyCacheFor, isUnenforced, NOT_ENFORCED_HEADER, quotaExceeded, rateLimitHeaders, unenforcedResponse, withinBudget } from "./ratelimit-middleware";
-import { isLater, name, Rfc3339, validationHook } from "./validation";
+import type { AppEnv } from "../core/context";
+import { problem, ProblemError, type Problem } from "../core/errors";
+import { ProblemSchema, problemResponses } from "../core/openapi";
+import { budgetFor, checkRateLimit, checkRateLimits, DEFAULT_TIMEOUT_MS, denyCache, denyCacheFor, isUnenforced, NOT_ENFORCED_HEADER, quotaExceeded, rateLimitHeaders, unenforcedResponse, withinBudget } from "./middleware";
+import { isLater, name, Rfc3339, validationHook } from "../core/validation";
 
-export { DenyCache, denyCache, denyCacheFor, rateLimit, checkRateLimit, checkRateLimits, rateLimitHeaders } from "./ratelimit-middleware";
-export type { RateLimitOptions, RateLimitResult, RateLimitDecision, PolicyResult, ConcurrencyOptions, FailMode } from "./ratelimit-middleware";
+export { DenyCache, denyCache, denyCacheFor, rateLimit, checkRateLimit, checkRateLimits, rateLimitHeaders } from "./middleware";
+export type { RateLimitOptions, RateLimitResult, RateLimitDecision, PolicyResult, ConcurrencyOptions, FailMode } from "./middleware";
 
 const MAX_WINDOW_MS = 366 * 86_400_000;
 const MAX_INFO_BYTES = 2048;

@@ -13,8 +13,7 @@
 //   statement counts as sent once its `fetch` started, unless the endpoint answered with a SQLSTATE
 //   (Postgres refused it, or the proxy could not run it: either way nothing was applied).
 import { Client, neon, neonConfig } from "@neondatabase/serverless";
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv, Bindings } from "./env";
+import type { Bindings } from "./env";
 import { problem, ProblemError } from "./errors";
 
 export const DEFAULT_BUDGET_MS = 5_000;
@@ -381,22 +380,4 @@ export class RequestDb {
       /* the connection is gone either way */
     }
   }
-}
-
-/** Gives each request `c.var.db` and closes it after the response via `executionCtx.waitUntil`. */
-export function database(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const db = new RequestDb(c.env ?? {});
-    c.set("db", db);
-    try {
-      await next();
-    } finally {
-      const closing = db.close();
-      try {
-        c.executionCtx.waitUntil(closing);
-      } catch {
-        // No execution context (a plain app.request in a script): let the promise run on its own.
-      }
-    }
-  };
 }

@@ -3,12 +3,12 @@
 // deny cache and policy memory, the latency budget with its fail mode, and the `rateLimit()` Hono
 // middleware (window limits and concurrency limits).
 // SQL: schema/000010_ratelimits.sql (admit_ratelimit_check; its fixed-window path: 000011),
-// 000015 (admit_ratelimit_check_multi, timeout_ms / on_unavailable). Routes: functions/ratelimits.ts.
+// 000015 (admit_ratelimit_check_multi, timeout_ms / on_unavailable). Routes: functions/ratelimits/.
 import type { Context, MiddlewareHandler } from "hono";
-import { lockKey } from "./keys";
-import { DEFAULT_BUDGET_MS, RequestDb } from "./db";
-import type { Bindings } from "./env";
-import { problem, problemResponse, ProblemError } from "./errors";
+import { lockKey } from "../core/keys";
+import { DEFAULT_BUDGET_MS, RequestDb } from "../core/db";
+import type { Bindings } from "../core/env";
+import { problem, problemResponse, ProblemError } from "../core/errors";
 
 /**
  * Why a check answered as it did: `limit` (the database decided), `cache` (this isolate's deny cache

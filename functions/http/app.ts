@@ -1,24 +1,23 @@
 // The Hono app: guards, error handling, docs, and each capability's routes.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { requireToken } from "./auth";
-import { database } from "./db";
-import { renderDocs } from "./docs";
-import type { AppEnv } from "./env";
-import { httpProblem, onError, problem, problemResponse } from "./errors";
-import { documentIdempotencyKey, hasRoute, idempotency } from "./idempotency";
-import { inventory } from "./inventory";
-import { documentCommonResponses, problemResponses } from "./openapi";
-import { invoices } from "./invoices";
-import { locks } from "./locks";
-import { ratelimits } from "./ratelimits";
-import { reservations } from "./reservations";
-import { semaphores } from "./semaphores";
-import { validationHook } from "./validation";
-import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "./webhooks";
+import { requireToken } from "../core/auth";
+import { jsonBodies, MAX_BODY_BYTES } from "./body";
+import { database } from "./database";
+import { renderDocs } from "../docs";
+import type { AppEnv } from "../core/context";
+import { httpProblem, onError, problem, problemResponse } from "../core/errors";
+import { documentIdempotencyKey, idempotency } from "../idempotency";
+import { inventory } from "../inventory";
+import { documentCommonResponses, problemResponses } from "../core/openapi";
+import { invoices } from "../permits/invoices";
+import { locks } from "../permits/locks";
+import { ratelimits } from "../ratelimits";
+import { reservations } from "../reservations";
+import { semaphores } from "../permits/semaphores";
+import { validationHook } from "../core/validation";
+import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "../webhooks";
 
-export const MAX_BODY_BYTES = 64 * 1024;
 const HEALTH_BUDGET_MS = 4_000;
 
 const DOC_CONFIG = {
@@ -89,57 +88,6 @@ const OPERATION_IDS: Record<string, string> = {
   "POST /v1/ratelimits/refund": "refundRateLimit",
   "GET /v1/ratelimits/usage": "getRateLimitUsage",
 };
-
-/** Deeper JSON is refused: recursive code (JSON.stringify, Postgres's jsonb parser) overflows its stack on it. */
-export const MAX_JSON_DEPTH = 64;
-
-/**
- * The deepest nesting of arrays/objects in a JSON body, strings skipped: a linear scan of the UTF-8
- * bytes (brackets and quotes are ASCII, and no byte of a multi-byte character is), no recursion.
- */
-export function jsonDepth(bytes: Uint8Array): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const ch = bytes[i];
-    if (inString) {
-      if (ch === 0x5c /* \ */) i++;
-      else if (ch === 0x22 /* " */) inString = false;
-    } else if (ch === 0x22) inString = true;
-    else if (ch === 0x5b /* [ */ || ch === 0x7b /* { */) max = Math.max(max, ++depth);
-    else if (ch === 0x5d /* ] */ || ch === 0x7d /* } */) depth--;
-  }
-  return max;
-}
-
-/** Bodies are JSON, at most 64 KiB and 64 levels deep; anything else is refused before a handler runs. */
-function jsonBodies(): MiddlewareHandler<AppEnv> {
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw httpProblem(413, `The body is larger than ${MAX_BODY_BYTES} bytes.`);
-    },
-  });
-  return async (c, next) => {
-    const hasBody = Number(c.req.header("Content-Length") ?? "0") > 0 || c.req.header("Transfer-Encoding") !== undefined;
-    // No route for this method and path: 404, whatever the body (it is never read).
-    if (!hasBody || c.req.method === "GET" || c.req.method === "HEAD" || !hasRoute(c)) return next();
-    const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
-    if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
-      throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);
-    }
-    return limit(c, async () => {
-      // Read the raw bytes once here (hono caches them for the validator, the idempotency hash and
-      // the webhook signature) so the depth is checked before anything parses the body.
-      if (jsonDepth(new Uint8Array(await c.req.arrayBuffer())) > MAX_JSON_DEPTH) {
-        const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
-        throw problem(422, "validation", "Validation failed", `body: ${message}.`, { errors: [{ in: "body", path: "(root)", message }] });
-      }
-      await next();
-    });
-  };
-}
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -8,12 +8,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import type { AppEnv } from "./env";
-import { httpProblem, problem } from "./errors";
-import { REPLAYED_HEADER } from "./idempotency";
-import { lockKey } from "./keys";
-import { problemResponses } from "./openapi";
-import { validationHook } from "./validation";
+import type { AppEnv } from "../core/context";
+import { httpProblem, problem } from "../core/errors";
+import { REPLAYED_HEADER } from "../core/http";
+import { lockKey } from "../core/keys";
+import { problemResponses } from "../core/openapi";
+import { validationHook } from "../core/validation";
 
 const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const MAX_WEBHOOK_ID = 255;

@@ -1,11 +1,11 @@
 // Reservations: a resource held for a half-open time range [start, end), never two at once (seed 000).
 // SQL: schema/000002_reservations.sql. Tests: test/reservations*.test.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "./env";
-import { problem } from "./errors";
-import { lockKey } from "./keys";
-import { ProblemSchema, problemResponses } from "./openapi";
-import { isLater, name, Rfc3339, validationHook } from "./validation";
+import type { AppEnv } from "../core/context";
+import { problem } from "../core/errors";
+import { lockKey } from "../core/keys";
+import { ProblemSchema, problemResponses } from "../core/openapi";
+import { isLater, name, Rfc3339, validationHook } from "../core/validation";
 
 const MAX_PAGE = 1000;
 const MAX_AVAILABILITY_DAYS = 366;

@@ -1,6 +1,6 @@
 // Bearer-token guard for /v1, with a constant-time comparison.
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./context";
 import { problem } from "./errors";
 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="admit"' };

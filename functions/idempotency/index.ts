@@ -12,15 +12,14 @@
 // (see `stored`) rolls back the effect and the claim, so a retry with the key runs afresh.
 // Requests without the header pass straight through: no extra round trip.
 import type { Context, MiddlewareHandler } from "hono";
-import { matchedRoutes } from "hono/route";
 import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
-import { intSetting } from "./db";
-import type { AppEnv, Bindings } from "./env";
-import { problem } from "./errors";
+import { intSetting } from "../core/db";
+import type { AppEnv } from "../core/context";
+import { hasRoute, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../core/http";
+import type { Bindings } from "../core/env";
+import { problem } from "../core/errors";
 
-export const IDEMPOTENCY_HEADER = "Idempotency-Key";
-export const REPLAYED_HEADER = "Idempotent-Replayed";
 export const MAX_KEY_LENGTH = 255;
 export const DEFAULT_TTL_S = 86_400;
 
@@ -69,10 +68,6 @@ function keptHeaders(res: Response): Record<string, string> {
   return out;
 }
 
-/** A route (not only middleware, which is registered for "ALL" methods) matches this request's method and path. */
-export function hasRoute(c: Context): boolean {
-  return matchedRoutes(c).some((r) => r.method !== "ALL");
-}
 
 /**
  * The middleware. `exempt` names requests that carry their own deduplication (the webhook

@@ -42,9 +42,9 @@ const problemContent = (schema: Json) => ({ "application/problem+json": { schema
 
 /**
  * Responses no route declares itself, because a middleware in front of every route answers them
- * (functions/app.ts): the bearer token (401), the body guard (413, 415, and 422 for JSON nested too
+ * (functions/http/app.ts): the bearer token (401), the body guard (413, 415, and 422 for JSON nested too
  * deep), the database (503), input validation of any parameter (422), and the Idempotency-Key
- * (functions/idempotency.ts: 422 for a bad or reused key, 409 while the key's first request runs).
+ * (functions/idempotency/: 422 for a bad or reused key, 409 while the key's first request runs).
  * Added to every operation of the document they apply to, so the document lists every status an
  * operation can answer, with the body it really has.
  */
@@ -99,3 +99,7 @@ function fallbackOperationId(method: string, path: string): string {
   const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
   return method + words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
 }
+
+/** OpenAPI body/response content of a schema. */
+export const json = <S extends z.ZodType>(schema: S) => ({ content: { "application/json": { schema } } });
+export const problemJson = <S extends z.ZodType>(schema: S) => ({ content: { "application/problem+json": { schema } } });

@@ -1,10 +1,10 @@
 // Inventory: rooms per night, multi-night bookings all-or-nothing, expiring holds (seed 003).
 // SQL: schema/000030_inventory.sql. Tests: test/inventory*.test.ts. Design measurement: bench/inventory-designs.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "./env";
-import { problem } from "./errors";
-import { ProblemSchema, problemResponses } from "./openapi";
-import { name, validationHook } from "./validation";
+import type { AppEnv } from "../core/context";
+import { problem } from "../core/errors";
+import { ProblemSchema, problemResponses } from "../core/openapi";
+import { name, validationHook } from "../core/validation";
 
 export const MAX_NIGHTS = 366;
 /** Tokens are rows (one per room-night): capacity per night, and room-nights changed by one stock call, are bounded. */

@@ -6,16 +6,18 @@
 // ({acquired: false}) that a route turns into 409 + Retry-After with lockUnavailable().
 //
 // Across requests: leases with fencing tokens for callers outside the Worker, POST /v1/locks/{key}/…
-// A lease is a semaphore of one permit: the same SQL functions and permit calls as functions/semaphores.ts.
+// A lease is a semaphore of one permit: the same SQL functions and permit calls as functions/permits/semaphores.ts.
 // SQL: schema/000020_locks_semaphores.sql. Tests: test/locks*.test.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { RequestDb } from "./db";
-import type { AppEnv } from "./env";
-import { problem, type ProblemError } from "./errors";
-import { lockKey } from "./keys";
-import { ProblemSchema, problemResponses } from "./openapi";
-import { acquirePermit, Holder, json, notCurrent, NotCurrentProblem, problemJson, releasePermit, renewPermit, retryAfter, TtlMs } from "./semaphores";
-import { name, validationHook } from "./validation";
+import type { RequestDb } from "../core/db";
+import type { AppEnv } from "../core/context";
+import { problem, type ProblemError } from "../core/errors";
+import { lockKey } from "../core/keys";
+import { ProblemSchema, problemResponses } from "../core/openapi";
+import { retryAfter } from "../core/http";
+import { json, problemJson } from "../core/openapi";
+import { acquirePermit, Holder, notCurrent, NotCurrentProblem, releasePermit, renewPermit, TtlMs } from "./semaphores";
+import { name, validationHook } from "../core/validation";
 
 // ---------------------------------------------------------------------------------------------
 // The in-request library.

@@ -1,13 +1,13 @@
 // Seed 002's scenario as an endpoint: only one invoice generation per subscription at a time, across
 // every Worker, by pg_try_advisory_xact_lock on "invoice_gen/<subscription_id>" — failing fast (409)
 // rather than waiting. Different subscriptions never wait for each other.
-// SQL: schema/000021_invoices.sql. Library: functions/locks.ts. Tests: test/invoices*.test.ts.
+// SQL: schema/000021_invoices.sql. Library: functions/permits/locks.ts. Tests: test/invoices*.test.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "../core/context";
 import { LockUnavailableProblem, orConflict, withTryLock } from "./locks";
-import { problemResponses } from "./openapi";
-import { json, problemJson } from "./semaphores";
-import { name, validationHook } from "./validation";
+import { problemResponses } from "../core/openapi";
+import { json, problemJson } from "../core/openapi";
+import { name, validationHook } from "../core/validation";
 
 export const MAX_WORK_MS = 3_000;
 

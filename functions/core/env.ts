@@ -1,5 +1,4 @@
-// What the Worker is given (wrangler vars/secrets) and what each request carries.
-import type { RequestDb } from "./db";
+// What the Worker is given: wrangler vars and secrets.
 
 export interface Bindings {
   /** postgres://… of Neon (or the embedded Postgres locally). */
@@ -10,7 +9,7 @@ export interface Bindings {
   NEON_WS_PROXY?: string;
   /**
    * "websocket": every statement over a WebSocket `Client` session. Default: one-statement work over
-   * HTTP (`neon()`), explicit transactions over the session (functions/db.ts).
+   * HTTP (`neon()`), explicit transactions over the session (functions/core/db.ts).
    */
   DB_TRANSPORT?: string;
   /** A request's whole database time budget in ms (connect + statements). Default 5000. */
@@ -21,9 +20,4 @@ export interface Bindings {
   IDEMPOTENCY_TTL_S?: string;
   /** "off" disables the in-isolate cache of denied rate-limit keys (every check then reaches Postgres). Default on. */
   RATELIMIT_DENY_CACHE?: string;
-}
-
-export interface AppEnv {
-  Bindings: Bindings;
-  Variables: { db: RequestDb };
 }

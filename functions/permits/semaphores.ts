@@ -1,14 +1,15 @@
 // Counting semaphores (seed 004): N numbered slots, the lowest free one claimed or a 429 at once,
-// TTLs on the database clock, and every claim kept as history. Leases (functions/locks.ts) are
+// TTLs on the database clock, and every claim kept as history. Leases (functions/permits/locks.ts) are
 // semaphores of one permit and use the same permit calls below.
 // SQL: schema/000020_locks_semaphores.sql. Tests: test/semaphores*.test.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { RequestDb } from "./db";
-import type { AppEnv } from "./env";
-import { problem, type ProblemError } from "./errors";
-import { lockKey } from "./keys";
-import { ProblemSchema, problemResponses } from "./openapi";
-import { name, validationHook } from "./validation";
+import type { RequestDb } from "../core/db";
+import type { AppEnv } from "../core/context";
+import { problem, type ProblemError } from "../core/errors";
+import { lockKey } from "../core/keys";
+import { retryAfter } from "../core/http";
+import { json, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
+import { name, validationHook } from "../core/validation";
 
 export const MIN_TTL_MS = 1_000;
 export const MAX_TTL_MS = 3_600_000;
@@ -46,10 +47,6 @@ export function releasePermit(db: RequestDb, kind: PermitKind, key: string, id: 
   return permitCall<never>(db, "SELECT admit_permit_release($1::bigint, $2, $3, $4::uuid, $5::integer) AS r", [lockKey(kind, key), kind, key, id, db.lockTimeoutMs]);
 }
 
-/** Seconds until the earliest claim expires, at least 1. */
-export function retryAfter(ms: number): Record<string, string> {
-  return { "Retry-After": String(Math.max(1, Math.ceil(ms / 1000))) };
-}
 
 /** 409 for a renew/release by someone whose claim is no longer the current one. */
 export function notCurrent(what: string, outcome: Extract<PermitOutcome<unknown>, { status: "not_current" }>): ProblemError {
@@ -129,9 +126,6 @@ function semaphoreNotFound(name: string): ProblemError {
   return problem(404, "not-found", "Not found", `No semaphore ${JSON.stringify(name)}: create it with PUT /v1/semaphores/{name}.`);
 }
 
-/** OpenAPI body/response content of a schema. */
-export const json = <S extends z.ZodType>(schema: S) => ({ content: { "application/json": { schema } } });
-export const problemJson = <S extends z.ZodType>(schema: S) => ({ content: { "application/problem+json": { schema } } });
 
 export const semaphores = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 

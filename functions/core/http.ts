@@ -1,0 +1,18 @@
+// HTTP pieces every capability may use: header names, Retry-After, route matching.
+import type { Context } from "hono";
+import { matchedRoutes } from "hono/route";
+
+/** The header a client sends to make a write idempotent. */
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+/** Set on an answer that is a replay of a stored one (an idempotent retry, a duplicate webhook delivery). */
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+
+/** A route (not only middleware, which is registered for "ALL" methods) matches this request's method and path. */
+export function hasRoute(c: Context): boolean {
+  return matchedRoutes(c).some((r) => r.method !== "ALL");
+}
+
+/** `Retry-After` in whole seconds for a wait of `ms`, at least 1. */
+export function retryAfter(ms: number): Record<string, string> {
+  return { "Retry-After": String(Math.max(1, Math.ceil(ms / 1000))) };
+}

@@ -1,0 +1,59 @@
+// Request bodies: JSON only, at most MAX_BODY_BYTES and MAX_JSON_DEPTH levels deep, checked before any handler runs.
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../core/context";
+import { httpProblem, problem } from "../core/errors";
+import { hasRoute } from "../core/http";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Deeper JSON is refused: recursive code (JSON.stringify, Postgres's jsonb parser) overflows its stack on it. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The deepest nesting of arrays/objects in a JSON body, strings skipped: a linear scan of the UTF-8
+ * bytes (brackets and quotes are ASCII, and no byte of a multi-byte character is), no recursion.
+ */
+export function jsonDepth(bytes: Uint8Array): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const ch = bytes[i];
+    if (inString) {
+      if (ch === 0x5c /* \ */) i++;
+      else if (ch === 0x22 /* " */) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b /* [ */ || ch === 0x7b /* { */) max = Math.max(max, ++depth);
+    else if (ch === 0x5d /* ] */ || ch === 0x7d /* } */) depth--;
+  }
+  return max;
+}
+
+/** Bodies are JSON, at most 64 KiB and 64 levels deep; anything else is refused before a handler runs. */
+export function jsonBodies(): MiddlewareHandler<AppEnv> {
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw httpProblem(413, `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+    },
+  });
+  return async (c, next) => {
+    const hasBody = Number(c.req.header("Content-Length") ?? "0") > 0 || c.req.header("Transfer-Encoding") !== undefined;
+    // No route for this method and path: 404, whatever the body (it is never read).
+    if (!hasBody || c.req.method === "GET" || c.req.method === "HEAD" || !hasRoute(c)) return next();
+    const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
+    if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
+      throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);
+    }
+    return limit(c, async () => {
+      // Read the raw bytes once here (hono caches them for the validator, the idempotency hash and
+      // the webhook signature) so the depth is checked before anything parses the body.
+      if (jsonDepth(new Uint8Array(await c.req.arrayBuffer())) > MAX_JSON_DEPTH) {
+        const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+        throw problem(422, "validation", "Validation failed", `body: ${message}.`, { errors: [{ in: "body", path: "(root)", message }] });
+      }
+      await next();
+    });
+  };
+}
