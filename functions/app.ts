@@ -4,7 +4,6 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requireToken } from "./auth";
 import { database } from "./db";
-import { renderDocs } from "./docs";
 import type { AppEnv } from "./env";
 import { httpProblem, onError, problem, problemResponse } from "./errors";
 import { documentIdempotencyKey, hasRoute, idempotency } from "./idempotency";
@@ -191,8 +190,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
       operationIds: OPERATION_IDS,
     });
   app.get("/openapi.json", (c) => c.json(openApi()));
-  let docsPage: string | undefined;
-  app.get("/docs", (c) => c.html((docsPage ??= renderDocs(openApi()))));
+  // /docs is not a route: it is a static asset (public/docs.html, wrangler.toml [assets]) that the
+  // Workers runtime serves before the Worker runs, rendering /openapi.json with Scalar's bundle.
   app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", openapi: "/openapi.json", health: "/health" }));
   return app;
 }
