@@ -8,6 +8,7 @@ import type { AppEnv } from "./env";
 import { httpProblem, onError, problem, problemResponse } from "./errors";
 import { documentIdempotencyKey, hasRoute, idempotency } from "./idempotency";
 import { inventory } from "./inventory";
+import { documentExamples } from "./examples";
 import { documentCommonResponses, problemResponses } from "./openapi";
 import { invoices } from "./invoices";
 import { locks } from "./locks";
@@ -184,11 +185,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   const signed = (method: string, path: string) => method === "post" && path === WEBHOOK_DELIVERY_PATH;
   const openApi = () =>
-    documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
+    documentExamples(documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
       signed,
       keyed: (method, path) => path.startsWith("/v1/") && method !== "get" && method !== "head" && !signed(method, path),
       operationIds: OPERATION_IDS,
-    });
+    }));
   app.get("/openapi.json", (c) => c.json(openApi()));
   // /docs is not a route: it is a static asset (public/docs.html, wrangler.toml [assets]) that the
   // Workers runtime serves before the Worker runs, rendering /openapi.json with Scalar's bundle.
