@@ -52,6 +52,8 @@ describe("the API reference page (/docs) in Chromium", { timeout: 120_000 }, () 
     const res = await fetch(`${suite.worker.url}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    // The Worker's root still points readers here.
+    expect(await (await fetch(`${suite.worker.url}/`)).json()).toMatchObject({ docs: "/docs", openapi: "/openapi.json" });
     expect(await page.title()).toBe("Admit API reference");
     const heading = await page.$eval("h1", (h) => h.textContent?.trim());
     expect(heading).toBe(doc.info.title);
