@@ -22,6 +22,8 @@ let page: Page;
 /** Every URL the page asked for, from the first navigation on. */
 const requested: string[] = [];
 const failed: string[] = [];
+/** Errors the page logged (a Content-Security-Policy violation among them). */
+const consoleErrors: string[] = [];
 let doc: any;
 
 beforeAll(async () => {
@@ -35,6 +37,8 @@ beforeAll(async () => {
   page = await browser.newPage();
   await page.setViewport({ width: 1400, height: 1000 });
   page.on("request", (r) => void requested.push(r.url()));
+  page.on("console", (m) => void (m.type() === "error" && consoleErrors.push(m.text())));
+  page.on("pageerror", (e) => void consoleErrors.push(String(e)));
   page.on("requestfailed", (r) => void failed.push(`${r.url()}: ${r.failure()?.errorText}`));
   page.on("response", (r) => void (r.status() >= 400 && failed.push(`${r.url()}: ${r.status()}`)));
   await page.goto(`${suite.worker.url}/docs`, { waitUntil: "networkidle0", timeout: 60_000 });
@@ -88,6 +92,11 @@ describe("the API reference page (/docs) in Chromium", { timeout: 120_000 }, () 
     expect(external).toEqual([]);
     expect(requested).toEqual(expect.arrayContaining([`${origin}/docs`, `${origin}/scalar/standalone.js`, `${origin}/openapi.json`]));
     expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    // And the browser is told so: the page's Content-Security-Policy allows this origin only (public/_headers).
+    const csp = (await fetch(`${suite.worker.url}/docs`)).headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
   });
 
   it("the curl example the page shows for creating a reservation works against the stack", async () => {
