@@ -10,14 +10,15 @@ const T0 = "2030-05-01T09:00:00Z";
 const T1 = "2030-05-01T10:00:00Z";
 const NOW = "2030-04-30T12:00:00.000Z";
 const LATER = "2030-04-30T12:00:30.000Z";
-const ID = "3f2c9a4e-8b1d-4c6e-9a7f-2d5b8e1c0a94";
+// The ids, names and keys the route parameters show as their examples, so one story runs through a page.
+const ID = "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e";
 const ID2 = "7a1e5c3b-2f4d-4b8a-8c9e-6d0f1a2b3c4d";
 const RECEIPT = "c5d8e2f1-9a3b-4c7d-8e6f-0a1b2c3d4e5f";
 
-const reservation = { id: ID, resource: "room-101", holder: "alice", start: T0, end: T1, metadata: { purpose: "weekly planning" }, status: "active", created_at: NOW, cancelled_at: null };
-const lease = { lease_id: ID, key: "nightly-export", holder: "worker-7", fencing_token: 42, ttl_ms: 30000, claimed_at: NOW, expires_at: LATER };
+const reservation = { id: ID, resource: "223/345", holder: "alice", start: T0, end: T1, metadata: { purpose: "weekly planning" }, status: "active", created_at: NOW, cancelled_at: null };
+const lease = { lease_id: ID, key: "nightly-report", holder: "worker-7", fencing_token: 42, ttl_ms: 30000, claimed_at: NOW, expires_at: LATER };
 const semaphore = {
-  name: "pdf-render",
+  name: "fragile-upstream",
   permits: 4,
   default_ttl_ms: 60000,
   in_use: 1,
@@ -27,14 +28,14 @@ const semaphore = {
   updated_at: NOW,
 };
 const emptySemaphore = { ...semaphore, in_use: 0, available: 4, holders: [], created_at: NOW };
-const permit = { permit_id: ID, semaphore: "pdf-render", slot: 0, holder: "worker-7", fencing_token: 12, ttl_ms: 60000, claimed_at: NOW, expires_at: "2030-04-30T12:01:00.000Z" };
+const permit = { permit_id: ID, semaphore: "fragile-upstream", slot: 0, holder: "worker-7", fencing_token: 12, ttl_ms: 60000, claimed_at: NOW, expires_at: "2030-04-30T12:01:00.000Z" };
 const nights = (capacity: number, booked: number, held: number) => ({
-  item: "deluxe-double",
+  item: "travelodge-mk/double",
   from: "2030-06-01",
   to: "2030-06-03",
   nights: ["2030-06-01", "2030-06-02"].map((date) => ({ date, capacity, booked, held, available: capacity - booked - held })),
 });
-const booking = { booking_id: ID, item: "deluxe-double", holder: "guest-3126", check_in: "2030-06-01", check_out: "2030-06-03", quantity: 2, status: "held", expires_at: "2030-04-30T12:15:00.000Z", created_at: NOW, confirmed_at: null, cancelled_at: null };
+const booking = { booking_id: ID, item: "travelodge-mk/double", holder: "guest-3126", check_in: "2030-06-01", check_out: "2030-06-03", quantity: 2, status: "held", expires_at: "2030-04-30T12:15:00.000Z", created_at: NOW, confirmed_at: null, cancelled_at: null };
 const source = { source: "billing", tolerance_s: 300, ordering_key: "/data/subscription_id", created_at: NOW, updated_at: NOW };
 const event = {
   id: ID,
@@ -58,34 +59,37 @@ interface OperationExamples {
   responses: Record<number, unknown>;
   /** Extension members of this operation's problem bodies, by status (type/title/status/detail included when given). */
   problems?: Record<number, Json>;
+  /** Path and query parameter examples where the shared schema's own would not make sense here (e.g. from = to). */
+  params?: Record<string, unknown>;
 }
 
 export const EXAMPLES: Record<string, OperationExamples> = {
   getHealth: { responses: { 200: { ok: true } }, problems: { 503: { type: "/problems/database-unavailable", title: "Database unavailable", detail: "The database did not answer `select 1` within 4000 ms; retry after Retry-After seconds." } } },
   createReservation: {
-    request: { resource: "room-101", holder: "alice", start: T0, end: T1, metadata: { purpose: "weekly planning" } },
+    request: { resource: "223/345", holder: "alice", start: T0, end: T1, metadata: { purpose: "weekly planning" } },
     responses: { 201: reservation },
     problems: {
       409: {
         type: "/problems/reservation-conflict",
         title: "Reservation overlaps",
-        detail: '"room-101" is already reserved during part of [2030-05-01T09:00:00Z, 2030-05-01T10:00:00Z).',
+        detail: '"223/345" is already reserved during part of [2030-05-01T09:00:00Z, 2030-05-01T10:00:00Z).',
         conflicts: [{ id: ID2, holder: "bob", start: "2030-05-01T09:30:00Z", end: "2030-05-01T11:00:00Z" }],
       },
     },
   },
-  listReservations: { responses: { 200: { items: [reservation], next_cursor: null } } },
+  listReservations: { params: { from: "2030-05-01T00:00:00Z", to: "2030-05-02T00:00:00Z" }, responses: { 200: { items: [reservation], next_cursor: null } } },
   getReservation: { responses: { 200: reservation }, problems: { 404: { detail: `No reservation ${ID}.` } } },
   cancelReservation: { responses: {}, problems: { 404: { detail: `No reservation ${ID}.` } } },
   getResourceAvailability: {
+    params: { from: "2030-05-01T08:00:00Z", to: "2030-05-01T12:00:00Z" },
     responses: {
-      200: { resource: "room-101", from: "2030-05-01T08:00:00Z", to: "2030-05-01T12:00:00Z", free: [{ start: "2030-05-01T08:00:00Z", end: T0 }, { start: T1, end: "2030-05-01T12:00:00Z" }], busy: [{ start: T0, end: T1 }] },
+      200: { resource: "223/345", from: "2030-05-01T08:00:00Z", to: "2030-05-01T12:00:00Z", free: [{ start: "2030-05-01T08:00:00Z", end: T0 }, { start: T1, end: "2030-05-01T12:00:00Z" }], busy: [{ start: T0, end: T1 }] },
     },
   },
   acquireLock: {
     request: { holder: "worker-7", ttl_ms: 30000 },
     responses: { 201: lease },
-    problems: { 409: { type: "/problems/lock-held", title: "Lock held", detail: `"nightly-export" is held by "worker-3" until ${LATER}.`, key: "nightly-export", holder: "worker-3", expires_at: LATER } },
+    problems: { 409: { type: "/problems/lock-held", title: "Lock held", detail: `"nightly-report" is held by "worker-3" until ${LATER}.`, key: "nightly-report", holder: "worker-3", expires_at: LATER } },
   },
   renewLock: {
     request: { lease_id: ID, ttl_ms: 30000 },
@@ -93,7 +97,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     problems: { 409: notCurrentHolder("Lease") },
   },
   releaseLock: { request: { lease_id: ID }, responses: {}, problems: { 409: notCurrentHolder("Lease") } },
-  getLock: { responses: { 200: { key: "nightly-export", held: true, holder: "worker-7", fencing_token: 42, claimed_at: NOW, expires_at: LATER } } },
+  getLock: { responses: { 200: { key: "nightly-report", held: true, holder: "worker-7", fencing_token: 42, claimed_at: NOW, expires_at: LATER } } },
   putSemaphore: { request: { permits: 4, default_ttl_ms: 60000 }, responses: { 200: semaphore, 201: emptySemaphore } },
   getSemaphore: { responses: { 200: semaphore }, problems: { 404: noSemaphore() } },
   acquireSemaphore: {
@@ -101,7 +105,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 201: permit },
     problems: {
       404: noSemaphore(),
-      429: { type: "/problems/semaphore-full", title: "No permit free", detail: `All 4 permits of "pdf-render" are in use; the earliest expires at ${LATER}.`, permits: 4, in_use: 4, earliest_expires_at: LATER },
+      429: { type: "/problems/semaphore-full", title: "No permit free", detail: `All 4 permits of "fragile-upstream" are in use; the earliest expires at ${LATER}.`, permits: 4, in_use: 4, earliest_expires_at: LATER },
     },
   },
   renewSemaphore: { request: { permit_id: ID, ttl_ms: 60000 }, responses: { 200: { ...permit, expires_at: "2030-04-30T12:01:30.000Z" } }, problems: { 404: noSemaphore(), 409: notCurrentHolder("Permit") } },
@@ -109,7 +113,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   generateInvoice: {
     request: { subscription_id: "SUB-1234", kind: "usage" },
     responses: { 201: { id: ID, subscription_id: "SUB-1234", kind: "usage", number: 7, work_ms: 0, started_at: NOW, finished_at: "2030-04-30T12:00:00.012Z" } },
-    problems: { 409: { type: "/problems/lock-unavailable", title: "Lock not available", detail: 'An invoice for "SUB-1234" is being generated. Retry after 1 s.', key: "invoice:SUB-1234" } },
+    problems: { 409: { type: "/problems/lock-unavailable", title: "Lock not available", detail: 'An invoice for "SUB-1234" is being generated. Retry after 1 s.', key: "SUB-1234" } },
   },
   putInventoryStock: {
     request: { from: "2030-06-01", to: "2030-06-03", quantity: 10 },
@@ -123,7 +127,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
-  getInventoryAvailability: { responses: { 200: nights(10, 3, 2) } },
+  getInventoryAvailability: { params: { from: "2030-06-01", to: "2030-06-03" }, responses: { 200: nights(10, 3, 2) } },
   createBooking: {
     request: { check_in: "2030-06-01", check_out: "2030-06-03", quantity: 2, holder: "guest-3126", hold_ms: 900000 },
     responses: { 201: booking },
@@ -131,7 +135,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       409: {
         type: "/problems/inventory-short",
         title: "Not enough inventory",
-        detail: '2 room(s) of "deluxe-double" are not available on 1 night(s) of [2030-06-01, 2030-06-03); nothing was taken.',
+        detail: '2 room(s) of "travelodge-mk/double" are not available on 1 night(s) of [2030-06-01, 2030-06-03); nothing was taken.',
         short: [{ date: "2030-06-02", available: 1 }],
       },
     },
@@ -139,12 +143,12 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   confirmBooking: {
     responses: { 200: { ...booking, status: "confirmed", expires_at: null, confirmed_at: "2030-04-30T12:05:00.000Z" } },
     problems: {
-      404: { detail: `No booking "${ID}" of "deluxe-double".` },
+      404: { detail: `No booking "${ID}" of "travelodge-mk/double".` },
       409: { type: "/problems/hold-expired", title: "Hold expired", detail: "The hold lapsed at 2030-04-30T12:15:00.000Z; its rooms are free again. Book again.", booking: { ...booking, status: "expired" } },
     },
   },
-  getBooking: { responses: { 200: booking }, problems: { 404: { detail: `No booking "${ID}" of "deluxe-double".` } } },
-  cancelBooking: { responses: {}, problems: { 404: { detail: `No booking "${ID}" of "deluxe-double".` } } },
+  getBooking: { responses: { 200: booking }, problems: { 404: { detail: `No booking "${ID}" of "travelodge-mk/double".` } } },
+  cancelBooking: { responses: {}, problems: { 404: { detail: `No booking "${ID}" of "travelodge-mk/double".` } } },
   putWebhookSource: {
     request: { secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", tolerance_s: 300, ordering_key: "/data/subscription_id" },
     responses: { 200: source, 201: source },
@@ -161,6 +165,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     problems: { 404: noSource() },
   },
   ackWebhookEvent: {
+    params: { id: ID },
     request: { receipt: RECEIPT },
     responses: { 200: event },
     problems: {
@@ -186,7 +191,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   listRateLimitOverrides: { responses: { 200: { items: [override] } }, problems: { 404: noPolicy() } },
-  deleteRateLimitOverride: { responses: {}, problems: { 404: { detail: 'No matching override of "customer-42" in "api".' } } },
+  deleteRateLimitOverride: { params: { valid_from: "2030-05-01T00:00:00Z" }, responses: {}, problems: { 404: { detail: 'No matching override of "customer-42" in "api".' } } },
   checkRateLimit: {
     request: { policy: "api", key: "customer-42", cost: 1 },
     responses: { 200: { allowed: true, policy: "api", key: "customer-42", limit: 100, remaining: 99, reset_ms: 60000, reason: "limit" }, 429: denied },
@@ -212,6 +217,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     problems: { 404: noPolicy() },
   },
   getRateLimitUsage: {
+    params: { policy: "api", key: "customer-42", from: "2030-04-30T11:00:00Z", to: "2030-04-30T12:00:00Z" },
     responses: {
       200: {
         window_start: "2030-04-30T12:00:00.000Z",
@@ -225,7 +231,10 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         algorithm: "sliding_window",
         limit: 100,
         window_ms: 60000,
-        windows: null,
+        windows: [
+          { window_start: "2030-04-30T11:58:00.000Z", window_end: "2030-04-30T11:59:00.000Z", admitted: 100, attempted: 140, rejected: 40, consumed: 100 },
+          { window_start: "2030-04-30T11:59:00.000Z", window_end: "2030-04-30T12:00:00.000Z", admitted: 64, attempted: 64, rejected: 0, consumed: 64 },
+        ],
       },
     },
     problems: { 404: noPolicy() },
@@ -236,14 +245,14 @@ function notCurrentHolder(what: "Lease" | "Permit"): Json {
   return {
     type: "/problems/not-current-holder",
     title: "Not the current holder",
-    detail: `${what} ${ID} timed out; nothing was changed. Acquire again to get a new claim and fencing token.`,
+    detail: `${what} timed out; nothing was changed. Acquire again to get a new claim and fencing token.`,
     state: "timed_out",
     released_at: null,
     timed_out_at: LATER,
   };
 }
 function noSemaphore(): Json {
-  return { detail: 'No semaphore "pdf-render": create it with PUT /v1/semaphores/{name}.' };
+  return { detail: 'No semaphore "fragile-upstream": create it with PUT /v1/semaphores/{name}.' };
 }
 function noSource(): Json {
   return { detail: 'No webhook source "billing". Register it with PUT /v1/webhooks/sources/billing.' };
@@ -274,7 +283,7 @@ function validationExample(op: Json): Json {
 }
 
 /**
- * Sets `example` on every JSON request body and response of the document from EXAMPLES (an
+ * Sets `example` on path/query parameters named in EXAMPLES, on every JSON request body and response of the document from EXAMPLES (an
  * example already there is kept), and on every problem response one for its status.
  */
 export function documentExamples<D extends { paths?: object }>(doc: D): D {
@@ -283,6 +292,7 @@ export function documentExamples<D extends { paths?: object }>(doc: D): D {
       if (typeof op !== "object" || op === null || !("responses" in op)) continue;
       const ex = EXAMPLES[op.operationId as string];
       if (!ex) continue;
+      for (const p of (op.parameters ?? []) as Json[]) if ((p.in === "path" || p.in === "query") && ex.params?.[p.name] !== undefined) p.example = ex.params[p.name];
       const body = op.requestBody?.content?.["application/json"];
       if (body && ex.request !== undefined) body.example ??= ex.request;
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {

@@ -80,6 +80,14 @@ describe("OpenAPI examples and summaries (what /docs shows)", () => {
     addFormats(ajv);
     ajv.addSchema(doc, "openapi.json");
     const invalid: string[] = [];
+    // Path and query parameters' examples too (the page puts them in its curl snippets).
+    for (const { method, path, op } of ops) {
+      (op.parameters ?? []).forEach((p: any, i: number) => {
+        if (p.example === undefined) return;
+        const validate = ajv.compile({ $ref: `openapi.json#/paths/${pointer(path)}/${method}/parameters/${i}/schema` });
+        if (!validate(p.example)) invalid.push(`${method.toUpperCase()} ${path} ${p.in} ${p.name}: ${ajv.errorsText(validate.errors)}`);
+      });
+    }
     for (const m of media()) {
       if (m.example === undefined) continue;
       const validate = ajv.compile({ $ref: m.ref });
