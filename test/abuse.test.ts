@@ -193,7 +193,8 @@ describe("webhook secrets", () => {
         const res = await client(suite.server.url, null)(d.method, d.path, d.body, d.headers);
         texts.push(res.text, JSON.stringify([...res.headers]));
       }
-      texts.push((await suite.api("GET", "/openapi.json")).text, (await suite.api("GET", "/docs")).text);
+      // (/docs is a static HTML shell that loads /openapi.json: checking the document covers it.)
+      texts.push((await suite.api("GET", "/openapi.json")).text);
     } finally {
       for (const spy of spies) spy.mockRestore();
     }

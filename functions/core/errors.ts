@@ -21,7 +21,7 @@ export class ProblemError extends Error {
   }
 }
 
-/** `type` URIs are relative references documented in README ("Errors"). */
+/** `type` URIs are relative references, each documented in docs/errors.md. */
 export function problemType(slug: string): string {
   return `/problems/${slug}`;
 }

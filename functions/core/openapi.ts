@@ -3,7 +3,8 @@ import { z } from "@hono/zod-openapi";
 
 export const ProblemSchema = z
   .object({
-    type: z.string().openapi({ example: "/problems/validation" }),
+    // No one example here: each problem response of the document carries its own (functions/http/examples.ts).
+    type: z.string().openapi({ description: "What went wrong, as a relative URI `/problems/<slug>`; the same for the same cause on every route" }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string().optional(),

@@ -4,11 +4,11 @@ import type { MiddlewareHandler } from "hono";
 import { requireToken } from "../core/auth";
 import { jsonBodies, MAX_BODY_BYTES } from "./body";
 import { database } from "./database";
-import { renderDocs } from "../docs";
 import type { AppEnv } from "../core/context";
 import { httpProblem, onError, problem, problemResponse } from "../core/errors";
 import { documentIdempotencyKey, idempotency } from "../idempotency";
 import { inventory } from "../inventory";
+import { documentExamples } from "./examples";
 import { documentCommonResponses, problemResponses } from "../core/openapi";
 import { invoices } from "../permits/invoices";
 import { locks } from "../permits/locks";
@@ -133,14 +133,14 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   const signed = (method: string, path: string) => method === "post" && path === WEBHOOK_DELIVERY_PATH;
   const openApi = () =>
-    documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
+    documentExamples(documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
       signed,
       keyed: (method, path) => path.startsWith("/v1/") && method !== "get" && method !== "head" && !signed(method, path),
       operationIds: OPERATION_IDS,
-    });
+    }));
   app.get("/openapi.json", (c) => c.json(openApi()));
-  let docsPage: string | undefined;
-  app.get("/docs", (c) => c.html((docsPage ??= renderDocs(openApi()))));
+  // /docs is not a route: it is a static asset (public/docs.html, wrangler.toml [assets]) that the
+  // Workers runtime serves before the Worker runs, rendering /openapi.json with Scalar's bundle.
   app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", openapi: "/openapi.json", health: "/health" }));
   return app;
 }

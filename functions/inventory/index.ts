@@ -116,7 +116,7 @@ inventory.openapi(
     method: "put",
     path: "/v1/inventory/{item}/stock",
     tags: ["Inventory"],
-    summary: "Set the capacity of each night in [from, to)",
+    summary: "Set nightly stock for a date range",
     description: `Up to ${MAX_NIGHTS} nights, changing at most ${MAX_STOCK_ROOM_NIGHTS} room-nights (the sum over the nights of |quantity − current capacity|; a larger change is a 422 — split the range). All or nothing: lowering any night below what is booked + held there is a 409 naming those nights, and nothing changes.`,
     request: { params: ItemParam, body: { required: true, content: { "application/json": { schema: StockBody } } } },
     responses: {
@@ -150,7 +150,7 @@ inventory.openapi(
     method: "get",
     path: "/v1/inventory/{item}/availability",
     tags: ["Inventory"],
-    summary: "Capacity, booked, held and available for each night of [from, to)",
+    summary: "Nightly availability of an item",
     description: `Up to ${MAX_NIGHTS} nights. \`held\` counts unexpired holds only; \`available = capacity − booked − held\`. A night without stock is all zeros.`,
     request: { params: ItemParam, query: AvailabilityQuery },
     responses: {
@@ -171,7 +171,7 @@ inventory.openapi(
     method: "post",
     path: "/v1/inventory/{item}/bookings",
     tags: ["Inventory"],
-    summary: "Book (or hold) `quantity` rooms for every night of [check_in, check_out)",
+    summary: "Book or hold rooms for a stay",
     description:
       "All or nothing, in one SQL call: the night rows are locked in date order, expired holds on them released, every night checked, then all taken. With `hold_ms` the booking is `held` until `expires_at`; confirm it before then.",
     request: { params: ItemParam, body: { required: true, content: { "application/json": { schema: BookBody } } } },
@@ -237,7 +237,7 @@ inventory.openapi(
     method: "get",
     path: "/v1/inventory/{item}/bookings/{id}",
     tags: ["Inventory"],
-    summary: "Get a booking",
+    summary: "Get a booking or hold",
     description: "`status` is `held`, `confirmed`, `cancelled`, or `expired` (a hold past `expires_at`).",
     request: { params: BookingParams },
     responses: {

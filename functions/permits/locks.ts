@@ -106,7 +106,7 @@ locks.openapi(
     method: "post",
     path: "/v1/locks/{key}/acquire",
     tags: ["Locks"],
-    summary: "Acquire a lease, or 409 at once",
+    summary: "Acquire a lock lease, or 409 at once",
     description: "Never blocks. An expired lease is taken over; the new grant's fencing token is larger than every earlier one of this key.",
     request: { params: KeyParam, body: { required: true, ...json(AcquireBody) } },
     responses: {
@@ -132,7 +132,7 @@ locks.openapi(
     method: "post",
     path: "/v1/locks/{key}/renew",
     tags: ["Locks"],
-    summary: "Extend your lease",
+    summary: "Extend your lock lease",
     request: { params: KeyParam, body: { required: true, ...json(RenewBody) } },
     responses: {
       200: { description: "Renewed; `expires_at` is now + ttl, the fencing token unchanged", ...json(Lease) },
@@ -155,7 +155,7 @@ locks.openapi(
     method: "post",
     path: "/v1/locks/{key}/release",
     tags: ["Locks"],
-    summary: "Release your lease",
+    summary: "Release your lock lease",
     description: "The key is free at once; the lease stays as history with `released_at`.",
     request: { params: KeyParam, body: { required: true, ...json(ReleaseBody) } },
     responses: {
@@ -178,7 +178,7 @@ locks.openapi(
     method: "get",
     path: "/v1/locks/{key}",
     tags: ["Locks"],
-    summary: "Who holds a lease key, and until when",
+    summary: "Who holds a lock, and until when",
     description: "A key that is free (never acquired, released or expired) answers `held: false`. The lease id is never shown.",
     request: { params: KeyParam },
     responses: { 200: { description: "The key now", ...json(LeaseState) }, ...problemResponses(401, 422, 503) },

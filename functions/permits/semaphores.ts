@@ -178,7 +178,7 @@ semaphores.openapi(
     method: "post",
     path: "/v1/semaphores/{name}/acquire",
     tags: ["Semaphores"],
-    summary: "Claim the lowest free slot, or 429 at once",
+    summary: "Acquire a semaphore slot, or 429 at once",
     description:
       "Never queues: when every permit is taken the answer is 429 with `Retry-After` until the earliest claim expires. Expired claims are marked timed out and their slots reused (database clock).",
     request: { params: NameParam, body: { required: true, ...json(AcquireBody) } },
@@ -210,7 +210,7 @@ semaphores.openapi(
     method: "post",
     path: "/v1/semaphores/{name}/renew",
     tags: ["Semaphores"],
-    summary: "Extend your claim",
+    summary: "Extend your semaphore slot",
     request: { params: NameParam, body: { required: true, ...json(RenewBody) } },
     responses: {
       200: { description: "Renewed; `expires_at` is now + ttl", ...json(Permit) },
@@ -234,7 +234,7 @@ semaphores.openapi(
     method: "post",
     path: "/v1/semaphores/{name}/release",
     tags: ["Semaphores"],
-    summary: "Give back your claim",
+    summary: "Release your semaphore slot",
     description: "The claim stays as history with `released_at`; its slot is free at once.",
     request: { params: NameParam, body: { required: true, ...json(ReleaseBody) } },
     responses: {

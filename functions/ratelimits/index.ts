@@ -203,7 +203,7 @@ ratelimits.openapi(
     method: "put",
     path: "/v1/ratelimits/policies/{name}",
     tags: ["Rate limits"],
-    summary: "Create or replace a policy",
+    summary: "Create or replace a rate-limit policy",
     description: "Changing `algorithm` or `window_ms` resets the policy's counters; changing `limit` keeps them.",
     request: { params: NameParam, body: { required: true, content: { "application/json": { schema: PolicyBody } } } },
     responses: {
@@ -231,7 +231,7 @@ ratelimits.openapi(
     method: "get",
     path: "/v1/ratelimits/policies/{name}",
     tags: ["Rate limits"],
-    summary: "Get a policy",
+    summary: "Get a rate-limit policy",
     request: { params: NameParam },
     responses: {
       200: { description: "The policy", content: { "application/json": { schema: Policy } } },
@@ -252,7 +252,7 @@ ratelimits.openapi(
     method: "delete",
     path: "/v1/ratelimits/policies/{name}",
     tags: ["Rate limits"],
-    summary: "Delete a policy, its overrides and its counters",
+    summary: "Delete a rate-limit policy, its overrides and counters",
     description: "Request-log rows are kept until their `history_ms` runs out.",
     request: { params: NameParam },
     responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
@@ -271,7 +271,7 @@ ratelimits.openapi(
     method: "put",
     path: "/v1/ratelimits/policies/{name}/overrides/{key}",
     tags: ["Rate limits"],
-    summary: "Give a key its own limit over [valid_from, valid_to)",
+    summary: "Give a key its own limit for a period",
     description:
       "Periods of one key never overlap (an `EXCLUDE` constraint): an overlapping period is a 409 listing the periods it overlaps. PUT with exactly the period of an existing override changes its limit (200). The override in force at the moment of a check (database clock) applies.",
     request: { params: OverrideParams, body: { required: true, content: { "application/json": { schema: OverrideBody } } } },
@@ -305,7 +305,8 @@ ratelimits.openapi(
     method: "get",
     path: "/v1/ratelimits/policies/{name}/overrides/{key}",
     tags: ["Rate limits"],
-    summary: "The override periods of a key, in order",
+    summary: "List a key's override periods",
+    description: "The override periods of the key, in order of `valid_from`.",
     request: { params: OverrideParams },
     responses: {
       200: { description: "Periods", content: { "application/json": { schema: z.object({ items: z.array(Override) }) } } },
@@ -325,7 +326,8 @@ ratelimits.openapi(
     method: "delete",
     path: "/v1/ratelimits/policies/{name}/overrides/{key}",
     tags: ["Rate limits"],
-    summary: "Delete a key's override periods (all, or the one starting at valid_from)",
+    summary: "Delete a key's override periods",
+    description: "All of them, or with `valid_from` only the one starting then.",
     request: { params: OverrideParams, query: OverrideDeleteQuery },
     responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
   }),
@@ -344,7 +346,7 @@ ratelimits.openapi(
     method: "post",
     path: "/v1/ratelimits/check",
     tags: ["Rate limits"],
-    summary: "May this key spend `cost` units now? (one SQL statement)",
+    summary: "Check (and spend) a key's rate limit",
     description:
       "200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.",
     request: { body: { required: true, content: { "application/json": { schema: CheckBody } } } },
@@ -389,7 +391,7 @@ ratelimits.openapi(
     method: "post",
     path: "/v1/ratelimits/refund",
     tags: ["Rate limits"],
-    summary: "Give back up to `cost` units consumed in the current window",
+    summary: "Refund units spent in the current window",
     description: "Never below zero; a token bucket never holds more than `limit`. Clears this isolate's cached denial of the key.",
     request: { body: { required: true, content: { "application/json": { schema: RefundBody } } } },
     responses: {
@@ -417,7 +419,7 @@ ratelimits.openapi(
     method: "get",
     path: "/v1/ratelimits/usage",
     tags: ["Rate limits"],
-    summary: "Served vs attempted calls of a key: the current window, and per-window history with from/to",
+    summary: "Usage of a key: current window and history",
     description:
       "`admitted` calls were served, `attempted` were made, `rejected` refused; `consumed` is the units spent (admitted costs minus refunds). History (`from`/`to`) is for fixed and sliding windows and goes back `history_ms`.",
     request: { query: UsageQuery },

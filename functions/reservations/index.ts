@@ -130,7 +130,7 @@ reservations.openapi(
     method: "get",
     path: "/v1/reservations",
     tags: ["Reservations"],
-    summary: "List active reservations of a resource overlapping [from, to)",
+    summary: "List a resource's reservations in a range",
     description: "Ordered by start. Up to `limit` (default and max 1000) per page; follow `next_cursor` for more.",
     request: { query: ListQuery },
     responses: {
@@ -203,7 +203,7 @@ reservations.openapi(
     method: "get",
     path: "/v1/resources/{resource}/availability",
     tags: ["Reservations"],
-    summary: "Free and busy intervals of a resource within [from, to)",
+    summary: "Free and busy times of a resource",
     description: `The window may span at most ${MAX_AVAILABILITY_DAYS} days. Encode \`/\` in the resource as \`%2F\`.`,
     request: { params: AvailabilityParams, query: AvailabilityQuery },
     responses: {

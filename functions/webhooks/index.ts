@@ -219,7 +219,7 @@ webhooks.openapi(
     method: "post",
     path: WEBHOOK_DELIVERY_PATH,
     tags: ["Webhooks"],
-    summary: "Receive a Standard Webhooks delivery (signature auth, no bearer token)",
+    summary: "Receive a signed webhook delivery",
     description: [
       "Authenticated by `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, several space-separated for key rotation), verified with the `standardwebhooks` package over the raw body bytes. The body is any JSON.",
       "`webhook-timestamp` must be within ±`tolerance_s` of the database clock. A bad or missing signature, an unknown source or a stale/future timestamp → 401 and nothing is stored.",
@@ -312,7 +312,7 @@ webhooks.openapi(
     method: "post",
     path: "/v1/webhooks/{source}/events/claim",
     tags: ["Webhooks"],
-    summary: "Claim unprocessed events (FOR UPDATE SKIP LOCKED)",
+    summary: "Claim unprocessed webhook events",
     description:
       "Up to `limit` events, oldest first, each held for `visibility_ms`; no two consumers get the same event while its claim is live, and an unacknowledged event becomes claimable again when its claim expires. With an ordering key, only the oldest unprocessed event of each ordering value is claimable: events sharing a value are never claimed concurrently and come in received order.",
     request: { params: SourceParam, body: { required: false, content: { "application/json": { schema: ClaimBody } } } },
@@ -339,7 +339,7 @@ webhooks.openapi(
     method: "post",
     path: "/v1/webhooks/{source}/events/{id}/ack",
     tags: ["Webhooks"],
-    summary: "Mark an event processed (with its live claim's receipt)",
+    summary: "Acknowledge a claimed webhook event",
     description:
       "Only the live claim's `receipt` acknowledges the event: the receipt of a claim that lapsed (the event was claimed again, or could be) gets 409 `/problems/claim-not-current` and changes nothing, so a late consumer never closes another consumer's claim. Acknowledging again with the receipt that processed it is a no-op that returns the event. An acknowledged event is never claimed again.",
     request: { params: EventParams, body: { required: true, content: { "application/json": { schema: AckBody } } } },
@@ -381,7 +381,7 @@ webhooks.openapi(
     method: "get",
     path: "/v1/webhooks/{source}/events",
     tags: ["Webhooks"],
-    summary: "List events in received order",
+    summary: "List a source's webhook events",
     description:
       "Optionally of one status; up to `limit` (default 100, max 1000) per page, then follow `next_cursor`.\n\nNot ambiguous with `GET /v1/webhooks/sources/{source}` although a linter says so: no source may be named `sources` (422 on registering it), so `/v1/webhooks/sources/events` is always the settings of source `events`.",
     request: { params: SourceParam, query: ListQuery },

@@ -1,0 +1,312 @@
+// Examples for the reference page (/docs) and anyone reading /openapi.json: a request body for every
+// operation that takes one, a body for every success response, and for every problem response one
+// whose `type`, `title` and `status` are what Admit really answers with that status on that route.
+// One table, applied to the finished document (like documentCommonResponses), because half of the
+// problem responses are added there, not by the routes; test/openapi.examples.test.ts checks that
+// every operation has its examples and that each one validates against its own schema.
+type Json = Record<string, any>;
+
+const T0 = "2030-05-01T09:00:00Z";
+const T1 = "2030-05-01T10:00:00Z";
+const NOW = "2030-04-30T12:00:00.000Z";
+const LATER = "2030-04-30T12:00:30.000Z";
+// The ids, names and keys the route parameters show as their examples, so one story runs through a page.
+const ID = "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e";
+const ID2 = "7a1e5c3b-2f4d-4b8a-8c9e-6d0f1a2b3c4d";
+const RECEIPT = "c5d8e2f1-9a3b-4c7d-8e6f-0a1b2c3d4e5f";
+
+const reservation = { id: ID, resource: "223/345", holder: "alice", start: T0, end: T1, metadata: { purpose: "weekly planning" }, status: "active", created_at: NOW, cancelled_at: null };
+const lease = { lease_id: ID, key: "nightly-report", holder: "worker-7", fencing_token: 42, ttl_ms: 30000, claimed_at: NOW, expires_at: LATER };
+const semaphore = {
+  name: "fragile-upstream",
+  permits: 4,
+  default_ttl_ms: 60000,
+  in_use: 1,
+  available: 3,
+  holders: [{ slot: 0, holder: "worker-7", fencing_token: 12, claimed_at: NOW, expires_at: "2030-04-30T12:01:00.000Z" }],
+  created_at: "2030-04-01T08:00:00.000Z",
+  updated_at: NOW,
+};
+const emptySemaphore = { ...semaphore, in_use: 0, available: 4, holders: [], created_at: NOW };
+const permit = { permit_id: ID, semaphore: "fragile-upstream", slot: 0, holder: "worker-7", fencing_token: 12, ttl_ms: 60000, claimed_at: NOW, expires_at: "2030-04-30T12:01:00.000Z" };
+const nights = (capacity: number, booked: number, held: number) => ({
+  item: "travelodge-mk/double",
+  from: "2030-06-01",
+  to: "2030-06-03",
+  nights: ["2030-06-01", "2030-06-02"].map((date) => ({ date, capacity, booked, held, available: capacity - booked - held })),
+});
+const booking = { booking_id: ID, item: "travelodge-mk/double", holder: "guest-3126", check_in: "2030-06-01", check_out: "2030-06-03", quantity: 2, status: "held", expires_at: "2030-04-30T12:15:00.000Z", created_at: NOW, confirmed_at: null, cancelled_at: null };
+const source = { source: "billing", tolerance_s: 300, ordering_key: "/data/subscription_id", created_at: NOW, updated_at: NOW };
+const event = {
+  id: ID,
+  webhook_id: "msg_2Lh8fLZ0kC4nE6qY",
+  payload: { type: "invoice.paid", data: { subscription_id: "SUB-1234" } },
+  status: "processed",
+  ordering_value: "SUB-1234",
+  webhook_timestamp: "2030-04-30T11:59:58.000Z",
+  received_at: "2030-04-30T11:59:58.120Z",
+  claim_expires_at: null,
+  claims: 1,
+  processed_at: NOW,
+};
+const policy = { name: "api", algorithm: "sliding_window", limit: 100, window_ms: 60000, log: false, history_ms: 604800000, timeout_ms: 5000, on_unavailable: "deny", created_at: NOW, updated_at: NOW };
+const override = { policy: "api", key: "customer-42", limit: 1000, valid_from: "2030-05-01T00:00:00.000Z", valid_to: "2030-06-01T00:00:00.000Z" };
+const denied = { allowed: false, policy: "api", key: "customer-42", limit: 100, remaining: 0, reset_ms: 12500, retry_after_ms: 12500, reason: "limit" };
+
+interface OperationExamples {
+  request?: unknown;
+  /** Success (and other non-problem JSON) bodies by status. */
+  responses: Record<number, unknown>;
+  /** Extension members of this operation's problem bodies, by status (type/title/status/detail included when given). */
+  problems?: Record<number, Json>;
+  /** Path and query parameter examples where the shared schema's own would not make sense here (e.g. from = to). */
+  params?: Record<string, unknown>;
+}
+
+export const EXAMPLES: Record<string, OperationExamples> = {
+  getHealth: { responses: { 200: { ok: true } }, problems: { 503: { type: "/problems/database-unavailable", title: "Database unavailable", detail: "The database did not answer `select 1` within 4000 ms; retry after Retry-After seconds." } } },
+  createReservation: {
+    request: { resource: "223/345", holder: "alice", start: T0, end: T1, metadata: { purpose: "weekly planning" } },
+    responses: { 201: reservation },
+    problems: {
+      409: {
+        type: "/problems/reservation-conflict",
+        title: "Reservation overlaps",
+        detail: '"223/345" is already reserved during part of [2030-05-01T09:00:00Z, 2030-05-01T10:00:00Z).',
+        conflicts: [{ id: ID2, holder: "bob", start: "2030-05-01T09:30:00Z", end: "2030-05-01T11:00:00Z" }],
+      },
+    },
+  },
+  listReservations: { params: { from: "2030-05-01T00:00:00Z", to: "2030-05-02T00:00:00Z" }, responses: { 200: { items: [reservation], next_cursor: null } } },
+  getReservation: { responses: { 200: reservation }, problems: { 404: { detail: `No reservation ${ID}.` } } },
+  cancelReservation: { responses: {}, problems: { 404: { detail: `No reservation ${ID}.` } } },
+  getResourceAvailability: {
+    params: { from: "2030-05-01T08:00:00Z", to: "2030-05-01T12:00:00Z" },
+    responses: {
+      200: { resource: "223/345", from: "2030-05-01T08:00:00Z", to: "2030-05-01T12:00:00Z", free: [{ start: "2030-05-01T08:00:00Z", end: T0 }, { start: T1, end: "2030-05-01T12:00:00Z" }], busy: [{ start: T0, end: T1 }] },
+    },
+  },
+  acquireLock: {
+    request: { holder: "worker-7", ttl_ms: 30000 },
+    responses: { 201: lease },
+    problems: { 409: { type: "/problems/lock-held", title: "Lock held", detail: `"nightly-report" is held by "worker-3" until ${LATER}.`, key: "nightly-report", holder: "worker-3", expires_at: LATER } },
+  },
+  renewLock: {
+    request: { lease_id: ID, ttl_ms: 30000 },
+    responses: { 200: { ...lease, expires_at: "2030-04-30T12:00:50.000Z" } },
+    problems: { 409: notCurrentHolder("Lease") },
+  },
+  releaseLock: { request: { lease_id: ID }, responses: {}, problems: { 409: notCurrentHolder("Lease") } },
+  getLock: { responses: { 200: { key: "nightly-report", held: true, holder: "worker-7", fencing_token: 42, claimed_at: NOW, expires_at: LATER } } },
+  putSemaphore: { request: { permits: 4, default_ttl_ms: 60000 }, responses: { 200: semaphore, 201: emptySemaphore } },
+  getSemaphore: { responses: { 200: semaphore }, problems: { 404: noSemaphore() } },
+  acquireSemaphore: {
+    request: { holder: "worker-7", ttl_ms: 60000 },
+    responses: { 201: permit },
+    problems: {
+      404: noSemaphore(),
+      429: { type: "/problems/semaphore-full", title: "No permit free", detail: `All 4 permits of "fragile-upstream" are in use; the earliest expires at ${LATER}.`, permits: 4, in_use: 4, earliest_expires_at: LATER },
+    },
+  },
+  renewSemaphore: { request: { permit_id: ID, ttl_ms: 60000 }, responses: { 200: { ...permit, expires_at: "2030-04-30T12:01:30.000Z" } }, problems: { 404: noSemaphore(), 409: notCurrentHolder("Permit") } },
+  releaseSemaphore: { request: { permit_id: ID }, responses: {}, problems: { 404: noSemaphore(), 409: notCurrentHolder("Permit") } },
+  generateInvoice: {
+    request: { subscription_id: "SUB-1234", kind: "usage" },
+    responses: { 201: { id: ID, subscription_id: "SUB-1234", kind: "usage", number: 7, work_ms: 0, started_at: NOW, finished_at: "2030-04-30T12:00:00.012Z" } },
+    problems: { 409: { type: "/problems/lock-unavailable", title: "Lock not available", detail: 'An invoice for "SUB-1234" is being generated. Retry after 1 s.', key: "SUB-1234" } },
+  },
+  putInventoryStock: {
+    request: { from: "2030-06-01", to: "2030-06-03", quantity: 10 },
+    responses: { 200: nights(10, 3, 2) },
+    problems: {
+      409: {
+        type: "/problems/stock-below-taken",
+        title: "Stock below what is taken",
+        detail: "Capacity 2 is below booked + held on 1 night(s); nothing changed.",
+        nights: [{ date: "2030-06-01", capacity: 2, booked: 3, held: 0 }],
+      },
+    },
+  },
+  getInventoryAvailability: { params: { from: "2030-06-01", to: "2030-06-03" }, responses: { 200: nights(10, 3, 2) } },
+  createBooking: {
+    request: { check_in: "2030-06-01", check_out: "2030-06-03", quantity: 2, holder: "guest-3126", hold_ms: 900000 },
+    responses: { 201: booking },
+    problems: {
+      409: {
+        type: "/problems/inventory-short",
+        title: "Not enough inventory",
+        detail: '2 room(s) of "travelodge-mk/double" are not available on 1 night(s) of [2030-06-01, 2030-06-03); nothing was taken.',
+        short: [{ date: "2030-06-02", available: 1 }],
+      },
+    },
+  },
+  confirmBooking: {
+    responses: { 200: { ...booking, status: "confirmed", expires_at: null, confirmed_at: "2030-04-30T12:05:00.000Z" } },
+    problems: {
+      404: { detail: `No booking "${ID}" of "travelodge-mk/double".` },
+      409: { type: "/problems/hold-expired", title: "Hold expired", detail: "The hold lapsed at 2030-04-30T12:15:00.000Z; its rooms are free again. Book again.", booking: { ...booking, status: "expired" } },
+    },
+  },
+  getBooking: { responses: { 200: booking }, problems: { 404: { detail: `No booking "${ID}" of "travelodge-mk/double".` } } },
+  cancelBooking: { responses: {}, problems: { 404: { detail: `No booking "${ID}" of "travelodge-mk/double".` } } },
+  putWebhookSource: {
+    request: { secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", tolerance_s: 300, ordering_key: "/data/subscription_id" },
+    responses: { 200: source, 201: source },
+  },
+  getWebhookSource: { responses: { 200: source }, problems: { 404: noSource() } },
+  receiveWebhook: {
+    request: { type: "invoice.paid", data: { subscription_id: "SUB-1234" } },
+    responses: { 200: { id: ID, status: "received" } },
+    problems: { 401: { type: "/problems/webhook-signature", title: "Webhook not verified", detail: "No signature in webhook-signature matches the body; nothing was stored." } },
+  },
+  claimWebhookEvents: {
+    request: { limit: 10, visibility_ms: 30000 },
+    responses: { 200: { events: [{ id: ID, webhook_id: event.webhook_id, payload: event.payload, ordering_value: "SUB-1234", received_at: event.received_at, claim_expires_at: LATER, receipt: RECEIPT }] } },
+    problems: { 404: noSource() },
+  },
+  ackWebhookEvent: {
+    params: { id: ID },
+    request: { receipt: RECEIPT },
+    responses: { 200: event },
+    problems: {
+      404: { detail: `No event "${ID}" of source "billing".` },
+      409: { type: "/problems/claim-not-current", title: "Claim not current", detail: `Event ${ID} was not acknowledged: this claim lapsed before the ack. Nothing was changed; claim again to process it.`, state: "expired", claim_expires_at: LATER },
+    },
+  },
+  listWebhookEvents: { responses: { 200: { items: [event], next_cursor: null } }, problems: { 404: noSource() } },
+  putRateLimitPolicy: { request: { algorithm: "sliding_window", limit: 100, window_ms: 60000 }, responses: { 200: policy, 201: policy } },
+  getRateLimitPolicy: { responses: { 200: policy }, problems: { 404: noPolicy() } },
+  deleteRateLimitPolicy: { responses: {}, problems: { 404: noPolicy() } },
+  putRateLimitOverride: {
+    request: { limit: 1000, valid_from: "2030-05-01T00:00:00Z", valid_to: "2030-06-01T00:00:00Z" },
+    responses: { 200: override, 201: override },
+    problems: {
+      404: noPolicy(),
+      409: {
+        type: "/problems/override-conflict",
+        title: "Override period overlaps",
+        detail: '"customer-42" already has a "api" override during part of that period.',
+        conflicts: [{ ...override, valid_from: "2030-05-15T00:00:00.000Z", valid_to: null }],
+      },
+    },
+  },
+  listRateLimitOverrides: { responses: { 200: { items: [override] } }, problems: { 404: noPolicy() } },
+  deleteRateLimitOverride: { params: { valid_from: "2030-05-01T00:00:00Z" }, responses: {}, problems: { 404: { detail: 'No matching override of "customer-42" in "api".' } } },
+  checkRateLimit: {
+    request: { policy: "api", key: "customer-42", cost: 1 },
+    responses: { 200: { allowed: true, policy: "api", key: "customer-42", limit: 100, remaining: 99, reset_ms: 60000, reason: "limit" }, 429: denied },
+    problems: {
+      404: noPolicy(),
+      429: {
+        type: "/problems/quota-exceeded",
+        title: "Quota exceeded",
+        detail: '"customer-42" is over the limit of "daily"; nothing was consumed.',
+        "violated-policies": ["daily"],
+        ...denied,
+        policy: "daily",
+        limit: 10000,
+        reset_ms: 3600000,
+        retry_after_ms: 3600000,
+        violated_policies: ["daily"],
+      },
+    },
+  },
+  refundRateLimit: {
+    request: { policy: "api", key: "customer-42", cost: 1 },
+    responses: { 200: { policy: "api", key: "customer-42", limit: 100, remaining: 100, reset_ms: 45000, refunded: 1 } },
+    problems: { 404: noPolicy() },
+  },
+  getRateLimitUsage: {
+    params: { policy: "api", key: "customer-42", from: "2030-04-30T11:00:00Z", to: "2030-04-30T12:00:00Z" },
+    responses: {
+      200: {
+        window_start: "2030-04-30T12:00:00.000Z",
+        window_end: "2030-04-30T12:01:00.000Z",
+        admitted: 87,
+        attempted: 112,
+        rejected: 25,
+        consumed: 87,
+        policy: "api",
+        key: "customer-42",
+        algorithm: "sliding_window",
+        limit: 100,
+        window_ms: 60000,
+        windows: [
+          { window_start: "2030-04-30T11:58:00.000Z", window_end: "2030-04-30T11:59:00.000Z", admitted: 100, attempted: 140, rejected: 40, consumed: 100 },
+          { window_start: "2030-04-30T11:59:00.000Z", window_end: "2030-04-30T12:00:00.000Z", admitted: 64, attempted: 64, rejected: 0, consumed: 64 },
+        ],
+      },
+    },
+    problems: { 404: noPolicy() },
+  },
+};
+
+function notCurrentHolder(what: "Lease" | "Permit"): Json {
+  return {
+    type: "/problems/not-current-holder",
+    title: "Not the current holder",
+    detail: `${what} timed out; nothing was changed. Acquire again to get a new claim and fencing token.`,
+    state: "timed_out",
+    released_at: null,
+    timed_out_at: LATER,
+  };
+}
+function noSemaphore(): Json {
+  return { detail: 'No semaphore "fragile-upstream": create it with PUT /v1/semaphores/{name}.' };
+}
+function noSource(): Json {
+  return { detail: 'No webhook source "billing". Register it with PUT /v1/webhooks/sources/billing.' };
+}
+function noPolicy(): Json {
+  return { detail: 'No rate-limit policy named "api".' };
+}
+
+/** What Admit answers with each status when nothing route-specific is said (functions/core/errors.ts, db.ts, app.ts). */
+const GENERIC: Record<number, Json> = {
+  400: { type: "/problems/bad-request", title: "Bad request", detail: "The body is not valid JSON." },
+  401: { type: "/problems/unauthorized", title: "Unauthorized", detail: "Send `Authorization: Bearer <API_TOKEN>`." },
+  404: { type: "/problems/not-found", title: "Not found" },
+  409: { type: "/problems/idempotency-key-in-use", title: "Request in progress", detail: "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response." },
+  413: { type: "/problems/payload-too-large", title: "Payload too large", detail: "The body is larger than 65536 bytes." },
+  415: { type: "/problems/unsupported-media-type", title: "Unsupported media type", detail: 'Send the body as application/json (got "text/plain").' },
+  422: { type: "/problems/validation", title: "Validation failed" },
+  429: { type: "/problems/rate-limited", title: "Too many requests" },
+  503: { type: "/problems/database-unavailable", title: "Database unavailable", detail: "The database could not be reached; nothing was applied. Retry after Retry-After seconds." },
+  504: { type: "/problems/outcome-unknown", title: "Outcome unknown", detail: "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome." },
+};
+
+/** A 422 naming the first required body field (or query/path parameter) of the operation. */
+function validationExample(op: Json): Json {
+  const param = ((op.parameters ?? []) as Json[]).find((p) => p.in === "path" || p.in === "query");
+  const where = op.requestBody ? { in: "body", path: "holder", message: "Required" } : param ? { in: param.in, path: param.name, message: "Invalid input" } : { in: "body", path: "(root)", message: "Invalid input" };
+  return { detail: `${where.in} ${where.path}: ${where.message}.`, errors: [where] };
+}
+
+/**
+ * Sets `example` on path/query parameters named in EXAMPLES, on every JSON request body and response of the document from EXAMPLES (an
+ * example already there is kept), and on every problem response one for its status.
+ */
+export function documentExamples<D extends { paths?: object }>(doc: D): D {
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Json>>)) {
+    for (const op of Object.values(item)) {
+      if (typeof op !== "object" || op === null || !("responses" in op)) continue;
+      const ex = EXAMPLES[op.operationId as string];
+      if (!ex) continue;
+      for (const p of (op.parameters ?? []) as Json[]) if ((p.in === "path" || p.in === "query") && ex.params?.[p.name] !== undefined) p.example = ex.params[p.name];
+      const body = op.requestBody?.content?.["application/json"];
+      if (body && ex.request !== undefined) body.example ??= ex.request;
+      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+        const code = Number(status);
+        const json = response.content?.["application/json"];
+        if (json && ex.responses[code] !== undefined) json.example ??= ex.responses[code];
+        const problem = response.content?.["application/problem+json"];
+        if (problem) {
+          const own = ex.problems?.[code] ?? {};
+          const base = GENERIC[code] ?? { type: "/problems/error", title: "Error" };
+          problem.example ??= { ...base, status: code, ...(code === 422 ? validationExample(op) : {}), ...own };
+        }
+      }
+    }
+  }
+  return doc;
+}
