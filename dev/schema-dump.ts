@@ -24,7 +24,7 @@ import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createClient } from "../functions/db";
+import { createClient } from "../functions/core/db";
 import { ROOT } from "./local";
 
 export const DUMP_FILE = join(ROOT, "schema", "current", "schema.sql");
