@@ -92,7 +92,7 @@ export function coalescedWebSocket(Base: WebSocketClass): WebSocketClass {
 }
 
 function notConfigured(): ProblemError {
-  return problem(503, "database-not-configured", "Database not configured", "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).", {}, { "Retry-After": "30" });
+  return problem("database-not-configured", "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).", {}, { "Retry-After": "30" });
 }
 
 /** A configured, unconnected client. Locally `NEON_WS_PROXY` points the driver at the bridge. */
@@ -147,11 +147,11 @@ function httpSqlFor(url: string): HttpSql {
 }
 
 export function unavailable(detail: string, retryAfterS = 2): ProblemError {
-  return problem(503, "database-unavailable", "Database unavailable", `${detail} Nothing was applied; retry after ${retryAfterS} s.`, {}, { "Retry-After": String(retryAfterS) });
+  return problem("database-unavailable", `${detail} Nothing was applied; retry after ${retryAfterS} s.`, {}, { "Retry-After": String(retryAfterS) });
 }
 
 export function outcomeUnknown(detail: string): ProblemError {
-  return problem(504, "outcome-unknown", "Outcome unknown", `${detail} The write was sent but no answer came, so it may or may not have been applied. A retry with the same Idempotency-Key returns the real outcome (the stored response if it committed, a fresh run if it did not); without a key, read the resource back before retrying.`);
+  return problem("outcome-unknown", `${detail} The write was sent but no answer came, so it may or may not have been applied. A retry with the same Idempotency-Key returns the real outcome (the stored response if it committed, a fresh run if it did not); without a key, read the resource back before retrying.`);
 }
 
 /** A Postgres error carries a 5-character SQLSTATE in `code`; anything else from the driver is the connection. */
@@ -166,22 +166,22 @@ export function sqlState(err: unknown): string | undefined {
  */
 export function mapSqlError(state: string, err: unknown): ProblemError {
   const msg = (err as { message?: string }).message ?? "";
-  if (state === "40P01" || state === "40001") return problem(409, "concurrent-conflict", "Concurrent conflict", "Another request changed the same data at the same moment; nothing was applied. Retry.", {}, { "Retry-After": "1" });
-  if (state === "23P01" || state === "23505") return problem(409, "conflict", "Conflict", "The write conflicts with existing data (a concurrent request won); nothing was applied.");
+  if (state === "40P01" || state === "40001") return problem("concurrent-conflict", "Another request changed the same data at the same moment; nothing was applied. Retry.", {}, { "Retry-After": "1" });
+  if (state === "23P01" || state === "23505") return problem("conflict", "The write conflicts with existing data (a concurrent request won); nothing was applied.");
   // A CHECK constraint broken by a write: the stored state moved under the request (a concurrent
   // change), since the routes validate their input before it reaches the database.
   if (state === "23514") {
     const constraint = (err as { constraint?: string }).constraint;
-    return problem(409, "conflict", "Conflict", `The write no longer fits the stored data${constraint ? ` (${constraint})` : ""}, which a concurrent request changed; nothing was applied.`);
+    return problem("conflict", `The write no longer fits the stored data${constraint ? ` (${constraint})` : ""}, which a concurrent request changed; nothing was applied.`);
   }
-  if (state === "55P03") return problem(503, "lock-timeout", "Lock wait timed out", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
+  if (state === "55P03") return problem("lock-timeout", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
   if (state === "57014") return unavailable("The statement timed out in the database.", 1);
   // 22003 (numeric value out of range) is not the caller's: every input is validated against what
   // the database stores, so an overflow is of a value the database computed (a counter, a sum) — a bug,
   // answered as one below, never a 422 that blames the request.
-  if (state.startsWith("22") && state !== "22003") return problem(422, "validation", "Validation failed", `The database rejected a value: ${msg}`);
+  if (state.startsWith("22") && state !== "22003") return problem("validation", `The database rejected a value: ${msg}`);
   // Program limit exceeded (a value too deep, too large for an index row, …): the input, not the service.
-  if (state.startsWith("54")) return problem(422, "validation", "Validation failed", `The value is beyond what the database can store: ${msg}`);
+  if (state.startsWith("54")) return problem("validation", `The value is beyond what the database can store: ${msg}`);
   if (state === "42P01" || state === "42883" || state === "42703") return unavailable("The database schema is missing or out of date: run `npm run migrate` against DATABASE_URL.", 30);
   if (state.startsWith("28")) return unavailable("The database rejected the credentials in DATABASE_URL.", 30);
   if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P") || state === "3D000") return unavailable(`The database cannot serve requests now (${state}).`);

@@ -21,20 +21,79 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * Every problem type Admit answers with: slug → status and title. `type` is `/problems/<slug>`;
+ * docs/errors.md documents each (test/errors.catalogue.test.ts keeps the two in step).
+ */
+export const PROBLEMS = {
+  "bad-request": { status: 400, title: "Bad request" },
+  unauthorized: { status: 401, title: "Unauthorized" },
+  "webhook-signature": { status: 401, title: "Webhook not verified" },
+  "not-found": { status: 404, title: "Not found" },
+  "method-not-allowed": { status: 405, title: "Method not allowed" },
+  "reservation-conflict": { status: 409, title: "Reservation overlaps" },
+  "override-conflict": { status: 409, title: "Override period overlaps" },
+  "inventory-short": { status: 409, title: "Not enough inventory" },
+  "stock-below-taken": { status: 409, title: "Stock below what is taken" },
+  "hold-expired": { status: 409, title: "Hold expired" },
+  "booking-cancelled": { status: 409, title: "Booking cancelled" },
+  "concurrent-conflict": { status: 409, title: "Concurrent conflict" },
+  conflict: { status: 409, title: "Conflict" },
+  "lock-unavailable": { status: 409, title: "Lock not available" },
+  "lock-held": { status: 409, title: "Lock held" },
+  "not-current-holder": { status: 409, title: "Not the current holder" },
+  "claim-not-current": { status: 409, title: "Claim not current" },
+  "idempotency-key-in-use": { status: 409, title: "Request in progress" },
+  "payload-too-large": { status: 413, title: "Payload too large" },
+  "unsupported-media-type": { status: 415, title: "Unsupported media type" },
+  validation: { status: 422, title: "Validation failed" },
+  "idempotency-key-reused": { status: 422, title: "Idempotency-Key reused" },
+  "semaphore-full": { status: 429, title: "No permit free" },
+  "rate-limited": { status: 429, title: "Too many requests" },
+  "quota-exceeded": { status: 429, title: "Quota exceeded" },
+  "concurrency-limited": { status: 429, title: "Too many requests in flight" },
+  internal: { status: 500, title: "Internal server error" },
+  "database-unavailable": { status: 503, title: "Database unavailable" },
+  "lock-timeout": { status: 503, title: "Lock wait timed out" },
+  "not-configured": { status: 503, title: "API token not configured" },
+  "database-not-configured": { status: 503, title: "Database not configured" },
+  "ratelimit-policy-missing": { status: 503, title: "Rate-limit policy missing" },
+  "outcome-unknown": { status: 504, title: "Outcome unknown" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemSlug = keyof typeof PROBLEMS;
+
 /** `type` URIs are relative references, each documented in docs/errors.md. */
-export function problemType(slug: string): string {
+export function problemType(slug: ProblemSlug): string {
   return `/problems/${slug}`;
 }
 
+/** A problem of the catalogue: its status and title, with this detail, extension members and headers. */
 export function problem(
-  status: number,
-  slug: string,
-  title: string,
+  slug: ProblemSlug,
   detail?: string,
   extensions: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): ProblemError {
+  const { status, title } = PROBLEMS[slug];
   return new ProblemError({ type: problemType(slug), title, status, ...(detail ? { detail } : {}), ...extensions }, headers);
+}
+
+/** One entry of a 422's `errors` list: where the bad value came from, its path, what is wrong. */
+export interface ValidationError {
+  in: string;
+  path: string;
+  message: string;
+}
+
+/** 422 with the `errors` list every 422 carries. */
+export function validationProblem(detail: string, errors: ValidationError[]): ProblemError {
+  return problem("validation", detail, { errors });
+}
+
+/** 404 for a thing that does not exist (say which, and how to create it if it can be). */
+export function notFound(detail: string): ProblemError {
+  return problem("not-found", detail);
 }
 
 export function problemResponse(c: Context, p: Problem, headers: Record<string, string> = {}): Response {
@@ -45,20 +104,21 @@ export function problemResponse(c: Context, p: Problem, headers: Record<string, 
   return res;
 }
 
-/** Status codes whose meaning is the whole story get the standard titles. */
-const TITLES: Record<number, [string, string]> = {
-  400: ["bad-request", "Bad request"],
-  401: ["unauthorized", "Unauthorized"],
-  404: ["not-found", "Not found"],
-  405: ["method-not-allowed", "Method not allowed"],
-  413: ["payload-too-large", "Payload too large"],
-  415: ["unsupported-media-type", "Unsupported media type"],
-  422: ["validation", "Validation failed"],
+/** Status codes whose meaning is the whole story get the generic problem of that status. */
+const BY_STATUS: Record<number, ProblemSlug> = {
+  400: "bad-request",
+  401: "unauthorized",
+  404: "not-found",
+  405: "method-not-allowed",
+  413: "payload-too-large",
+  415: "unsupported-media-type",
+  422: "validation",
 };
 
 export function httpProblem(status: number, detail: string, extensions: Record<string, unknown> = {}): ProblemError {
-  const [slug, title] = TITLES[status] ?? ["error", "Error"];
-  return problem(status, slug, title, detail, extensions);
+  const slug = BY_STATUS[status];
+  if (slug) return problem(slug, detail, extensions);
+  return new ProblemError({ type: problemType("internal"), title: "Error", status, detail, ...extensions });
 }
 
 /** The app-wide error handler: known problems as they are, HTTP exceptions as problems, anything else a 500 without internals. */
@@ -72,7 +132,8 @@ export function onError(err: unknown, c: Context): Response {
     return problemResponse(c, err.problem, err.headers);
   }
   if (err instanceof HTTPException) {
-    const p = httpProblem(err.status, err.message || TITLES[err.status]?.[1] || "Error");
+    const slug = BY_STATUS[err.status];
+    const p = httpProblem(err.status, err.message || (slug ? PROBLEMS[slug].title : "Error"));
     const headers: Record<string, string> = {};
     const auth = err.res?.headers.get("WWW-Authenticate");
     if (auth) headers["WWW-Authenticate"] = auth;
@@ -80,10 +141,5 @@ export function onError(err: unknown, c: Context): Response {
   }
   // A bug: log it for the operator, tell the client nothing internal.
   console.error("unhandled error", c.req.method, new URL(c.req.url).pathname, err);
-  return problemResponse(c, {
-    type: problemType("internal"),
-    title: "Internal server error",
-    status: 500,
-    detail: "An unexpected error occurred; it has been logged. Retrying may not help; please report it.",
-  });
+  return problemResponse(c, problem("internal", "An unexpected error occurred; it has been logged. Retrying may not help; please report it.").problem);
 }

@@ -1,7 +1,7 @@
 // Input schemas shared by every capability, and the hook that turns zod failures into 422 problems.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { problem } from "./errors";
+import { validationProblem } from "./errors";
 
 /** A 1–max character string that Postgres can store and the lock hash reads as the same bytes. */
 export function name(max = 200) {
@@ -83,5 +83,5 @@ export function validationHook(result: HookResult, _c: Context): void {
     message: i.message,
   }));
   const detail = errors.map((e) => `${e.in} ${e.path}: ${e.message}`).join("; ");
-  throw problem(422, "validation", "Validation failed", detail, { errors });
+  throw validationProblem(detail, errors);
 }

@@ -2,7 +2,7 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../core/context";
-import { httpProblem, problem } from "../core/errors";
+import { httpProblem, validationProblem } from "../core/errors";
 import { hasRoute } from "../core/http";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -51,7 +51,7 @@ export function jsonBodies(): MiddlewareHandler<AppEnv> {
       // the webhook signature) so the depth is checked before anything parses the body.
       if (jsonDepth(new Uint8Array(await c.req.arrayBuffer())) > MAX_JSON_DEPTH) {
         const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
-        throw problem(422, "validation", "Validation failed", `body: ${message}.`, { errors: [{ in: "body", path: "(root)", message }] });
+        throw validationProblem(`body: ${message}.`, [{ in: "body", path: "(root)", message }]);
       }
       await next();
     });

@@ -302,7 +302,8 @@ export function documentExamples<D extends { paths?: object }>(doc: D): D {
         const problem = response.content?.["application/problem+json"];
         if (problem) {
           const own = ex.problems?.[code] ?? {};
-          const base = GENERIC[code] ?? { type: "/problems/error", title: "Error" };
+          const base = GENERIC[code];
+          if (!base) throw new Error(`no problem example for status ${code}: add one to GENERIC in functions/http/examples.ts`);
           problem.example ??= { ...base, status: code, ...(code === 422 ? validationExample(op) : {}), ...own };
         }
       }

@@ -18,7 +18,7 @@ import { intSetting } from "../core/db";
 import type { AppEnv } from "../core/context";
 import { hasRoute, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../core/http";
 import type { Bindings } from "../core/env";
-import { problem } from "../core/errors";
+import { problem, validationProblem } from "../core/errors";
 
 export const MAX_KEY_LENGTH = 255;
 export const DEFAULT_TTL_S = 86_400;
@@ -82,9 +82,7 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
     if (!hasRoute(c)) return next();
     if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
       const message = `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`;
-      throw problem(422, "validation", "Validation failed", `header ${IDEMPOTENCY_HEADER}: ${message}`, {
-        errors: [{ in: "header", path: IDEMPOTENCY_HEADER, message }],
-      });
+      throw validationProblem(`header ${IDEMPOTENCY_HEADER}: ${message}`, [{ in: "header", path: IDEMPOTENCY_HEADER, message }]);
     }
 
     const url = new URL(c.req.url);
@@ -106,11 +104,11 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
         if (r.outcome === "mismatch") {
           const where = r.method === c.req.method && r.path === path ? "with a different body" : `for ${r.method} ${r.path}`;
           // `errors` like every other 422 (the documented ValidationProblem): the header is the field at fault.
-          throw problem(422, "idempotency-key-reused", "Idempotency-Key reused", `This ${IDEMPOTENCY_HEADER} was used at ${r.created_at} ${where}. Use a new key for a different request.`, {
+          throw problem("idempotency-key-reused", `This ${IDEMPOTENCY_HEADER} was used at ${r.created_at} ${where}. Use a new key for a different request.`, {
             errors: [{ in: "header", path: IDEMPOTENCY_HEADER, message: `already used ${where}` }],
           });
         }
-        throw problem(409, "idempotency-key-in-use", "Request in progress", `A request with this ${IDEMPOTENCY_HEADER} is still running. Retry after Retry-After seconds to get its response; it will not run twice.`, {}, { "Retry-After": "1" });
+        throw problem("idempotency-key-in-use", `A request with this ${IDEMPOTENCY_HEADER} is still running. Retry after Retry-After seconds to get its response; it will not run twice.`, {}, { "Retry-After": "1" });
       }
 
       await next();

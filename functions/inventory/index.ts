@@ -2,7 +2,7 @@
 // SQL: schema/000030_inventory.sql. Tests: test/inventory*.test.ts. Design measurement: bench/inventory-designs.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
-import { problem } from "../core/errors";
+import { notFound, problem, validationProblem } from "../core/errors";
 import { ProblemSchema, problemResponses } from "../core/openapi";
 import { name, validationHook } from "../core/validation";
 
@@ -100,12 +100,12 @@ const BookBody = dateRange(
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function notFound(item: string, id: string) {
-  return problem(404, "not-found", "Not found", `No booking ${JSON.stringify(id)} of ${JSON.stringify(item)}.`);
+function bookingNotFound(item: string, id: string) {
+  return notFound(`No booking ${JSON.stringify(id)} of ${JSON.stringify(item)}.`);
 }
 
 function validId(item: string, id: string): string {
-  if (!UUID.test(id)) throw notFound(item, id);
+  if (!UUID.test(id)) throw bookingNotFound(item, id);
   return id;
 }
 
@@ -136,10 +136,10 @@ inventory.openapi(
     );
     if (r.too_large) {
       const message = `this call would change ${r.rooms_changed} room-nights (the sum over its nights of |quantity − current capacity|); at most ${r.limit} per call (each room-night is a row): split the range`;
-      throw problem(422, "validation", "Validation failed", `body quantity: ${message}`, { errors: [{ in: "body", path: "quantity", message }] });
+      throw validationProblem(`body quantity: ${message}`, [{ in: "body", path: "quantity", message }]);
     }
     if (!r.ok) {
-      throw problem(409, "stock-below-taken", "Stock below what is taken", `Capacity ${b.quantity} is below booked + held on ${r.nights.length} night(s); nothing changed.`, { nights: r.nights });
+      throw problem("stock-below-taken", `Capacity ${b.quantity} is below booked + held on ${r.nights.length} night(s); nothing changed.`, { nights: r.nights });
     }
     return c.json({ item, from: b.from, to: b.to, nights: r.nights as z.infer<typeof Night>[] }, 200);
   },
@@ -191,7 +191,7 @@ inventory.openapi(
       { write: true },
     );
     if (!r.created) {
-      throw problem(409, "inventory-short", "Not enough inventory", `${b.quantity} room(s) of ${JSON.stringify(item)} are not available on ${r.short.length} night(s) of [${b.check_in}, ${b.check_out}); nothing was taken.`, {
+      throw problem("inventory-short", `${b.quantity} room(s) of ${JSON.stringify(item)} are not available on ${r.short.length} night(s) of [${b.check_in}, ${b.check_out}); nothing was taken.`, {
         short: r.short,
       });
     }
@@ -221,12 +221,12 @@ inventory.openapi(
       [item, validId(item, id), db.lockTimeoutMs],
       { write: true },
     );
-    if (r.result === "not_found" || !r.booking) throw notFound(item, id);
+    if (r.result === "not_found" || !r.booking) throw bookingNotFound(item, id);
     if (r.result === "expired") {
-      throw problem(409, "hold-expired", "Hold expired", `The hold lapsed at ${r.booking.expires_at}; its rooms are free again. Book again.`, { booking: r.booking });
+      throw problem("hold-expired", `The hold lapsed at ${r.booking.expires_at}; its rooms are free again. Book again.`, { booking: r.booking });
     }
     if (r.result === "cancelled") {
-      throw problem(409, "booking-cancelled", "Booking cancelled", `The booking was cancelled at ${r.booking.cancelled_at}.`, { booking: r.booking });
+      throw problem("booking-cancelled", `The booking was cancelled at ${r.booking.cancelled_at}.`, { booking: r.booking });
     }
     return c.json(r.booking, 200);
   },
@@ -248,7 +248,7 @@ inventory.openapi(
   async (c) => {
     const { item, id } = c.req.valid("param");
     const [{ r }] = await c.var.db.query<{ r: BookingJson | null }>("SELECT admit_inventory_get_booking($1, $2::uuid) AS r", [item, validId(item, id)]);
-    if (!r) throw notFound(item, id);
+    if (!r) throw bookingNotFound(item, id);
     return c.json(r, 200);
   },
 );
@@ -270,7 +270,7 @@ inventory.openapi(
     const { item, id } = c.req.valid("param");
     const db = c.var.db;
     const [{ r }] = await db.query<{ r: BookingJson | null }>("SELECT admit_inventory_cancel($1, $2::uuid, $3::integer) AS r", [item, validId(item, id), db.lockTimeoutMs], { write: true });
-    if (!r) throw notFound(item, id);
+    if (!r) throw bookingNotFound(item, id);
     return c.body(null, 204);
   },
 );

@@ -51,7 +51,7 @@ export function withLock<T>(db: RequestDb, key: string, fn: (db: RequestDb) => P
 
 /** The 409 a route answers when an in-request lock is held by another request. */
 export function lockUnavailable(key: string, detail = `Another request holds ${JSON.stringify(key)} right now; nothing was done.`, retryAfterS = 1): ProblemError {
-  return problem(409, "lock-unavailable", "Lock not available", `${detail} Retry after ${retryAfterS} s.`, { key }, { "Retry-After": String(retryAfterS) });
+  return problem("lock-unavailable", `${detail} Retry after ${retryAfterS} s.`, { key }, { "Retry-After": String(retryAfterS) });
 }
 
 /** The value of a LockResult, or the 409 problem thrown. */
@@ -120,7 +120,7 @@ locks.openapi(
     const body = c.req.valid("json");
     const r = await acquirePermit<LeaseJson>(c.var.db, "lease", key, body.holder, body.ttl_ms);
     if (r.status === "busy") {
-      throw problem(409, "lock-held", "Lock held", `${JSON.stringify(key)} is held by ${JSON.stringify(r.holder)} until ${r.expires_at}.`, { key, holder: r.holder, expires_at: r.expires_at }, retryAfter(r.retry_after_ms));
+      throw problem("lock-held", `${JSON.stringify(key)} is held by ${JSON.stringify(r.holder)} until ${r.expires_at}.`, { key, holder: r.holder, expires_at: r.expires_at }, retryAfter(r.retry_after_ms));
     }
     if (r.status !== "acquired") throw new Error(`acquire answered ${r.status}`);
     return c.json(r.permit, 201);

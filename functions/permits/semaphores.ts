@@ -5,7 +5,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { RequestDb } from "../core/db";
 import type { AppEnv } from "../core/context";
-import { problem, type ProblemError } from "../core/errors";
+import { notFound, problem, type ProblemError } from "../core/errors";
 import { lockKey } from "../core/keys";
 import { retryAfter } from "../core/http";
 import { json, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
@@ -51,7 +51,7 @@ export function releasePermit(db: RequestDb, kind: PermitKind, key: string, id: 
 /** 409 for a renew/release by someone whose claim is no longer the current one. */
 export function notCurrent(what: string, outcome: Extract<PermitOutcome<unknown>, { status: "not_current" }>): ProblemError {
   const why = { released: "was released", timed_out: "timed out", unknown: "is not a claim of this key" }[outcome.state];
-  return problem(409, "not-current-holder", "Not the current holder", `${what} ${why}; nothing was changed. Acquire again to get a new claim and fencing token.`, {
+  return problem("not-current-holder", `${what} ${why}; nothing was changed. Acquire again to get a new claim and fencing token.`, {
     state: outcome.state,
     released_at: outcome.released_at ?? null,
     timed_out_at: outcome.timed_out_at ?? null,
@@ -123,7 +123,7 @@ type PermitJson = z.infer<typeof Permit>;
 type SemaphoreJson = z.infer<typeof Semaphore>;
 
 function semaphoreNotFound(name: string): ProblemError {
-  return problem(404, "not-found", "Not found", `No semaphore ${JSON.stringify(name)}: create it with PUT /v1/semaphores/{name}.`);
+  return notFound(`No semaphore ${JSON.stringify(name)}: create it with PUT /v1/semaphores/{name}.`);
 }
 
 
@@ -194,7 +194,7 @@ semaphores.openapi(
     const r = await acquirePermit<PermitJson>(c.var.db, "semaphore", name, body.holder, body.ttl_ms);
     if (r.status === "not_found") throw semaphoreNotFound(name);
     if (r.status === "busy") {
-      throw problem(429, "semaphore-full", "No permit free", `All ${r.permits} permits of ${JSON.stringify(name)} are in use; the earliest expires at ${r.expires_at}.`, {
+      throw problem("semaphore-full", `All ${r.permits} permits of ${JSON.stringify(name)} are in use; the earliest expires at ${r.expires_at}.`, {
         permits: r.permits,
         in_use: r.in_use,
         earliest_expires_at: r.expires_at,

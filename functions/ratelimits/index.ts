@@ -4,7 +4,7 @@
 // functions/ratelimits/middleware.ts. Tests: test/ratelimits*.test.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
-import { problem, ProblemError, type Problem } from "../core/errors";
+import { notFound, type Problem, problem, ProblemError, validationProblem } from "../core/errors";
 import { ProblemSchema, problemResponses } from "../core/openapi";
 import { budgetFor, checkRateLimit, checkRateLimits, DEFAULT_TIMEOUT_MS, denyCache, denyCacheFor, isUnenforced, NOT_ENFORCED_HEADER, quotaExceeded, rateLimitHeaders, unenforcedResponse, withinBudget } from "./middleware";
 import { isLater, name, Rfc3339, validationHook } from "../core/validation";
@@ -193,7 +193,7 @@ const ENFORCED_HEADER = {
 };
 
 function noPolicy(policy: string) {
-  return problem(404, "not-found", "Not found", `No rate-limit policy named ${JSON.stringify(policy)}.`);
+  return notFound(`No rate-limit policy named ${JSON.stringify(policy)}.`);
 }
 
 export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -293,7 +293,7 @@ ratelimits.openapi(
     );
     if (r.status === "no_policy") throw noPolicy(name);
     if (r.status === "conflict") {
-      throw problem(409, "override-conflict", "Override period overlaps", `${JSON.stringify(key)} already has a ${JSON.stringify(name)} override during part of that period.`, { conflicts: r.conflicts ?? [] });
+      throw problem("override-conflict", `${JSON.stringify(key)} already has a ${JSON.stringify(name)} override during part of that period.`, { conflicts: r.conflicts ?? [] });
     }
     denyCache.forget(name, key);
     return r.status === "created" ? c.json(r.override!, 201) : c.json(r.override!, 200);
@@ -336,7 +336,7 @@ ratelimits.openapi(
     const { valid_from } = c.req.valid("query");
     const [{ n }] = await c.var.db.query<{ n: number }>("SELECT admit_ratelimit_delete_overrides($1, $2, $3::timestamptz) AS n", [name, key, valid_from ?? null], { write: true });
     denyCache.forget(name, key);
-    if (n === 0) throw problem(404, "not-found", "Not found", `No matching override of ${JSON.stringify(key)} in ${JSON.stringify(name)}.`);
+    if (n === 0) throw notFound(`No matching override of ${JSON.stringify(key)} in ${JSON.stringify(name)}.`);
     return c.body(null, 204);
   },
 );
@@ -436,9 +436,7 @@ ratelimits.openapi(
     );
     if (!r) throw noPolicy(q.policy);
     if (q.from && r.algorithm === "token_bucket") {
-      throw problem(422, "validation", "Validation failed", "Per-window history (from/to) exists for fixed and sliding windows only.", {
-        errors: [{ in: "query", path: "from", message: "no per-window history for token_bucket policies" }],
-      });
+      throw validationProblem("Per-window history (from/to) exists for fixed and sliding windows only.", [{ in: "query", path: "from", message: "no per-window history for token_bucket policies" }]);
     }
     return c.json(r, 200);
   },

@@ -457,11 +457,7 @@ export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
 /** The 429 of a multi-policy check: a quota-exceeded problem naming the violated policies (draft -11, §6). */
 export function quotaExceeded(result: RateLimitResult, headers: Record<string, string>): ProblemError {
   const violated = result.violated_policies ?? [result.policy];
-  return problem(
-    429,
-    "quota-exceeded",
-    "Quota exceeded",
-    `${JSON.stringify(result.key)} is over the limit of ${violated.map((v) => JSON.stringify(v)).join(", ")}; nothing was consumed.`,
+  return problem("quota-exceeded", `${JSON.stringify(result.key)} is over the limit of ${violated.map((v) => JSON.stringify(v)).join(", ")}; nothing was consumed.`,
     { "violated-policies": violated, ...result },
     headers,
   );
@@ -592,7 +588,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
           console.error(`rateLimit(): policy ${missing.map((m) => JSON.stringify(m)).join(", ")} does not exist`);
           // A setup error of the host Worker, not of the caller: refuse (never let calls through unlimited)
           // with a 503 that names the fix, rather than a 500.
-          const p = problem(503, "ratelimit-policy-missing", "Rate-limit policy missing", `The rate-limit policy ${JSON.stringify(missing[0])} does not exist: create it with PUT /v1/ratelimits/policies/${encodeURIComponent(missing[0])}. Nothing was counted.`, {}, { "Retry-After": "30" });
+          const p = problem("ratelimit-policy-missing", `The rate-limit policy ${JSON.stringify(missing[0])} does not exist: create it with PUT /v1/ratelimits/policies/${encodeURIComponent(missing[0])}. Nothing was counted.`, {}, { "Retry-After": "30" });
           return problemResponse(c, p.problem, p.headers);
         } else {
           headers = windowHeaders = rateLimitHeaders(outcome);
@@ -601,7 +597,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
           if (!result.allowed) {
             const p = multi
               ? quotaExceeded(result, headers)
-              : problem(429, "rate-limited", "Too many requests", `${JSON.stringify(result.key)} is over the limit of ${JSON.stringify(result.policy)}.`, { ...result }, headers);
+              : problem("rate-limited", `${JSON.stringify(result.key)} is over the limit of ${JSON.stringify(result.policy)}.`, { ...result }, headers);
             return problemResponse(c, p.problem, p.headers);
           }
         }
@@ -618,7 +614,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
         } else if (r.status === "busy") {
           const h = withConcurrency(windowHeaders, conc, r.permits, 0);
           h["Retry-After"] = String(Math.max(1, Math.ceil(r.retry_after_ms / 1000)));
-          const p = problem(429, "concurrency-limited", "Too many requests in flight", `All ${r.permits} permits of ${JSON.stringify(conc.name)} are in use; the earliest expires at ${r.expires_at}.`, { permits: r.permits, in_use: r.in_use, earliest_expires_at: r.expires_at }, h);
+          const p = problem("concurrency-limited", `All ${r.permits} permits of ${JSON.stringify(conc.name)} are in use; the earliest expires at ${r.expires_at}.`, { permits: r.permits, in_use: r.in_use, earliest_expires_at: r.expires_at }, h);
           return problemResponse(c, p.problem, p.headers);
         } else if (r.status !== "acquired") {
           throw new Error(`rateLimit(): semaphore ${conc.name} answered ${r.status}`);

@@ -2,7 +2,7 @@
 // SQL: schema/000002_reservations.sql. Tests: test/reservations*.test.ts.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
-import { problem } from "../core/errors";
+import { notFound, problem, validationProblem } from "../core/errors";
 import { lockKey } from "../core/keys";
 import { ProblemSchema, problemResponses } from "../core/openapi";
 import { isLater, name, Rfc3339, validationHook } from "../core/validation";
@@ -67,8 +67,8 @@ const AvailabilityQuery = z
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function notFound(id: string) {
-  return problem(404, "not-found", "Not found", `No reservation with id ${JSON.stringify(id)}.`);
+function reservationNotFound(id: string) {
+  return notFound(`No reservation with id ${JSON.stringify(id)}.`);
 }
 
 /** Cursor = base64url("start|id") of the last item of the previous page. */
@@ -83,9 +83,7 @@ function decodeCursor(cursor: string): { start: string; id: string } {
   } catch {
     /* fall through */
   }
-  throw problem(422, "validation", "Validation failed", "cursor is not a next_cursor returned by this endpoint.", {
-    errors: [{ in: "query", path: "cursor", message: "invalid cursor" }],
-  });
+  throw validationProblem("cursor is not a next_cursor returned by this endpoint.", [{ in: "query", path: "cursor", message: "invalid cursor" }]);
 }
 
 type ReservationJson = z.infer<typeof Reservation>;
@@ -117,7 +115,7 @@ reservations.openapi(
       { write: true },
     );
     if (!r.created) {
-      throw problem(409, "reservation-conflict", "Reservation overlaps", `${JSON.stringify(body.resource)} is already reserved during part of [${body.start}, ${body.end}).`, {
+      throw problem("reservation-conflict", `${JSON.stringify(body.resource)} is already reserved during part of [${body.start}, ${body.end}).`, {
         conflicts: r.conflicts,
       });
     }
@@ -169,9 +167,9 @@ reservations.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    if (!UUID.test(id)) throw notFound(id);
+    if (!UUID.test(id)) throw reservationNotFound(id);
     const [{ r }] = await c.var.db.query<{ r: ReservationJson | null }>("SELECT admit_get_reservation($1::uuid) AS r", [id]);
-    if (!r) throw notFound(id);
+    if (!r) throw reservationNotFound(id);
     return c.json(r, 200);
   },
 );
@@ -191,9 +189,9 @@ reservations.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    if (!UUID.test(id)) throw notFound(id);
+    if (!UUID.test(id)) throw reservationNotFound(id);
     const [{ r }] = await c.var.db.query<{ r: ReservationJson | null }>("SELECT admit_cancel_reservation($1::uuid) AS r", [id], { write: true });
-    if (!r) throw notFound(id);
+    if (!r) throw reservationNotFound(id);
     return c.body(null, 204);
   },
 );

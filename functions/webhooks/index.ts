@@ -9,7 +9,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { AppEnv } from "../core/context";
-import { httpProblem, problem } from "../core/errors";
+import { httpProblem, notFound, problem } from "../core/errors";
 import { REPLAYED_HEADER } from "../core/http";
 import { lockKey } from "../core/keys";
 import { problemResponses } from "../core/openapi";
@@ -156,12 +156,12 @@ const ListQuery = z.object({
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function unknownSource(source: string) {
-  return problem(404, "not-found", "Not found", `No webhook source ${JSON.stringify(source)}. Register it with PUT /v1/webhooks/sources/${source}.`);
+  return notFound(`No webhook source ${JSON.stringify(source)}. Register it with PUT /v1/webhooks/sources/${source}.`);
 }
 
 /** Every failed authentication of a delivery is the same 401 problem; `detail` says what to fix. */
 function unverified(detail: string) {
-  return problem(401, "webhook-signature", "Webhook not verified", `${detail} Nothing was stored.`);
+  return problem("webhook-signature", `${detail} Nothing was stored.`);
 }
 
 type SourceJson = z.infer<typeof WebhookSource>;
@@ -351,15 +351,15 @@ webhooks.openapi(
   async (c) => {
     const { source, id } = c.req.valid("param");
     const { receipt } = c.req.valid("json");
-    const notFound = problem(404, "not-found", "Not found", `No event ${JSON.stringify(id)} of source ${JSON.stringify(source)}.`);
-    if (!UUID.test(id)) throw notFound;
+    const eventNotFound = notFound(`No event ${JSON.stringify(id)} of source ${JSON.stringify(source)}.`);
+    if (!UUID.test(id)) throw eventNotFound;
     type NotCurrent = { status: "not_current"; state: string; claim_expires_at: string | null };
     const [{ r }] = await c.var.db.query<{ r: z.infer<typeof WebhookEvent> | NotCurrent | null }>(
       "SELECT admit_webhook_ack($1, $2::uuid, $3::uuid) AS r",
       [source, id, receipt],
       { write: true },
     );
-    if (!r) throw notFound;
+    if (!r) throw eventNotFound;
     if (r.status === "not_current") {
       const why: Record<string, string> = {
         processed: "it was already processed under another claim",
@@ -367,7 +367,7 @@ webhooks.openapi(
         superseded: "this receipt is not the event's latest claim (it was claimed again after this claim lapsed)",
         unclaimed: "the event has not been claimed",
       };
-      throw problem(409, "claim-not-current", "Claim not current", `Event ${id} was not acknowledged: ${why[r.state] ?? r.state}. Nothing was changed; claim again to process it.`, {
+      throw problem("claim-not-current", `Event ${id} was not acknowledged: ${why[r.state] ?? r.state}. Nothing was changed; claim again to process it.`, {
         state: r.state,
         claim_expires_at: r.claim_expires_at,
       });

@@ -1,0 +1,39 @@
+// The problem catalogue (functions/core/errors.ts) is the one list of problem types: docs/errors.md
+// documents exactly those, with the same statuses, and no code names a type outside it.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { PROBLEMS, problem } from "../../functions/core/errors";
+
+const ROOT = join(__dirname, "..", "..");
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+describe("problem catalogue", () => {
+  it("docs/errors.md has one row per catalogued problem, with its status", () => {
+    const rows = [...readFileSync(join(ROOT, "docs", "errors.md"), "utf8").matchAll(/^\| `([a-z-]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]);
+    const documented = Object.fromEntries(rows);
+    expect(rows.length, "a slug documented twice").toBe(Object.keys(documented).length);
+    // method-not-allowed is mapped for completeness but never answered (a method with no route is a 404): documented in prose.
+    const catalogued = Object.fromEntries(Object.entries(PROBLEMS).filter(([slug]) => slug !== "method-not-allowed").map(([slug, p]) => [slug, p.status]));
+    expect(documented).toEqual(catalogued);
+  });
+
+  it("every /problems/<slug> the code mentions (descriptions, examples, checks) is catalogued", () => {
+    const unknown = files(join(ROOT, "functions")).flatMap((f) =>
+      [...readFileSync(f, "utf8").matchAll(/\/problems\/([a-z-]+)/g)].map((m) => m[1]).filter((slug) => !(slug in PROBLEMS)).map((slug) => `${f}: ${slug}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it("problem(slug) takes its status and title from the catalogue", () => {
+    const p = problem("semaphore-full", "every permit in use", { permits: 4 }, { "Retry-After": "3" });
+    expect(p.problem).toEqual({ type: "/problems/semaphore-full", title: "No permit free", status: 429, detail: "every permit in use", permits: 4 });
+    expect(p.headers).toEqual({ "Retry-After": "3" });
+  });
+});
