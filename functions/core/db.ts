@@ -381,3 +381,6 @@ export class RequestDb {
     }
   }
 }
+
+/** What a capability's SQL wrappers (functions/<capability>/sql.ts) run on: the request's handle, or one a test or the cron opens. */
+export type Queryable = Pick<RequestDb, "query" | "lockTimeoutMs">;
