@@ -1,9 +1,9 @@
 // The request database handle's explicit transactions, against real Postgres through the bridge.
 import { beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge } from "../dev/bridge";
-import { coalescedWebSocket, RequestDb } from "../functions/core/db";
-import { ProblemError } from "../functions/core/errors";
-import { bindings, freshDatabase, sql, until } from "./support";
+import { startBridge, type Bridge } from "../../dev/bridge";
+import { coalescedWebSocket, RequestDb } from "../../functions/core/db";
+import { ProblemError } from "../../functions/core/errors";
+import { bindings, freshDatabase, sql, until } from "../support";
 
 let db: string;
 beforeAll(async () => {

@@ -1,0 +1,60 @@
+// The body guard (functions/http/body.ts) on its own, in front of one echo route: what reaches a
+// handler is JSON, at most MAX_BODY_BYTES and MAX_JSON_DEPTH deep; everything else is a problem.
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import type { AppEnv } from "../../functions/core/context";
+import { onError } from "../../functions/core/errors";
+import { jsonBodies, jsonDepth, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../../functions/http/body";
+
+const app = new Hono<AppEnv>();
+app.onError(onError);
+app.use("*", jsonBodies());
+app.post("/echo", async (c) => c.json(await c.req.json()));
+app.get("/echo", (c) => c.text("no body needed"));
+
+// Content-Length as a client sends it (a Request built in-process has none until it is sent).
+const post = (body: string, type = "application/json", path = "/echo") =>
+  app.request(path, { method: "POST", body, headers: { "Content-Type": type, "Content-Length": String(Buffer.byteLength(body)) } });
+const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+
+describe("jsonBodies()", () => {
+  it("passes JSON (and +json types) through to the handler", async () => {
+    const res = await post('{"a":[1,{"b":"]]]"}]}');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ a: [1, { b: "]]]" }] });
+    expect((await post("{}", "application/merge-patch+json")).status).toBe(200);
+  });
+
+  it("415 for a body that is not declared JSON", async () => {
+    const res = await post("a=1", "application/x-www-form-urlencoded");
+    expect(res.status).toBe(415);
+    expect(res.headers.get("Content-Type")).toBe("application/problem+json");
+    expect((await res.json()).type).toBe("/problems/unsupported-media-type");
+  });
+
+  it(`413 for a body over ${MAX_BODY_BYTES} bytes`, async () => {
+    const res = await post(JSON.stringify({ pad: "x".repeat(MAX_BODY_BYTES) }));
+    expect(res.status).toBe(413);
+    expect((await res.json()).type).toBe("/problems/payload-too-large");
+  });
+
+  it(`422 naming the limit for JSON nested deeper than ${MAX_JSON_DEPTH}, and the limit itself passes`, async () => {
+    expect((await post(nested(MAX_JSON_DEPTH))).status).toBe(200);
+    const res = await post(nested(MAX_JSON_DEPTH + 1));
+    expect(res.status).toBe(422);
+    const p = await res.json();
+    expect(p.type).toBe("/problems/validation");
+    expect(p.errors).toEqual([{ in: "body", path: "(root)", message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` }]);
+  });
+
+  it("a request without a body, or to no route, is not looked at", async () => {
+    expect((await app.request("/echo")).status).toBe(200);
+    expect((await post("not json", "text/plain", "/nowhere")).status).toBe(404);
+  });
+
+  it("jsonDepth skips brackets inside strings, escaped quotes included", () => {
+    expect(jsonDepth(new TextEncoder().encode('{"a":"[[[\\"[["}'))).toBe(1);
+    expect(jsonDepth(new TextEncoder().encode(nested(5)))).toBe(5);
+    expect(jsonDepth(new TextEncoder().encode('"plain"'))).toBe(0);
+  });
+});
