@@ -140,8 +140,8 @@ function announce(ctx: BenchContext, row: Row): void {
  * each pooled backend has planned the statement, then more until a quarter of the row's time has
  * passed (at most 1 s, 64 per client in all), so the JIT of the bench and of the bridge has
  * optimised the path and whatever the previous row left (pgbench's exit, its log being read) is
- * over. With 4 per client only, the first pooled row after the ceiling rows ran 8–25 % slower than
- * the same statement's row right after it in most rounds, whichever of the two came first. They are
+ * over. With a few per client only, the first pooled row after the ceiling rows ran slower than the
+ * same statement's row right after it in most rounds, whichever of the two came first. They are
  * real decisions (indexes after the row's own), so they count in the database's violation checks
  * like any other.
  */

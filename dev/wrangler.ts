@@ -35,11 +35,10 @@ export interface WranglerOptions {
   /**
    * true: wrangler's devtools inspector proxy, for attaching Chrome DevTools (default: off). The
    * proxy turns on the devtools Network domain and writes every event of every request to its debug
-   * log file — measured ~1.4 ms of CPU per request in wrangler's Node process, on top of workerd's —
-   * and under a burst it is what broke: with it, 1000 simultaneous requests overflowed the accept
-   * queue of wrangler's own Node server (TcpExtListenOverflows 2 492 in one run) and 22–28 % of the
-   * later bursts' POSTs came back 503 "Your worker restarted mid-request" from the dev proxy; without
-   * it, 0–5 %. Work a deployed Worker never does. The CLI has no flag for it; wrangler and Miniflare
+   * log file — CPU in wrangler's Node process for every request, on top of workerd's — and under a
+   * burst it is what broke: with it, a burst of a thousand overflowed the accept queue of wrangler's
+   * own Node server and many later POSTs came back 503 "Your worker restarted mid-request" from the
+   * dev proxy (docs/performance.md has the figures). Work a deployed Worker never does. The CLI has no flag for it; wrangler and Miniflare
    * skip it when VSCODE_INSPECTOR_OPTIONS is set (a VS Code debug terminal, which attaches its own
    * debugger), so that is what "off" sets. The Worker's console output is printed either way.
    */
@@ -48,8 +47,8 @@ export interface WranglerOptions {
    * true: also find the user Worker's own socket (the bench). wrangler 4 runs two workerd processes:
    * its dev proxy (a ProxyWorker that holds requests while the Worker reloads) on the port asked for,
    * and the user Worker on a port of its own that it does not print. Every request through the proxy
-   * is a second HTTP hop in a second workerd — measured ~1 ms of CPU per request, as much as Admit's
-   * whole Worker code path — that a deployed Worker never makes.
+   * is a second HTTP hop in a second workerd — about as much CPU as Admit's whole Worker code path
+   * (docs/performance.md) — that a deployed Worker never makes.
    */
   direct?: boolean;
 }

@@ -42,8 +42,8 @@ const afterTurn: (fn: () => void) => void =
  * The runtime's WebSocket, with the messages written in one turn of the event loop sent as ONE
  * frame. The driver writes each Postgres message separately (startup, password; Parse, Bind,
  * Describe, Execute, Sync) and its own `coalesceWrites` gathers them behind `setTimeout(0)`, which
- * Node clamps to 1 ms: in Node every statement sat ≥ 1 ms in the client before leaving (measured on
- * one pooled connection: 618 → 2759 checks/s). Here the frame leaves on `setImmediate`, right after
+ * Node clamps to a millisecond: in Node every statement sat that long in the client before leaving
+ * (docs/performance.md has the measurement). Here the frame leaves on `setImmediate`, right after
  * the current turn (a pipelined connect's startup, password and first query still go together).
  * Workers has no setImmediate; there it is `setTimeout(0)`, as the driver did. `close()` flushes
  * first, so the Terminate written just before it is not lost.
