@@ -1,9 +1,9 @@
 // The cron sweeper running at the same moment as renew and release of the claim it is ending
 // (issue 18, item 1): one claim never has two live holders, and release never breaks permits_one_ending.
 import { describe, expect, it } from "vitest";
-import { mapSqlError } from "../functions/core/db";
-import { fnv64, lockKey } from "../functions/core/keys";
-import { connect, freshDatabase, sql, until, whileHolding } from "./support";
+import { mapSqlError } from "../../functions/core/db";
+import { fnv64, lockKey } from "../../functions/core/keys";
+import { connect, freshDatabase, sql, until, whileHolding } from "../support";
 
 /** A lease of `key` claimed 10 s ago for 1 s (so expired by the database clock); returns its id and that instant. */
 async function expiredLease(db: string, key: string): Promise<{ id: string; t0: string }> {
