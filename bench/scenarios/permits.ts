@@ -8,7 +8,7 @@
 // fencing tokens that do not increase in grant order.
 import type { RequestDb } from "../../functions/core/db";
 import { lockKey } from "../../functions/core/keys";
-import { acquirePermit, releasePermit, type PermitKind } from "../../functions/permits/semaphores";
+import { acquirePermit, releasePermit, type PermitKind } from "../../functions/permits";
 import type { Query } from "../load";
 import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
 import type { Connection, Row } from "../report";

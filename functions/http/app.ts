@@ -10,11 +10,9 @@ import { documentIdempotencyKey, idempotency } from "../idempotency";
 import { inventory } from "../inventory";
 import { documentExamples } from "./examples";
 import { documentCommonResponses, problemResponses } from "../core/openapi";
-import { invoices } from "../permits/invoices";
-import { locks } from "../permits/locks";
+import { invoices, locks, semaphores } from "../permits";
 import { ratelimits } from "../ratelimits";
 import { reservations } from "../reservations";
-import { semaphores } from "../permits/semaphores";
 import { validationHook } from "../core/validation";
 import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "../webhooks";
 

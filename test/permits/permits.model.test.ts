@@ -5,8 +5,8 @@
 // ends in. TTLs are long, so nothing expires during a run.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkRun, type Model } from "./model";
-import { servedApp, sql } from "./support";
+import { checkRun, type Model } from "../model";
+import { servedApp, sql } from "../support";
 
 const suite = servedApp("permits_model");
 

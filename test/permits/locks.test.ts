@@ -1,10 +1,10 @@
 // In-request locks (withTryLock / withLock) against real Postgres, and the lease endpoints over HTTP.
 import { describe, expect, it } from "vitest";
-import { RequestDb } from "../functions/core/db";
-import { ProblemError } from "../functions/core/errors";
-import { lockKey } from "../functions/core/keys";
-import { orConflict, withLock, withTryLock } from "../functions/permits/locks";
-import { bindings, client, connect, heldAdvisoryKeys, serveApp, servedApp, sql, until } from "./support";
+import { RequestDb } from "../../functions/core/db";
+import { ProblemError } from "../../functions/core/errors";
+import { lockKey } from "../../functions/core/keys";
+import { orConflict, withLock, withTryLock } from "../../functions/permits/locks";
+import { bindings, client, connect, heldAdvisoryKeys, serveApp, servedApp, sql, until } from "../support";
 
 const suite = servedApp("locks");
 

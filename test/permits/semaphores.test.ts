@@ -1,7 +1,7 @@
 // Semaphores over HTTP (seed 004): lowest free slot, 429 at once, TTLs on the database clock, history, sweep.
 import { describe, expect, it } from "vitest";
-import { sweep } from "../functions/core/sweep";
-import { bindings, servedApp, sql, until } from "./support";
+import { sweep } from "../../functions/core/sweep";
+import { bindings, servedApp, sql, until } from "../support";
 
 const suite = servedApp("semaphores");
 

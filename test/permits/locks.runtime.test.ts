@@ -1,7 +1,7 @@
 // Locks, leases, semaphores and seed 002 inside the real Workers runtime (wrangler dev / workerd),
 // the Neon driver over the WebSocket bridge, one connection per request.
 import { describe, expect, it } from "vitest";
-import { sql, workerSuite } from "./support";
+import { sql, workerSuite } from "../support";
 
 const suite = workerSuite("locks_runtime");
 

@@ -1,9 +1,10 @@
 // The cron sweeper running at the same moment as renew and release of the claim it is ending
 // (issue 18, item 1): one claim never has two live holders, and release never breaks permits_one_ending.
 import { describe, expect, it } from "vitest";
-import { mapSqlError } from "../functions/core/db";
-import { fnv64, lockKey } from "../functions/core/keys";
-import { connect, freshDatabase, sql, until, whileHolding } from "./support";
+import { mapSqlError, RequestDb } from "../../functions/core/db";
+import { fnv64, lockKey } from "../../functions/core/keys";
+import { acquirePermit } from "../../functions/permits/sql";
+import { bindings, connect, freshDatabase, sql, until, whileHolding } from "../support";
 
 /** A lease of `key` claimed 10 s ago for 1 s (so expired by the database clock); returns its id and that instant. */
 async function expiredLease(db: string, key: string): Promise<{ id: string; t0: string }> {
@@ -46,7 +47,8 @@ describe("the sweeper against renew and release of the same claim", () => {
     );
     expect(out.error).toBeUndefined();
     expect(out.value).toMatchObject({ status: "not_current", state: "timed_out" });
-    const [{ r: next }] = await sql<{ r: any }>(db, "SELECT admit_permit_acquire($1::bigint, 'lease', 'race', 'second', 60000, 1000) AS r", [lockKey("lease", "race")]);
+    const requestDb = new RequestDb(bindings(db, { LOCK_TIMEOUT_MS: "1000" }));
+    const next = await acquirePermit(requestDb, "lease", "race", "second", 60000).finally(() => requestDb.close());
     expect(next.status).toBe("acquired");
     const live = await sql(db, "SELECT holder FROM permits WHERE name = 'race' AND expires_at > clock_timestamp() ORDER BY holder");
     expect(live).toEqual([{ holder: "second" }]);

@@ -1,0 +1,28 @@
+// Permits: mutual exclusion and bounded concurrency — leases with fencing tokens (/v1/locks), counting
+// semaphores (/v1/semaphores, seed 004), and seed 002's one-invoice-generation-per-subscription on the
+// in-request locks of locks.ts (/v1/invoices). A lease is a semaphore of one permit: the same SQL calls.
+// SQL: schema/000020_locks_semaphores.sql, schema/000021_invoices.sql, schema/000022_permits_liveness.sql. Tests: test/permits/.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../core/context";
+import { validationHook } from "../core/validation";
+import * as handlers from "./handlers";
+import * as routes from "./routes";
+
+export const locks = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(routes.acquireLock, handlers.acquireLock)
+  .openapi(routes.renewLock, handlers.renewLock)
+  .openapi(routes.releaseLock, handlers.releaseLock)
+  .openapi(routes.getLock, handlers.getLock);
+
+export const semaphores = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(routes.putSemaphore, handlers.putSemaphore)
+  .openapi(routes.getSemaphore, handlers.getSemaphore)
+  .openapi(routes.acquireSemaphore, handlers.acquireSemaphore)
+  .openapi(routes.renewSemaphore, handlers.renewSemaphore)
+  .openapi(routes.releaseSemaphore, handlers.releaseSemaphore);
+
+export const invoices = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(routes.generateInvoice, handlers.generateInvoice);
+
+export { lockUnavailable, orConflict, withLock, withTryLock, type LockResult } from "./locks";
+export { LockUnavailableProblem, MAX_PERMITS, MAX_TTL_MS, MAX_WORK_MS, MIN_TTL_MS } from "./routes";
+export { acquirePermit, releasePermit, renewPermit, type PermitKind, type PermitOutcome } from "./sql";

@@ -1,0 +1,133 @@
+// The permits capability's SQL: one function per statement, the only place in functions/ that names
+// admit_permit_*, admit_semaphore_*, admit_lease_state, admit_advisory_xact_lock_within and
+// admit_generate_invoice. Lock keys are computed here from (kind, name).
+import type { Queryable } from "../core/db";
+import { lockKey } from "../core/keys";
+
+export type PermitKind = "lease" | "semaphore";
+
+/** A granted lease (a semaphore of one permit), as admit_permit_* answer it for kind "lease". */
+export interface Lease {
+  lease_id: string;
+  key: string;
+  holder: string;
+  fencing_token: number;
+  ttl_ms: number;
+  claimed_at: string;
+  expires_at: string;
+}
+
+/** A granted semaphore slot, as admit_permit_* answer it for kind "semaphore". */
+export interface Permit {
+  permit_id: string;
+  semaphore: string;
+  slot: number;
+  holder: string;
+  fencing_token: number;
+  ttl_ms: number;
+  claimed_at: string;
+  expires_at: string;
+}
+
+export interface LeaseState {
+  key: string;
+  held: boolean;
+  holder: string | null;
+  fencing_token: number | null;
+  claimed_at: string | null;
+  expires_at: string | null;
+}
+
+export interface Semaphore {
+  name: string;
+  permits: number;
+  default_ttl_ms: number;
+  in_use: number;
+  available: number;
+  holders: { slot: number; holder: string; fencing_token: number; claimed_at: string; expires_at: string }[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Invoice {
+  id: string;
+  subscription_id: string;
+  kind: "usage" | "recurring";
+  number: number;
+  work_ms: number;
+  started_at: string;
+  finished_at: string;
+}
+
+export type PermitOutcome<P> =
+  | { status: "acquired" | "renewed"; permit: P }
+  | { status: "released" }
+  | { status: "busy"; permits: number; in_use: number; holder: string | null; expires_at: string; retry_after_ms: number }
+  | { status: "not_current"; state: "released" | "timed_out" | "unknown"; released_at?: string | null; timed_out_at?: string | null }
+  | { status: "not_found" };
+
+export type NotCurrent = Extract<PermitOutcome<unknown>, { status: "not_current" }>;
+
+async function permitCall<P>(db: Queryable, text: string, params: unknown[]): Promise<PermitOutcome<P>> {
+  const [{ r }] = await db.query<{ r: PermitOutcome<P> }>(text, params, { write: true });
+  return r;
+}
+
+/** Claim the lowest free slot of `key`, or hear at once that none is free. */
+export function acquirePermit<P = unknown>(db: Queryable, kind: PermitKind, key: string, holder: string, ttlMs: number | undefined): Promise<PermitOutcome<P>> {
+  return permitCall<P>(db, "SELECT admit_permit_acquire($1::bigint, $2, $3, $4, $5::integer, $6::integer) AS r", [lockKey(kind, key), kind, key, holder, ttlMs ?? null, db.lockTimeoutMs]);
+}
+
+/** Extend the caller's own claim `id` (owner-checked: it must be the current claim of `key`). */
+export function renewPermit<P = unknown>(db: Queryable, kind: PermitKind, key: string, id: string, ttlMs: number | undefined): Promise<PermitOutcome<P>> {
+  return permitCall<P>(db, "SELECT admit_permit_renew($1::bigint, $2, $3, $4::uuid, $5::integer, $6::integer) AS r", [lockKey(kind, key), kind, key, id, ttlMs ?? null, db.lockTimeoutMs]);
+}
+
+/** Give back the caller's own claim `id` (owner-checked). */
+export function releasePermit(db: Queryable, kind: PermitKind, key: string, id: string): Promise<PermitOutcome<never>> {
+  return permitCall<never>(db, "SELECT admit_permit_release($1::bigint, $2, $3, $4::uuid, $5::integer) AS r", [lockKey(kind, key), kind, key, id, db.lockTimeoutMs]);
+}
+
+/** Who holds lease `key` now; a free key answers `held: false`. */
+export async function leaseState(db: Queryable, key: string): Promise<LeaseState> {
+  const [{ s }] = await db.query<{ s: LeaseState }>("SELECT admit_lease_state($1) AS s", [key]);
+  return s;
+}
+
+/** Create or resize semaphore `name`; `created` tells which. */
+export async function putSemaphore(db: Queryable, name: string, permits: number, defaultTtlMs: number): Promise<{ created: boolean; semaphore: Semaphore }> {
+  const [{ r }] = await db.query<{ r: { created: boolean; semaphore: Semaphore } }>(
+    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer) AS r",
+    [lockKey("semaphore", name), name, permits, defaultTtlMs, db.lockTimeoutMs],
+    { write: true },
+  );
+  return r;
+}
+
+/** Size, use and holders of semaphore `name`, or null when there is none. */
+export async function semaphoreState(db: Queryable, name: string): Promise<Semaphore | null> {
+  const [{ s }] = await db.query<{ s: Semaphore | null }>("SELECT admit_semaphore_state($1) AS s", [name]);
+  return s;
+}
+
+/** Take the in-request advisory lock of `key` for the current transaction, or false at once. */
+export async function tryXactLock(db: Queryable, key: string): Promise<boolean> {
+  const [{ locked }] = await db.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1::bigint) AS locked", [lockKey("lock", key)]);
+  return locked;
+}
+
+/** Wait up to `waitMs` for the in-request advisory lock of `key`; false when the wait runs out (the transaction stays usable). */
+export async function xactLockWithin(db: Queryable, key: string, waitMs: number): Promise<boolean> {
+  const [{ locked }] = await db.query<{ locked: boolean }>("SELECT admit_advisory_xact_lock_within($1::bigint, $2::integer) AS locked", [lockKey("lock", key), Math.round(waitMs)]);
+  return locked;
+}
+
+/** Write the next invoice of a subscription; run it under the subscription's in-request lock. */
+export async function generateInvoice(db: Queryable, subscriptionId: string, kind: Invoice["kind"], workMs: number): Promise<Invoice> {
+  const [{ invoice }] = await db.query<{ invoice: Invoice }>(
+    "SELECT admit_generate_invoice($1, $2, $3::integer) AS invoice",
+    [subscriptionId, kind, workMs],
+    { write: true },
+  );
+  return invoice;
+}
