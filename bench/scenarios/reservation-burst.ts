@@ -3,6 +3,7 @@
 // fills within the first few hundred decisions and the rest are refusals.
 // Violations = pairs of stored reservations of the row's resource that overlap.
 import { lockKey } from "../../functions/core/keys";
+import { RESERVE_SQL } from "../../functions/reservations/sql";
 import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
 import type { Connection, Row } from "../report";
 import { peerSql } from "../peers";
@@ -11,8 +12,8 @@ const NAME = "reservation-burst";
 const SLOTS = 400;
 const HOUR_S = 3600;
 const BASE_S = Date.UTC(2030, 0, 1) / 1000;
-/** The statement the route runs (functions/reservations/). */
-export const RESERVE = "SELECT admit_reserve($1::bigint, $2, $3, $4::timestamptz, $5::timestamptz, $6::jsonb, $7::integer) AS r";
+/** The statement the route runs (functions/reservations/sql.ts). */
+export const RESERVE = RESERVE_SQL;
 const LOCK_TIMEOUT_MS = 2000;
 
 /** Request i's interval: deterministic, so every layer sees the same sequence. */

@@ -1,6 +1,6 @@
 // The reservation contract over real HTTP against real Postgres.
 import { describe, expect, it } from "vitest";
-import { servedApp, sql } from "./support";
+import { servedApp, sql } from "../support";
 
 // In a TimeZone with DST (America/Santiago): times in and out are instants, whatever the session's zone.
 const suite = servedApp("reservations", {}, { timezone: "America/Santiago" });

@@ -3,8 +3,8 @@
 // sequential order, and the database must hold exactly the state that order ends in.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkRun, type Model } from "./model";
-import { servedApp, sql } from "./support";
+import { checkRun, type Model } from "../model";
+import { servedApp, sql } from "../support";
 
 const suite = servedApp("reservations_model");
 
@@ -112,7 +112,7 @@ describe("reservations: concurrent batches against a sequential model", () => {
   }, 180_000);
 
   it("the checker itself rejects answers no sequential order explains (a double booking)", async () => {
-    const { linearizations } = await import("./model");
+    const { linearizations } = await import("../model");
     const op = (start: number): Op => ({ kind: "reserve", resource: "x", start, len: 2, holder: "h" });
     const ends = linearizations(model, new Map(), [
       { op: op(0), observed: { status: 201, json: { id: "a" } } },

@@ -1,8 +1,8 @@
 // The inventory contract over real HTTP against real Postgres: stock, availability, bookings,
 // holds that expire on the database clock, confirmation, cancellation, the sweeper.
 import { describe, expect, it } from "vitest";
-import { sweep } from "../functions/core/sweep";
-import { bindings, servedApp, sql } from "./support";
+import { sweep } from "../../functions/core/sweep";
+import { bindings, servedApp, sql } from "../support";
 
 // The database's TimeZone has DST that skips midnight (America/Santiago, 2024-09-08 00:00 → 01:00):
 // nights are dates, and nothing about them may depend on the session's zone.

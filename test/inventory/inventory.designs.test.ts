@@ -2,8 +2,8 @@
 // (schema/000030_inventory.sql) and the counter peer (bench/peers/inventory_counter.sql) load side by
 // side and neither oversells a hot night. Correctness only; speed is measured by the bench, never here.
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { hotNightBurst, loadInventoryPeer, type InventoryDesign } from "../bench/inventory-designs";
-import { connect, freshDatabase } from "./support";
+import { hotNightBurst, loadInventoryPeer, type InventoryDesign } from "../../bench/inventory-designs";
+import { connect, freshDatabase } from "../support";
 
 let db: string;
 const admin = async (text: string, params: unknown[] = []) => {

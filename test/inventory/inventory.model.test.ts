@@ -5,8 +5,8 @@
 // order's state.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkRun, type Model } from "./model";
-import { servedApp, sql } from "./support";
+import { checkRun, type Model } from "../model";
+import { servedApp, sql } from "../support";
 
 const suite = servedApp("inventory_model");
 const CAPACITY = 2;

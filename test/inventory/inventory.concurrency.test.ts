@@ -1,7 +1,7 @@
 // Seed 003's claim under real simultaneous HTTP requests against real Postgres; every invariant is
 // checked in the database afterwards, recomputed from the bookings themselves (not the counters).
 import { describe, expect, it } from "vitest";
-import { bindings, servedApp, sql, whileHolding, withServedApp } from "./support";
+import { bindings, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 const suite = servedApp("inventory_burst");
 

@@ -1,0 +1,101 @@
+// Inventory's SQL (schema/000030_inventory.sql, redefined by 000031 and 000032): one typed wrapper per
+// admit_inventory_* function the routes call. The only file in functions/ that names them. Calls that
+// take row locks wait at most db.lockTimeoutMs for them.
+import type { Queryable } from "../core/db";
+
+export type BookingStatus = "held" | "confirmed" | "cancelled" | "expired";
+
+/** A booking or hold as the SQL functions return it (dates YYYY-MM-DD, timestamps RFC 3339). */
+export interface BookingRow {
+  booking_id: string;
+  item: string;
+  holder: string;
+  check_in: string;
+  check_out: string;
+  quantity: number;
+  status: BookingStatus;
+  expires_at: string | null;
+  created_at: string;
+  confirmed_at: string | null;
+  cancelled_at: string | null;
+}
+
+/** One night of an item; a night without stock is all zeros. */
+export interface NightRow {
+  date: string;
+  capacity: number;
+  booked: number;
+  held: number;
+  available: number;
+}
+
+/** A night whose booked + held exceeds the capacity asked for. */
+export interface NightBelowTaken {
+  date: string;
+  capacity: number;
+  booked: number;
+  held: number;
+}
+
+export type SetStockResult =
+  | { ok: true; too_large?: false; nights: NightRow[] }
+  | { ok: false; too_large?: false; nights: NightBelowTaken[] }
+  /** The call would change more room-nights than the function allows (`limit`); nothing changed. */
+  | { ok: false; too_large: true; limit: number; rooms_changed: number };
+
+export type BookResult = { created: true; booking: BookingRow } | { created: false; short: { date: string; available: number }[] };
+
+export type ConfirmResult = { result: "not_found"; booking: null } | { result: Exclude<BookingStatus, "held">; booking: BookingRow };
+
+export interface Stay {
+  checkIn: string;
+  checkOut: string;
+  quantity: number;
+  holder: string;
+  /** Hold instead of confirming, for this long on the database clock. */
+  holdMs?: number;
+}
+
+/** Sets capacity on every night of [from, to), all or nothing. */
+export async function setStock(db: Queryable, item: string, from: string, to: string, quantity: number): Promise<SetStockResult> {
+  const [{ r }] = await db.query<{ r: SetStockResult }>(
+    "SELECT admit_inventory_set_stock($1, $2::date, $3::date, $4::integer, $5::integer) AS r",
+    [item, from, to, quantity, db.lockTimeoutMs],
+    { write: true },
+  );
+  return r;
+}
+
+/** Every night of [from, to), in order. */
+export async function availability(db: Queryable, item: string, from: string, to: string): Promise<NightRow[]> {
+  const [{ nights }] = await db.query<{ nights: NightRow[] }>("SELECT admit_inventory_availability($1, $2::date, $3::date) AS nights", [item, from, to]);
+  return nights;
+}
+
+/** Takes `quantity` rooms on every night of the stay, or none (listing the short nights). */
+export async function book(db: Queryable, item: string, s: Stay): Promise<BookResult> {
+  const [{ r }] = await db.query<{ r: BookResult }>(
+    "SELECT admit_inventory_book($1, $2::date, $3::date, $4::integer, $5, $6::integer, $7::integer) AS r",
+    [item, s.checkIn, s.checkOut, s.quantity, s.holder, s.holdMs ?? null, db.lockTimeoutMs],
+    { write: true },
+  );
+  return r;
+}
+
+/** Confirms a hold that has not expired; otherwise says what the booking is now. `id` must be a UUID. */
+export async function confirm(db: Queryable, item: string, id: string): Promise<ConfirmResult> {
+  const [{ r }] = await db.query<{ r: ConfirmResult }>("SELECT admit_inventory_confirm($1, $2::uuid, $3::integer) AS r", [item, id, db.lockTimeoutMs], { write: true });
+  return r;
+}
+
+/** The booking `id` (a UUID) of this item; null if there is none. */
+export async function getBooking(db: Queryable, item: string, id: string): Promise<BookingRow | null> {
+  const [{ r }] = await db.query<{ r: BookingRow | null }>("SELECT admit_inventory_get_booking($1, $2::uuid) AS r", [item, id]);
+  return r;
+}
+
+/** Cancels it, freeing its room-nights (again is a no-op), and returns it; null if there is none. */
+export async function cancel(db: Queryable, item: string, id: string): Promise<BookingRow | null> {
+  const [{ r }] = await db.query<{ r: BookingRow | null }>("SELECT admit_inventory_cancel($1, $2::uuid, $3::integer) AS r", [item, id, db.lockTimeoutMs], { write: true });
+  return r;
+}

@@ -1,0 +1,70 @@
+// Reservations' handlers: validated input → sql.ts → response or problem.
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../core/context";
+import { notFound, problem, validationProblem } from "../core/errors";
+import type * as routes from "./routes";
+import * as sql from "./sql";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function reservationNotFound(id: string) {
+  return notFound(`No reservation with id ${JSON.stringify(id)}.`);
+}
+
+/** Cursor = base64url("start|id") of the last item of the previous page. */
+function encodeCursor(start: string, id: string): string {
+  return btoa(`${start}|${id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decodeCursor(cursor: string): { start: string; id: string } {
+  try {
+    const [start, id] = atob(cursor.replace(/-/g, "+").replace(/_/g, "/")).split("|");
+    if (UUID.test(id) && !Number.isNaN(Date.parse(start))) return { start, id };
+  } catch {
+    /* fall through */
+  }
+  throw validationProblem("cursor is not a next_cursor returned by this endpoint.", [{ in: "query", path: "cursor", message: "invalid cursor" }]);
+}
+
+export const createReservation: RouteHandler<typeof routes.createReservation, AppEnv> = async (c) => {
+  const body = c.req.valid("json");
+  const r = await sql.reserve(c.var.db, body);
+  if (!r.created) {
+    throw problem("reservation-conflict", `${JSON.stringify(body.resource)} is already reserved during part of [${body.start}, ${body.end}).`, {
+      conflicts: r.conflicts,
+    });
+  }
+  return c.json(r.reservation, 201, { Location: `/v1/reservations/${r.reservation.id}` });
+};
+
+export const listReservations: RouteHandler<typeof routes.listReservations, AppEnv> = async (c) => {
+  const q = c.req.valid("query");
+  const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+  const items = await sql.listReservations(c.var.db, { resource: q.resource, from: q.from, to: q.to, after, limit: q.limit });
+  const more = items.length > q.limit;
+  const page = more ? items.slice(0, q.limit) : items;
+  const last = page[page.length - 1];
+  return c.json({ items: page, next_cursor: more && last ? encodeCursor(last.start, last.id) : null }, 200);
+};
+
+export const getReservation: RouteHandler<typeof routes.getReservation, AppEnv> = async (c) => {
+  const { id } = c.req.valid("param");
+  if (!UUID.test(id)) throw reservationNotFound(id);
+  const r = await sql.getReservation(c.var.db, id);
+  if (!r) throw reservationNotFound(id);
+  return c.json(r, 200);
+};
+
+export const cancelReservation: RouteHandler<typeof routes.cancelReservation, AppEnv> = async (c) => {
+  const { id } = c.req.valid("param");
+  if (!UUID.test(id)) throw reservationNotFound(id);
+  const r = await sql.cancelReservation(c.var.db, id);
+  if (!r) throw reservationNotFound(id);
+  return c.body(null, 204);
+};
+
+export const getResourceAvailability: RouteHandler<typeof routes.getResourceAvailability, AppEnv> = async (c) => {
+  const { resource } = c.req.valid("param");
+  const q = c.req.valid("query");
+  return c.json(await sql.resourceAvailability(c.var.db, resource, q.from, q.to), 200);
+};

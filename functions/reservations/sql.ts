@@ -1,0 +1,92 @@
+// Reservations' SQL (schema/000002_reservations.sql): one typed wrapper per admit_* function.
+// The only file in functions/ that names them.
+import type { Queryable } from "../core/db";
+import { lockKey } from "../core/keys";
+
+/** The statement behind reserve(); the bench replays it as is. */
+export const RESERVE_SQL = "SELECT admit_reserve($1::bigint, $2, $3, $4::timestamptz, $5::timestamptz, $6::jsonb, $7::integer) AS r";
+
+/** A reservation as the SQL functions return it (timestamps already RFC 3339, UTC). */
+export interface ReservationRow {
+  id: string;
+  resource: string;
+  holder: string;
+  start: string;
+  end: string;
+  metadata: Record<string, unknown> | null;
+  status: "active" | "cancelled";
+  created_at: string;
+  cancelled_at: string | null;
+}
+
+/** An active reservation that a new one would overlap. */
+export interface ReservationConflict {
+  id: string;
+  holder: string;
+  start: string;
+  end: string;
+}
+
+export type ReserveResult = { created: true; reservation: ReservationRow } | { created: false; conflicts: ReservationConflict[] };
+
+export interface ResourceAvailability {
+  resource: string;
+  from: string;
+  to: string;
+  free: { start: string; end: string }[];
+  busy: { start: string; end: string }[];
+}
+
+export interface NewReservation {
+  resource: string;
+  holder: string;
+  start: string;
+  end: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Checks for overlap and inserts under the resource's advisory lock (waiting at most db.lockTimeoutMs for it). */
+export async function reserve(db: Queryable, r: NewReservation): Promise<ReserveResult> {
+  const [{ r: result }] = await db.query<{ r: ReserveResult }>(
+    RESERVE_SQL,
+    [lockKey("reservation", r.resource), r.resource, r.holder, r.start, r.end, r.metadata === undefined ? null : JSON.stringify(r.metadata), db.lockTimeoutMs],
+    { write: true },
+  );
+  return result;
+}
+
+export interface ListWindow {
+  resource: string;
+  from?: string;
+  to?: string;
+  /** Keyset position: the start and id of the previous page's last item. */
+  after?: { start: string; id: string };
+  limit: number;
+}
+
+/** A resource's reservations in a window, ordered by (start, id): up to limit + 1, so the caller can tell whether another page follows. */
+export async function listReservations(db: Queryable, w: ListWindow): Promise<ReservationRow[]> {
+  const [{ items }] = await db.query<{ items: ReservationRow[] }>(
+    "SELECT admit_list_reservations($1, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::uuid, $6::integer) AS items",
+    [w.resource, w.from ?? null, w.to ?? null, w.after?.start ?? null, w.after?.id ?? null, w.limit],
+  );
+  return items;
+}
+
+/** The reservation with this id (a UUID), active or cancelled; null if there is none. */
+export async function getReservation(db: Queryable, id: string): Promise<ReservationRow | null> {
+  const [{ r }] = await db.query<{ r: ReservationRow | null }>("SELECT admit_get_reservation($1::uuid) AS r", [id]);
+  return r;
+}
+
+/** Cancels it (again is a no-op) and returns it; null if there is none. */
+export async function cancelReservation(db: Queryable, id: string): Promise<ReservationRow | null> {
+  const [{ r }] = await db.query<{ r: ReservationRow | null }>("SELECT admit_cancel_reservation($1::uuid) AS r", [id], { write: true });
+  return r;
+}
+
+/** Free and busy intervals of a resource within [from, to), in order, clipped to the window. */
+export async function resourceAvailability(db: Queryable, resource: string, from: string, to: string): Promise<ResourceAvailability> {
+  const [{ a }] = await db.query<{ a: ResourceAvailability }>("SELECT admit_resource_availability($1, $2::timestamptz, $3::timestamptz) AS a", [resource, from, to]);
+  return a;
+}
