@@ -6,9 +6,9 @@
 // it is the feature's promise ("answered before timeout_ms + bound"), not a performance claim.
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge, type Faults } from "../dev/bridge";
-import { denyCache, rateLimit } from "../functions/ratelimits";
-import { bindings, client, freshDatabase, serveApp, settled, sql, type Served, withFaults as withBridgeFaults } from "./support";
+import { startBridge, type Bridge, type Faults } from "../../dev/bridge";
+import { denyCache, rateLimit } from "../../functions/ratelimits";
+import { bindings, client, freshDatabase, serveApp, settled, sql, type Served, withFaults as withBridgeFaults } from "../support";
 
 const BOUND_MS = 1_000;
 let db: string;
