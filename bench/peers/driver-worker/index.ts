@@ -12,7 +12,7 @@
 import { neon } from "@neondatabase/serverless";
 import { createClient, DEFAULT_LOCK_TIMEOUT_MS, ENDPOINT, httpEndpoint, installRoutedFetch, type EndpointInit } from "../../../functions/core/db";
 import type { Bindings } from "../../../functions/core/env";
-import { CHECK_SQL } from "../../../functions/ratelimits/middleware";
+import { CHECK_SQL } from "../../../functions/ratelimits/sql";
 
 type Check = { allowed: boolean } | null;
 

@@ -6,8 +6,8 @@
 // cache stays on: an answer it gives (`Admit-Cache: hit`) must be one the model allows too.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkRun, type Model } from "./model";
-import { servedApp, sql } from "./support";
+import { checkRun, type Model } from "../model";
+import { servedApp, sql } from "../support";
 
 const suite = servedApp("ratelimits_model");
 const POLICY = "model-fixed";

@@ -1,7 +1,7 @@
 // Rate limits under real simultaneous HTTP requests against real Postgres, invariants checked in the
 // database afterwards; and the sliding window's documented approximation bound on a generated workload.
 import { describe, expect, it } from "vitest";
-import { connect, servedApp, sql, until, whileHolding } from "./support";
+import { connect, servedApp, sql, until, whileHolding } from "../support";
 
 // Every check reaches Postgres here (the deny cache has its own suite), so attempted counts are exact.
 const suite = servedApp("ratelimits_burst", { RATELIMIT_DENY_CACHE: "off" });

@@ -2,9 +2,9 @@
 // instead of sleeping): policies, overrides, check semantics and headers, refund, usage, log, sweep.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { mapSqlError } from "../functions/core/db";
-import { rateLimit } from "../functions/ratelimits";
-import { bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "./support";
+import { mapSqlError } from "../../functions/core/db";
+import { rateLimit } from "../../functions/ratelimits";
+import { bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 // The deny cache is exercised in ratelimits.cache.test.ts; here every check reaches Postgres.
 const suite = servedApp("ratelimits", { RATELIMIT_DENY_CACHE: "off" });

@@ -1,8 +1,8 @@
 // The in-isolate deny cache: a burst on an exhausted key stops reaching Postgres, it only ever
 // short-circuits denials (never admits), respects cost, and local changes clear it.
 import { describe, expect, it } from "vitest";
-import { DenyCache, denyCache } from "../functions/ratelimits/middleware";
-import { servedApp, sql } from "./support";
+import { DenyCache, denyCache } from "../../functions/ratelimits";
+import { servedApp, sql } from "../support";
 
 const suite = servedApp("ratelimits_cache"); // deny cache on (the default)
 

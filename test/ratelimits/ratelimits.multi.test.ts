@@ -3,7 +3,7 @@
 // exact under simultaneous bursts, and no deadlock between checks naming overlapping sets in any order.
 import { parseList, Token } from "structured-headers";
 import { describe, expect, it } from "vitest";
-import { servedApp, sql } from "./support";
+import { servedApp, sql } from "../support";
 
 // Every check reaches Postgres here (the deny cache has its own test below, on a second app).
 const suite = servedApp("ratelimits_multi", { RATELIMIT_DENY_CACHE: "off" });

@@ -9,10 +9,10 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge } from "../dev/bridge";
-import { migrate } from "../dev/migrate";
-import { startPostgres, type PgHandle } from "../dev/postgres";
-import { client, serveApp, settled, signalPostgres, TOKEN, type Served } from "./support";
+import { startBridge, type Bridge } from "../../dev/bridge";
+import { migrate } from "../../dev/migrate";
+import { startPostgres, type PgHandle } from "../../dev/postgres";
+import { client, serveApp, settled, signalPostgres, TOKEN, type Served } from "../support";
 
 const BOUND_MS = 1_000;
 let tmp: string;

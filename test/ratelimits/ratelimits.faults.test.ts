@@ -6,9 +6,11 @@
 // it is the feature's promise ("answered before timeout_ms + bound"), not a performance claim.
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge, type Faults } from "../dev/bridge";
-import { denyCache, rateLimit } from "../functions/ratelimits";
-import { bindings, client, freshDatabase, serveApp, settled, sql, type Served, withFaults as withBridgeFaults } from "./support";
+import { startBridge, type Bridge, type Faults } from "../../dev/bridge";
+import { RequestDb } from "../../functions/core/db";
+import { denyCache, rateLimit } from "../../functions/ratelimits";
+import { putPolicy, type PolicyInput } from "../../functions/ratelimits/sql";
+import { bindings, client, freshDatabase, serveApp, settled, sql, type Served, withFaults as withBridgeFaults } from "../support";
 
 const BOUND_MS = 1_000;
 let db: string;
@@ -47,6 +49,16 @@ async function timedCheck(body: Record<string, unknown>) {
 }
 
 const settle = () => settled(bridge, (text) => sql(db, text));
+
+/** Creates a policy behind the app's back (straight through sql.ts, not the bridge under faults): no PUT, GET or check tells this process its settings. */
+async function putPolicyDirectly(name: string, p: PolicyInput): Promise<void> {
+  const rdb = new RequestDb(bindings(db));
+  try {
+    await putPolicy(rdb, name, p);
+  } finally {
+    await rdb.close();
+  }
+}
 
 describe("a check against a stalled database answers within timeout_ms + bound", () => {
   it("fail open: 200, allowed, reason timeout, consumed unknown, Admit-RateLimit-Enforced: false", async () => {
@@ -107,7 +119,7 @@ describe("a check against a stalled database answers within timeout_ms + bound",
 
   it("the very first time (a policy this isolate has never seen) the defaults apply: the request budget (5 000 ms), fail closed", async () => {
     // Created behind the app's back: no PUT, GET or check through this process has told it the settings.
-    await sql(db, "SELECT admit_ratelimit_put_policy('unseen', 'fixed_window', 10, 60000, false, 0, 200, 'allow')");
+    await putPolicyDirectly("unseen", { algorithm: "fixed_window", limit: 10, window_ms: 60000, log: false, history_ms: 0, timeout_ms: 200, on_unavailable: "allow" });
     expect(denyCache.policies.has("unseen")).toBe(false);
     const first = await withFaults(stall, () => timedCheck({ policy: "unseen", key: "k" }));
     expect(first.status, first.text).toBe(504);
@@ -151,7 +163,7 @@ describe("the rateLimit() middleware under the same faults", () => {
   });
 
   it("the middleware's own timeout_ms / on_unavailable apply from the very first request", async () => {
-    await sql(db, "SELECT admit_ratelimit_put_policy('mw-unseen', 'fixed_window', 10, 60000, false, 0)");
+    await putPolicyDirectly("mw-unseen", { algorithm: "fixed_window", limit: 10, window_ms: 60000, log: false, history_ms: 0, timeout_ms: 5000, on_unavailable: "deny" });
     const other = new Hono();
     other.use("*", rateLimit({ policy: "mw-unseen", key: () => "k", timeout_ms: 300, on_unavailable: "allow" }));
     other.get("*", (c) => c.json({ ran: true }));

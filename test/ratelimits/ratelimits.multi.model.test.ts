@@ -6,7 +6,7 @@
 // the pair is admitted, and only their attempt counts move when it is not.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, freshDatabase } from "./support";
+import { connect, freshDatabase } from "../support";
 
 type Pg = Awaited<ReturnType<typeof connect>>;
 let c: Pg;

@@ -3,7 +3,7 @@
 // database, and also serves the Admit app, so the check route runs in workerd too.
 import { parseList, Token } from "structured-headers";
 import { describe, expect, it } from "vitest";
-import { sql, until, workerSuite } from "./support";
+import { sql, until, workerSuite } from "../support";
 
 const suite = workerSuite("ratelimits_runtime", { config: "test/fixtures/ratelimit-worker/wrangler.toml" });
 

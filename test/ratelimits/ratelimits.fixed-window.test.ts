@@ -5,7 +5,7 @@
 // leave must be identical.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, freshDatabase } from "./support";
+import { connect, freshDatabase } from "../support";
 
 type Pg = Awaited<ReturnType<typeof connect>>;
 let c: Pg;

@@ -1,0 +1,213 @@
+// Rate-limit decisions: one policy or several at once (all-or-nothing), each from the deny cache when
+// it knows the answer is "denied", otherwise from ONE SQL statement on the database clock.
+// SQL (through sql.ts): schema/000010_ratelimits.sql (the single-policy check; its fixed-window
+// path: 000011), 000015 (the multi-policy check), 000016 (the check's budget settings).
+import type { Queryable } from "../core/db";
+import { problem, type ProblemError } from "../core/errors";
+import { type Budget, lockTimeoutWithin } from "./budget";
+import { type DenyCache, type DenyEntry, denyCache } from "./cache";
+import * as sql from "./sql";
+import type { CheckRow } from "./sql";
+
+/**
+ * Why a check answered as it did: `limit` (the database decided), `cache` (this isolate's deny cache
+ * refused without asking), `timeout` / `unavailable` (the database did not decide in time: the
+ * policy's fail mode answered), `not-checked` (a policy of a multi-policy check the cache answer did
+ * not need to look at).
+ */
+export type RateLimitReason = "limit" | "cache" | "timeout" | "unavailable" | "not-checked";
+
+/** The flat result every check answers (body of /v1/ratelimits/check, `@upstash/ratelimit`-like). */
+export interface RateLimitResult {
+  allowed: boolean;
+  policy: string;
+  key: string;
+  limit: number;
+  remaining: number;
+  reset_ms: number;
+  retry_after_ms?: number;
+  reason: RateLimitReason;
+  /** Multi-policy checks: one result per policy, in the order asked. */
+  results?: PolicyResult[];
+  /** Multi-policy checks, when denied: the policies that refused. */
+  violated_policies?: string[];
+}
+
+/** One policy's part of a multi-policy check. `allowed` is this policy's own verdict. */
+export interface PolicyResult {
+  allowed?: boolean;
+  policy: string;
+  key: string;
+  limit?: number;
+  remaining?: number;
+  reset_ms?: number;
+  retry_after_ms?: number;
+  reason: RateLimitReason;
+}
+
+export interface RateLimitDecision {
+  result: RateLimitResult;
+  window_ms: number;
+  /** true when the in-isolate deny cache answered and Postgres was not asked. */
+  cached: boolean;
+  /** Every policy of the check, in the order asked, with its window (null when not known): what the headers list. */
+  policies: Array<{ result: PolicyResult; window_ms: number | null }>;
+}
+
+export interface CheckInput {
+  policy: string;
+  key: string;
+  /** Units this call takes (default 1); 0 = peek (consumes nothing; "allowed" means one unit fits). */
+  cost?: number;
+  /** A small JSON object stored in the request log when the policy has `log: true`. */
+  info?: Record<string, unknown>;
+}
+
+export interface MultiCheckInput extends Omit<CheckInput, "policy"> {
+  /** 1–8 distinct policy names: admitted only if every one admits; when any denies, none consumes. */
+  policies: string[];
+}
+
+/** Remember what the database said about one policy of `key`: the deny cache only ever records denials. */
+function remember(cache: DenyCache | null, r: CheckRow, fits: boolean, cost: number, now: number): void {
+  denyCache.learn(r.policy, r);
+  if (!cache || r.log) return; // A logged policy wants every call in its log and its attempted count.
+  const common = { limit: r.limit, remaining: r.remaining, resetAt: now + r.reset_ms, windowMs: r.window_ms };
+  if (r.remaining === 0 && r.wait1_ms !== null && r.wait1_ms > 0) {
+    // Nothing left: every call of any cost is refused until one unit comes back.
+    cache.remember(r.policy, r.key, { ...common, minCost: 1, until: now + r.wait1_ms });
+  } else if (!fits && r.retry_after_ms !== null && r.retry_after_ms > 0 && cost > 0) {
+    // Some units left but not `cost` of them: refuse this cost (or more) until it fits.
+    cache.remember(r.policy, r.key, { ...common, minCost: cost, until: now + r.retry_after_ms });
+  }
+  // An admit with units left does not clear an entry: under a burst it may be an older answer
+  // arriving after a newer "nothing left", and an entry only ever stands until its own moment.
+}
+
+function flat(r: CheckRow, allowed: boolean, reason: RateLimitReason): RateLimitResult {
+  const result: RateLimitResult = { allowed, policy: r.policy, key: r.key, limit: r.limit, remaining: r.remaining, reset_ms: r.reset_ms, reason };
+  if (!allowed && r.retry_after_ms !== null) result.retry_after_ms = r.retry_after_ms;
+  return result;
+}
+
+function fromCache(policy: string, key: string, hit: DenyEntry, now: number): RateLimitResult {
+  return {
+    allowed: false,
+    policy,
+    key,
+    limit: hit.limit,
+    remaining: hit.remaining,
+    reset_ms: Math.max(0, hit.resetAt - now),
+    retry_after_ms: Math.max(1, hit.until - now),
+    reason: "cache",
+  };
+}
+
+/**
+ * The most restrictive of several results, whose flat fields a multi-policy answer carries: when
+ * denied, the refusing policy with the longest wait (one that can never admit this cost first);
+ * when admitted, the policy with the fewest units left (the first asked, on a tie).
+ */
+export function mostRestrictive(results: PolicyResult[]): PolicyResult {
+  const denied = results.filter((r) => r.allowed === false);
+  if (denied.length) {
+    return denied.reduce((a, b) => (a.retry_after_ms === undefined ? a : b.retry_after_ms === undefined || b.retry_after_ms > a.retry_after_ms ? b : a));
+  }
+  return results.reduce((a, b) => ((b.remaining ?? Infinity) < (a.remaining ?? Infinity) ? b : a));
+}
+
+/**
+ * One decision: from the deny cache when it knows the answer is "denied", otherwise ONE SQL
+ * statement (policy + override lookup, counting and log row together, on the database clock).
+ * Returns null when the policy does not exist.
+ */
+export async function checkRateLimit(db: Queryable, input: CheckInput, cache: DenyCache | null = denyCache, budget?: Budget): Promise<RateLimitDecision | null> {
+  const cost = input.cost ?? 1;
+  const started = Date.now();
+  const hit = cache?.lookup(input.policy, input.key, cost, started);
+  if (hit) {
+    cache!.hits++;
+    const result = fromCache(input.policy, input.key, hit, started);
+    return { cached: true, window_ms: hit.windowMs, result, policies: [{ result, window_ms: hit.windowMs }] };
+  }
+  if (cache) cache.dbCalls++;
+  const r = await sql.check(db, input.policy, { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs });
+  if (!r) {
+    cache?.forget(input.policy);
+    denyCache.policies.delete(input.policy);
+    return null;
+  }
+  remember(cache, r, r.allowed, cost, Date.now());
+  const result = flat(r, r.allowed, "limit");
+  return { cached: false, window_ms: r.window_ms, result, policies: [{ result, window_ms: r.window_ms }] };
+}
+
+/**
+ * Several policies of one key in ONE statement, all-or-nothing (sql.checkMulti, 000015).
+ * The deny cache answers only when one of the policies is known denied for this cost and every policy
+ * is known (from earlier answers in this isolate) not to log: a logged policy wants every call.
+ * Returns `{ missing }` when some policy does not exist (nothing counted).
+ */
+export async function checkRateLimits(db: Queryable, input: MultiCheckInput, cache: DenyCache | null = denyCache, budget?: Budget): Promise<RateLimitDecision | { missing: string[] }> {
+  const cost = input.cost ?? 1;
+  const started = Date.now();
+  if (cache && input.policies.every((p) => denyCache.policies.get(p)?.log === false)) {
+    const hits = input.policies.map((p) => cache.lookup(p, input.key, cost, started));
+    if (hits.some(Boolean)) {
+      cache.hits++;
+      const policies = input.policies.map((p, i) => {
+        const hit = hits[i];
+        const result: PolicyResult = hit ? fromCache(p, input.key, hit, started) : { policy: p, key: input.key, reason: "not-checked" };
+        return { result, window_ms: hit ? hit.windowMs : null };
+      });
+      return multiDecision(policies, true);
+    }
+  }
+  if (cache) cache.dbCalls++;
+  const r = await sql.checkMulti(db, input.policies, { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs });
+  if ("missing" in r) {
+    for (const p of r.missing) {
+      cache?.forget(p);
+      denyCache.policies.delete(p);
+    }
+    return { missing: r.missing };
+  }
+  const now = Date.now();
+  const policies = r.results.map((x) => {
+    remember(cache, x, x.allowed, cost, now);
+    return { result: flat(x, x.allowed, "limit") as PolicyResult, window_ms: x.window_ms };
+  });
+  return multiDecision(policies, false);
+}
+
+function multiDecision(policies: RateLimitDecision["policies"], cached: boolean): RateLimitDecision {
+  const results = policies.map((p) => p.result);
+  const top = mostRestrictive(results);
+  const allowed = results.every((r) => r.allowed !== false);
+  const result: RateLimitResult = {
+    allowed,
+    policy: top.policy,
+    key: top.key,
+    limit: top.limit!,
+    remaining: top.remaining!,
+    reset_ms: top.reset_ms!,
+    reason: top.reason,
+    results,
+  };
+  if (!allowed) {
+    const violated = results.filter((r) => r.allowed === false);
+    // Retry after the longest wait among the refusing policies; none when one of them can never admit this cost.
+    if (violated.every((v) => v.retry_after_ms !== undefined)) result.retry_after_ms = Math.max(...violated.map((v) => v.retry_after_ms!));
+    result.violated_policies = violated.map((v) => v.policy);
+  }
+  return { result, window_ms: policies.find((p) => p.result === top)!.window_ms ?? 0, cached, policies };
+}
+
+/** The 429 of a multi-policy check: a quota-exceeded problem naming the violated policies (draft -11, §6). */
+export function quotaExceeded(result: RateLimitResult, headers: Record<string, string>): ProblemError {
+  const violated = result.violated_policies ?? [result.policy];
+  return problem("quota-exceeded", `${JSON.stringify(result.key)} is over the limit of ${violated.map((v) => JSON.stringify(v)).join(", ")}; nothing was consumed.`,
+    { "violated-policies": violated, ...result },
+    headers,
+  );
+}

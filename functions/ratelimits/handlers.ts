@@ -1,0 +1,111 @@
+// The rate-limit handlers: validated input → sql.ts / the decision core → responses and problems.
+// Every change made here clears what this isolate's deny cache and policy memory hold of it.
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../core/context";
+import { notFound, type Problem, problem, ProblemError, validationProblem } from "../core/errors";
+import { budgetFor, isUnenforced, unenforcedResponse, withinBudget } from "./budget";
+import { denyCache, denyCacheFor } from "./cache";
+import { checkRateLimit as check, checkRateLimits as checkAll, quotaExceeded } from "./decide";
+import { rateLimitHeaders } from "./headers";
+import type * as routes from "./routes";
+import * as sql from "./sql";
+
+function noPolicy(policy: string) {
+  return notFound(`No rate-limit policy named ${JSON.stringify(policy)}.`);
+}
+
+export const putRateLimitPolicy: RouteHandler<typeof routes.putRateLimitPolicy, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const r = await sql.putPolicy(c.var.db, name, c.req.valid("json"));
+  denyCache.forget(name);
+  denyCache.learn(name, r.policy);
+  return r.created ? c.json(r.policy, 201) : c.json(r.policy, 200);
+};
+
+export const getRateLimitPolicy: RouteHandler<typeof routes.getRateLimitPolicy, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const policy = await sql.getPolicy(c.var.db, name);
+  if (!policy) throw noPolicy(name);
+  denyCache.learn(name, policy);
+  return c.json(policy, 200);
+};
+
+export const deleteRateLimitPolicy: RouteHandler<typeof routes.deleteRateLimitPolicy, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const deleted = await sql.deletePolicy(c.var.db, name);
+  denyCache.forget(name);
+  if (!deleted) throw noPolicy(name);
+  return c.body(null, 204);
+};
+
+export const putRateLimitOverride: RouteHandler<typeof routes.putRateLimitOverride, AppEnv> = async (c) => {
+  const { name, key } = c.req.valid("param");
+  const b = c.req.valid("json");
+  const r = await sql.putOverride(c.var.db, name, key, { limit: b.limit, valid_from: b.valid_from, valid_to: b.valid_to ?? null });
+  if (r.status === "no_policy") throw noPolicy(name);
+  if (r.status === "conflict") {
+    throw problem("override-conflict", `${JSON.stringify(key)} already has a ${JSON.stringify(name)} override during part of that period.`, { conflicts: r.conflicts ?? [] });
+  }
+  denyCache.forget(name, key);
+  return r.status === "created" ? c.json(r.override!, 201) : c.json(r.override!, 200);
+};
+
+export const listRateLimitOverrides: RouteHandler<typeof routes.listRateLimitOverrides, AppEnv> = async (c) => {
+  const { name, key } = c.req.valid("param");
+  const items = await sql.listOverrides(c.var.db, name, key);
+  if (!items) throw noPolicy(name);
+  return c.json({ items }, 200);
+};
+
+export const deleteRateLimitOverride: RouteHandler<typeof routes.deleteRateLimitOverride, AppEnv> = async (c) => {
+  const { name, key } = c.req.valid("param");
+  const { valid_from } = c.req.valid("query");
+  const n = await sql.deleteOverrides(c.var.db, name, key, valid_from ?? null);
+  denyCache.forget(name, key);
+  if (n === 0) throw notFound(`No matching override of ${JSON.stringify(key)} in ${JSON.stringify(name)}.`);
+  return c.body(null, 204);
+};
+
+export const checkRateLimit: RouteHandler<typeof routes.checkRateLimit, AppEnv> = async (c) => {
+  const b = c.req.valid("json");
+  const db = c.var.db;
+  const cache = denyCacheFor(c.env);
+  const names = b.policies ?? [b.policy!];
+  const budget = budgetFor(db, names);
+  const input = { key: b.key, cost: b.cost, info: b.info };
+  const d = await withinBudget(
+    budget,
+    () => (b.policies ? checkAll(db, { ...input, policies: b.policies }, cache, budget) : check(db, { ...input, policy: b.policy! }, cache, budget)),
+    b.policies ? { policies: b.policies, key: b.key } : { policy: b.policy, key: b.key },
+  );
+  if (isUnenforced(d)) {
+    const u = unenforcedResponse(d);
+    if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
+    return c.json(u.body as routes.UnenforcedBody, 200, u.headers);
+  }
+  if (d === null) throw noPolicy(b.policy!);
+  if ("missing" in d) throw noPolicy(d.missing[0]);
+  const headers = rateLimitHeaders(d);
+  if (d.result.allowed) return c.json(d.result, 200, headers);
+  if (b.policies) throw quotaExceeded(d.result, headers);
+  return c.json(d.result, 429, headers);
+};
+
+export const refundRateLimit: RouteHandler<typeof routes.refundRateLimit, AppEnv> = async (c) => {
+  const b = c.req.valid("json");
+  const r = await sql.refund(c.var.db, b.policy, b.key, b.cost);
+  denyCache.forget(b.policy, b.key);
+  if (!r) throw noPolicy(b.policy);
+  const { window_ms: _w, ...body } = r;
+  return c.json(body, 200);
+};
+
+export const getRateLimitUsage: RouteHandler<typeof routes.getRateLimitUsage, AppEnv> = async (c) => {
+  const q = c.req.valid("query");
+  const r = await sql.usage(c.var.db, q.policy, q.key, q.from ?? null, q.to ?? null);
+  if (!r) throw noPolicy(q.policy);
+  if (q.from && r.algorithm === "token_bucket") {
+    throw validationProblem("Per-window history (from/to) exists for fixed and sliding windows only.", [{ in: "query", path: "from", message: "no per-window history for token_bucket policies" }]);
+  }
+  return c.json(r, 200);
+};

@@ -1,0 +1,310 @@
+// The rate-limit routes: zod schemas and one createRoute() per operation (named as its operationId).
+import { createRoute, z } from "@hono/zod-openapi";
+import { ProblemSchema, problemResponses } from "../core/openapi";
+import { isLater, name, Rfc3339 } from "../core/validation";
+import { DEFAULT_TIMEOUT_MS } from "./cache";
+import { NOT_ENFORCED_HEADER } from "./headers";
+
+const MAX_WINDOW_MS = 366 * 86_400_000;
+const MAX_INFO_BYTES = 2048;
+
+const PolicyName = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,100}$/, "must be 1–100 characters of A–Z a–z 0–9 . _ : - (it is sent as a structured-field string in RateLimit headers)");
+const Key = name(500);
+const Cost = z.number().int().min(0).max(1_000_000_000);
+
+const Algorithm = z.enum(["fixed_window", "sliding_window", "token_bucket"]);
+
+const Policy = z
+  .object({
+    name: z.string(),
+    algorithm: Algorithm,
+    limit: z.number().int(),
+    window_ms: z.number().int(),
+    log: z.boolean(),
+    history_ms: z.number().int(),
+    timeout_ms: z.number().int(),
+    on_unavailable: z.enum(["deny", "allow"]),
+    created_at: z.string().openapi({ format: "date-time" }),
+    updated_at: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("RateLimitPolicy");
+
+const PolicyBody = z
+  .object({
+    algorithm: Algorithm.openapi({ description: "`fixed_window` (exact), `sliding_window` (weighted previous window, approximate), `token_bucket` (GCRA, exact)" }),
+    limit: z.number().int().min(1).max(1_000_000_000).openapi({ example: 100, description: "Units per window (token bucket: capacity, refilled at `limit` per `window_ms`)" }),
+    window_ms: z.number().int().min(1).max(MAX_WINDOW_MS).openapi({ example: 60_000, description: "1 ms to 366 days" }),
+    log: z.boolean().default(false).openapi({ description: "Write one request-log row per check (same statement, no extra round trip)" }),
+    history_ms: z.number().int().min(0).max(MAX_WINDOW_MS).default(7 * 86_400_000).openapi({ description: "How long finished windows (usage history) and log rows are kept; default 7 days" }),
+    timeout_ms: z.number().int().min(1).max(60_000).default(DEFAULT_TIMEOUT_MS).openapi({ description: "The longest a check on this policy may take (1–60000 ms, default 5000, the Worker's default request budget; never more than DB_BUDGET_MS). Past it the check answers per `on_unavailable`." }),
+    on_unavailable: z.enum(["deny", "allow"]).default("deny").openapi({ description: "When the database does not answer within `timeout_ms` or cannot be reached: `deny` (fail closed: 503 + Retry-After) or `allow` (fail open: 200, `allowed: true`, `reason: \"timeout\"` or `\"unavailable\"`, header `Admit-RateLimit-Enforced: false`). With several policies, any `deny` decides." }),
+  })
+  .openapi("RateLimitPolicyInput");
+
+const Override = z
+  .object({ policy: z.string(), key: z.string(), limit: z.number().int(), valid_from: z.string(), valid_to: z.string().nullable() })
+  .openapi("RateLimitOverride");
+
+const OverrideBody = z
+  .object({
+    limit: z.number().int().min(1).max(1_000_000_000),
+    valid_from: Rfc3339.openapi({ description: "Inclusive" }),
+    valid_to: Rfc3339.nullable().optional().openapi({ description: "Exclusive; omitted or null = open-ended" }),
+  })
+  .refine((b) => !b.valid_to || isLater(b.valid_to, b.valid_from), { path: ["valid_to"], message: "valid_to must be after valid_from (periods are half-open [valid_from, valid_to))" })
+  .openapi("RateLimitOverrideInput");
+
+const Info = z
+  .record(z.string(), z.unknown())
+  .refine((v) => JSON.stringify(v).length <= MAX_INFO_BYTES, `must serialise to at most ${MAX_INFO_BYTES} bytes`)
+  .optional()
+  .openapi({ description: "Small JSON object stored in the request log (policies with `log: true`)" });
+
+const CheckBody = z
+  .object({
+    policy: PolicyName.optional().openapi({ example: "api", description: "One policy (or give `policies`)" }),
+    policies: z
+      .array(PolicyName)
+      .min(1)
+      .max(8)
+      .refine((ps) => new Set(ps).size === ps.length, "policy names must be distinct")
+      .optional()
+      .openapi({ example: ["burst", "daily"], description: "1–8 distinct policies checked at once, all-or-nothing: admitted only if every one admits; when any denies, none consumes (each still counts the attempt)" }),
+    key: Key.openapi({ example: "customer-42" }),
+    cost: Cost.default(1).openapi({ description: "Units this call takes (default 1). 0 = peek: consumes nothing; allowed means one unit fits" }),
+    info: Info,
+  })
+  .refine((b) => (b.policy === undefined) !== (b.policies === undefined), { path: ["policies"], message: "give exactly one of policy and policies" })
+  .openapi("RateLimitCheck");
+
+const RefundBody = z
+  .object({ policy: PolicyName, key: Key, cost: Cost.min(1) })
+  .openapi("RateLimitRefund");
+
+const Reason = z.enum(["limit", "cache", "timeout", "unavailable", "not-checked"]).openapi({
+  description: "`limit`: the database decided; `cache`: this isolate's deny cache refused without asking; `timeout`/`unavailable`: the database did not decide within `timeout_ms` and the fail mode answered; `not-checked`: a policy a cached answer did not need",
+});
+
+const PolicyCheckResult = z
+  .object({
+    allowed: z.boolean().optional().openapi({ description: "This policy's own verdict (absent when not checked)" }),
+    policy: z.string(),
+    key: z.string(),
+    limit: z.number().int().optional(),
+    remaining: z.number().int().optional(),
+    reset_ms: z.number().int().optional(),
+    retry_after_ms: z.number().int().optional(),
+    reason: Reason,
+  })
+  .openapi("RateLimitPolicyResult");
+
+const CheckResult = z
+  .object({
+    allowed: z.boolean(),
+    policy: z.string().openapi({ description: "With `policies`: the most restrictive one (denied: the refusing policy with the longest wait; admitted: the fewest units left)" }),
+    key: z.string(),
+    limit: z.number().int(),
+    remaining: z.number().int(),
+    reset_ms: z.number().int(),
+    retry_after_ms: z.number().int().optional(),
+    reason: Reason,
+    results: z.array(PolicyCheckResult).optional().openapi({ description: "With `policies`: one result per policy, in the order asked" }),
+    violated_policies: z.array(z.string()).optional().openapi({ description: "With `policies`, when denied: the policies that refused" }),
+  })
+  .openapi("RateLimitResult");
+
+const QuotaExceeded = ProblemSchema.extend(CheckResult.shape)
+  .extend({ "violated-policies": z.array(z.string()).openapi({ description: "draft-ietf-httpapi-ratelimit-headers-11 §6 (quota-exceeded problem type)" }) })
+  .openapi("RateLimitQuotaExceeded");
+
+const Unenforced = z
+  .object({
+    allowed: z.literal(true),
+    policy: z.string().optional(),
+    policies: z.array(z.string()).optional(),
+    key: z.string(),
+    reason: z.enum(["timeout", "unavailable"]),
+    consumed: z.enum(["unknown", "none"]).openapi({ description: "`unknown`: the check was sent and may have consumed a unit; `none`: it certainly did not" }),
+    timeout_ms: z.number().int(),
+  })
+  .openapi("RateLimitUnenforced");
+
+const RefundResult = z
+  .object({ policy: z.string(), key: z.string(), limit: z.number().int(), remaining: z.number().int(), reset_ms: z.number().int(), refunded: z.number().int() })
+  .openapi("RateLimitRefundResult");
+
+const WindowUsage = z.object({
+  window_start: z.string(),
+  window_end: z.string(),
+  admitted: z.number().int(),
+  attempted: z.number().int(),
+  rejected: z.number().int(),
+  consumed: z.number().int(),
+});
+const Usage = WindowUsage.extend({
+  policy: z.string(),
+  key: z.string(),
+  algorithm: Algorithm,
+  limit: z.number().int(),
+  window_ms: z.number().int(),
+  windows: z.array(WindowUsage).nullable().openapi({ description: "With from/to (fixed and sliding windows): stored windows starting in [from, to), oldest first, at most 1000" }),
+}).openapi("RateLimitUsage");
+
+const UsageQuery = z
+  .object({
+    policy: PolicyName.openapi({ param: { name: "policy", in: "query" } }),
+    key: Key.openapi({ param: { name: "key", in: "query" } }),
+    from: Rfc3339.optional().openapi({ param: { name: "from", in: "query" } }),
+    to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" } }),
+  })
+  .refine((q) => (q.from === undefined) === (q.to === undefined), { path: ["to"], message: "give both from and to, or neither" })
+  .refine((q) => !q.from || !q.to || isLater(q.to, q.from), { path: ["to"], message: "to must be after from" });
+
+const NameParam = z.object({ name: PolicyName.openapi({ param: { name: "name", in: "path" }, example: "api" }) });
+const OverrideParams = NameParam.extend({ key: Key.openapi({ param: { name: "key", in: "path" }, example: "customer-42" }) });
+const OverrideDeleteQuery = z.object({
+  valid_from: Rfc3339.optional().openapi({ param: { name: "valid_from", in: "query" }, description: "Delete only the period starting here; omitted = every period of the key" }),
+});
+
+const OverrideConflict = ProblemSchema.extend({ conflicts: z.array(Override) }).openapi("RateLimitOverrideConflict");
+
+const RL_HEADERS = {
+  "RateLimit-Policy": {
+    schema: { type: "string" as const },
+    description: 'draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400`',
+  },
+  RateLimit: {
+    schema: { type: "string" as const },
+    description: 'A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000`',
+  },
+  "Admit-Cache": { schema: { type: "string" as const }, description: "`hit` when this isolate's deny cache answered without Postgres, else `miss`" },
+};
+const ENFORCED_HEADER = {
+  [NOT_ENFORCED_HEADER]: { schema: { type: "string" as const }, description: '`false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered' },
+};
+
+export const putRateLimitPolicy = createRoute({
+  method: "put",
+  path: "/v1/ratelimits/policies/{name}",
+  tags: ["Rate limits"],
+  summary: "Create or replace a rate-limit policy",
+  description: "Changing `algorithm` or `window_ms` resets the policy's counters; changing `limit` keeps them.",
+  request: { params: NameParam, body: { required: true, content: { "application/json": { schema: PolicyBody } } } },
+  responses: {
+    200: { description: "Replaced", content: { "application/json": { schema: Policy } } },
+    201: { description: "Created", content: { "application/json": { schema: Policy } } },
+    ...problemResponses(400, 401, 413, 415, 422, 503, 504),
+  },
+});
+
+export const getRateLimitPolicy = createRoute({
+  method: "get",
+  path: "/v1/ratelimits/policies/{name}",
+  tags: ["Rate limits"],
+  summary: "Get a rate-limit policy",
+  request: { params: NameParam },
+  responses: {
+    200: { description: "The policy", content: { "application/json": { schema: Policy } } },
+    ...problemResponses(401, 404, 422, 503),
+  },
+});
+
+export const deleteRateLimitPolicy = createRoute({
+  method: "delete",
+  path: "/v1/ratelimits/policies/{name}",
+  tags: ["Rate limits"],
+  summary: "Delete a rate-limit policy, its overrides and counters",
+  description: "Request-log rows are kept until their `history_ms` runs out.",
+  request: { params: NameParam },
+  responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
+});
+
+export const putRateLimitOverride = createRoute({
+  method: "put",
+  path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+  tags: ["Rate limits"],
+  summary: "Give a key its own limit for a period",
+  description:
+    "Periods of one key never overlap (an `EXCLUDE` constraint): an overlapping period is a 409 listing the periods it overlaps. PUT with exactly the period of an existing override changes its limit (200). The override in force at the moment of a check (database clock) applies.",
+  request: { params: OverrideParams, body: { required: true, content: { "application/json": { schema: OverrideBody } } } },
+  responses: {
+    200: { description: "The limit of this exact period was changed", content: { "application/json": { schema: Override } } },
+    201: { description: "Created", content: { "application/json": { schema: Override } } },
+    409: { description: "Overlaps another period of this key; nothing was written", content: { "application/problem+json": { schema: OverrideConflict } } },
+    ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
+  },
+});
+
+export const listRateLimitOverrides = createRoute({
+  method: "get",
+  path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+  tags: ["Rate limits"],
+  summary: "List a key's override periods",
+  description: "The override periods of the key, in order of `valid_from`.",
+  request: { params: OverrideParams },
+  responses: {
+    200: { description: "Periods", content: { "application/json": { schema: z.object({ items: z.array(Override) }) } } },
+    ...problemResponses(401, 404, 422, 503),
+  },
+});
+
+export const deleteRateLimitOverride = createRoute({
+  method: "delete",
+  path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+  tags: ["Rate limits"],
+  summary: "Delete a key's override periods",
+  description: "All of them, or with `valid_from` only the one starting then.",
+  request: { params: OverrideParams, query: OverrideDeleteQuery },
+  responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
+});
+
+export const checkRateLimit = createRoute({
+  method: "post",
+  path: "/v1/ratelimits/check",
+  tags: ["Rate limits"],
+  summary: "Check (and spend) a key's rate limit",
+  description:
+    "200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.",
+  request: { body: { required: true, content: { "application/json": { schema: CheckBody } } } },
+  responses: {
+    200: { description: "Allowed (or not enforced: fail open)", headers: { ...RL_HEADERS, ...ENFORCED_HEADER }, content: { "application/json": { schema: z.union([CheckResult, Unenforced]) } } },
+    429: {
+      description: "Denied; nothing consumed. `policy`: the result body; `policies`: a quota-exceeded problem",
+      headers: { ...RL_HEADERS, "Retry-After": { schema: { type: "string" }, description: "Seconds" } },
+      content: { "application/json": { schema: CheckResult }, "application/problem+json": { schema: QuotaExceeded } },
+    },
+    ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
+  },
+});
+
+export const refundRateLimit = createRoute({
+  method: "post",
+  path: "/v1/ratelimits/refund",
+  tags: ["Rate limits"],
+  summary: "Refund units spent in the current window",
+  description: "Never below zero; a token bucket never holds more than `limit`. Clears this isolate's cached denial of the key.",
+  request: { body: { required: true, content: { "application/json": { schema: RefundBody } } } },
+  responses: {
+    200: { description: "The state after the refund", content: { "application/json": { schema: RefundResult } } },
+    ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
+  },
+});
+
+export const getRateLimitUsage = createRoute({
+  method: "get",
+  path: "/v1/ratelimits/usage",
+  tags: ["Rate limits"],
+  summary: "Usage of a key: current window and history",
+  description:
+    "`admitted` calls were served, `attempted` were made, `rejected` refused; `consumed` is the units spent (admitted costs minus refunds). History (`from`/`to`) is for fixed and sliding windows and goes back `history_ms`.",
+  request: { query: UsageQuery },
+  responses: {
+    200: { description: "Usage", content: { "application/json": { schema: Usage } } },
+    ...problemResponses(401, 404, 422, 503),
+  },
+});
+
+/** The body of a fail-open check (200, not enforced). */
+export type UnenforcedBody = z.infer<typeof Unenforced>;

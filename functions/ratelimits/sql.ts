@@ -1,0 +1,212 @@
+// The rate-limit SQL functions (and the semaphore calls of `rateLimit({ concurrency })`), one typed
+// wrapper each: the only file in functions/ that names them. The statement texts are matched by the
+// bridge's fault tests (e.g. `admit_ratelimit_check`, `admit_permit_acquire`): keep them as they are.
+import type { Queryable } from "../core/db";
+import { lockKey } from "../core/keys";
+
+export type Algorithm = "fixed_window" | "sliding_window" | "token_bucket";
+export type FailMode = "deny" | "allow";
+
+/** A policy as admit_ratelimit_policy_json() renders it. */
+export interface PolicyRow {
+  name: string;
+  algorithm: Algorithm;
+  limit: number;
+  window_ms: number;
+  log: boolean;
+  history_ms: number;
+  timeout_ms: number;
+  on_unavailable: FailMode;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PolicyInput {
+  algorithm: Algorithm;
+  limit: number;
+  window_ms: number;
+  log: boolean;
+  history_ms: number;
+  timeout_ms: number;
+  on_unavailable: FailMode;
+}
+
+export interface OverrideRow {
+  policy: string;
+  key: string;
+  limit: number;
+  valid_from: string;
+  valid_to: string | null;
+}
+
+export type PutOverrideResult = { status: "created" | "updated" | "conflict" | "no_policy"; override?: OverrideRow; conflicts?: OverrideRow[] };
+
+/** One policy's answer to a check (admit_ratelimit_check, and each item of admit_ratelimit_check_multi). */
+export interface CheckRow {
+  allowed: boolean;
+  policy: string;
+  key: string;
+  limit: number;
+  remaining: number;
+  reset_ms: number;
+  window_ms: number;
+  log: boolean;
+  retry_after_ms: number | null;
+  /** ms until one unit fits again (0 = one fits now); feeds the deny cache. */
+  wait1_ms: number | null;
+  timeout_ms?: number;
+  on_unavailable?: FailMode;
+}
+
+/** admit_ratelimit_check_multi: `missing` when some policy does not exist (nothing counted). */
+export type CheckMultiRow = { missing: string[] } | { allowed: boolean; key: string; results: CheckRow[] };
+
+export interface RefundRow {
+  policy: string;
+  key: string;
+  limit: number;
+  remaining: number;
+  reset_ms: number;
+  refunded: number;
+  window_ms: number;
+}
+
+export interface WindowUsageRow {
+  window_start: string;
+  window_end: string;
+  admitted: number;
+  attempted: number;
+  rejected: number;
+  consumed: number;
+}
+
+export interface UsageRow extends WindowUsageRow {
+  policy: string;
+  key: string;
+  algorithm: Algorithm;
+  limit: number;
+  window_ms: number;
+  windows: WindowUsageRow[] | null;
+}
+
+export type AcquireRow =
+  | { status: "acquired"; permit: { permit_id: string; slot: number } }
+  | { status: "busy"; permits: number; in_use: number; retry_after_ms: number; expires_at: string }
+  | { status: "not_found" };
+
+/** Creates or replaces a policy; `created` tells which. */
+export async function putPolicy(db: Queryable, name: string, p: PolicyInput): Promise<{ created: boolean; policy: PolicyRow }> {
+  const [{ r }] = await db.query<{ r: { created: boolean; policy: PolicyRow } }>(
+    "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint, $7::integer, $8) AS r",
+    [name, p.algorithm, p.limit, p.window_ms, p.log, p.history_ms, p.timeout_ms, p.on_unavailable],
+    { write: true },
+  );
+  return r;
+}
+
+/** The policy, or null when there is none of that name. */
+export async function getPolicy(db: Queryable, name: string): Promise<PolicyRow | null> {
+  const [row] = await db.query<{ r: PolicyRow }>("SELECT admit_ratelimit_policy_json(p) AS r FROM ratelimit_policies p WHERE p.name = $1", [name]);
+  return row ? row.r : null;
+}
+
+/** Deletes a policy with its overrides and counters; false when there was none. */
+export async function deletePolicy(db: Queryable, name: string): Promise<boolean> {
+  const [{ r }] = await db.query<{ r: boolean }>("SELECT admit_ratelimit_delete_policy($1) AS r", [name], { write: true });
+  return r;
+}
+
+export async function putOverride(db: Queryable, policy: string, key: string, o: { limit: number; valid_from: string; valid_to: string | null }): Promise<PutOverrideResult> {
+  const [{ r }] = await db.query<{ r: PutOverrideResult }>(
+    "SELECT admit_ratelimit_put_override($1, $2, $3::integer, $4::timestamptz, $5::timestamptz) AS r",
+    [policy, key, o.limit, o.valid_from, o.valid_to],
+    { write: true },
+  );
+  return r;
+}
+
+/** A key's override periods in order of valid_from, or null when the policy does not exist. */
+export async function listOverrides(db: Queryable, policy: string, key: string): Promise<OverrideRow[] | null> {
+  const [{ r }] = await db.query<{ r: OverrideRow[] | null }>("SELECT admit_ratelimit_list_overrides($1, $2) AS r", [policy, key]);
+  return r;
+}
+
+/** Deletes a key's override periods (only the one starting at `validFrom` when given); how many went. */
+export async function deleteOverrides(db: Queryable, policy: string, key: string, validFrom: string | null): Promise<number> {
+  const [{ n }] = await db.query<{ n: number }>("SELECT admit_ratelimit_delete_overrides($1, $2, $3::timestamptz) AS n", [policy, key, validFrom], { write: true });
+  return n;
+}
+
+/** The one statement a single-policy check sends (policy, key, cost, log info, lock timeout in ms). */
+export const CHECK_SQL = "SELECT admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer) AS r";
+/** The one statement a multi-policy check sends (policies, key, cost, log info, lock timeout in ms). */
+export const CHECK_MULTI_SQL = "SELECT admit_ratelimit_check_multi($1::text[], $2, $3::integer, $4::jsonb, $5::integer) AS r";
+
+export interface CheckArgs {
+  key: string;
+  cost: number;
+  info?: Record<string, unknown>;
+  lockTimeoutMs: number;
+  /** Give up on the answer sooner than the request's budget. */
+  withinMs?: number;
+}
+
+/** One policy, one statement; null when the policy does not exist. A peek (cost 0) is not a write. */
+export async function check(db: Queryable, policy: string, a: CheckArgs): Promise<CheckRow | null> {
+  const [{ r }] = await db.query<{ r: CheckRow | null }>(
+    CHECK_SQL,
+    [policy, a.key, a.cost, a.info === undefined ? null : JSON.stringify(a.info), a.lockTimeoutMs],
+    { write: a.cost > 0, withinMs: a.withinMs },
+  );
+  return r;
+}
+
+/** Several policies of one key in one statement, all-or-nothing. */
+export async function checkMulti(db: Queryable, policies: string[], a: CheckArgs): Promise<CheckMultiRow> {
+  const [{ r }] = await db.query<{ r: CheckMultiRow }>(
+    CHECK_MULTI_SQL,
+    [policies, a.key, a.cost, a.info === undefined ? null : JSON.stringify(a.info), a.lockTimeoutMs],
+    { write: a.cost > 0, withinMs: a.withinMs },
+  );
+  return r;
+}
+
+/** Gives back units of the current window; null when the policy does not exist. */
+export async function refund(db: Queryable, policy: string, key: string, cost: number): Promise<RefundRow | null> {
+  const [{ r }] = await db.query<{ r: RefundRow | null }>(
+    "SELECT admit_ratelimit_refund($1, $2, $3::integer, $4::integer) AS r",
+    [policy, key, cost, db.lockTimeoutMs],
+    { write: true },
+  );
+  return r;
+}
+
+/** The key's current window and, with from/to, its stored windows; null when the policy does not exist. */
+export async function usage(db: Queryable, policy: string, key: string, from: string | null, to: string | null): Promise<UsageRow | null> {
+  const [{ r }] = await db.query<{ r: UsageRow | null }>("SELECT admit_ratelimit_usage($1, $2, $3::timestamptz, $4::timestamptz) AS r", [policy, key, from, to]);
+  return r;
+}
+
+/** Semaphore calls of `rateLimit({ concurrency })`: the lock timeout and the time limit are the check's budget. */
+export interface PermitCallOptions {
+  lockTimeoutMs: number;
+  withinMs: number;
+}
+
+export async function acquirePermit(db: Queryable, semaphore: string, holder: string, ttlMs: number | null, o: PermitCallOptions): Promise<AcquireRow> {
+  const [{ r }] = await db.query<{ r: AcquireRow }>(
+    "SELECT admit_permit_acquire($1::bigint, 'semaphore', $2, $3, $4::integer, $5::integer) AS r",
+    [lockKey("semaphore", semaphore), semaphore, holder, ttlMs, o.lockTimeoutMs],
+    { write: true, withinMs: o.withinMs },
+  );
+  return r;
+}
+
+/** Creates (or resizes) a semaphore. */
+export async function putSemaphore(db: Queryable, semaphore: string, permits: number, ttlMs: number, o: PermitCallOptions): Promise<void> {
+  await db.query("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)", [lockKey("semaphore", semaphore), semaphore, permits, ttlMs, o.lockTimeoutMs], { write: true, withinMs: o.withinMs });
+}
+
+export async function releasePermit(db: Queryable, semaphore: string, permitId: string, o: PermitCallOptions): Promise<void> {
+  await db.query("SELECT admit_permit_release($1::bigint, 'semaphore', $2, $3::uuid, $4::integer) AS r", [lockKey("semaphore", semaphore), semaphore, permitId, o.lockTimeoutMs], { write: true, withinMs: o.withinMs });
+}
