@@ -1,7 +1,7 @@
 // The layout's rule, checked: a capability (functions/<name>/) imports functions/core/ only, besides
 // its own folder and npm packages; core/ imports no capability and not http/. So a capability can
 // be read, changed or removed without reading another one.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -52,6 +52,16 @@ describe("layout", () => {
         .map(({ spec }) => `${relative(FUNCTIONS, file)} imports ${spec}`),
     );
     expect(bad).toEqual([]);
+  });
+
+  it("in a capability, sql.ts is the only file that names SQL functions (admit_*)", () => {
+    const bad = capabilities.flatMap((cap) =>
+      tsFiles(join(FUNCTIONS, cap))
+        .filter((file) => !file.endsWith(`${sep}sql.ts`))
+        .flatMap((file) => [...readFileSync(file, "utf8").matchAll(/\badmit_[a-z0-9_]+\s*\(/g)].map((m) => `${relative(FUNCTIONS, file)}: ${m[0]}`)),
+    );
+    expect(bad).toEqual([]);
+    expect(capabilities.filter((cap) => !existsSync(join(FUNCTIONS, cap, "sql.ts")))).toEqual([]);
   });
 
   it("the rule check sees what it should: a capability importing another is caught", () => {
