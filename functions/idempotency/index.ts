@@ -1,156 +1,19 @@
 // Idempotency-Key on every write (issue 6): a keyed POST/PUT/PATCH/DELETE under /v1 runs at most
 // once, and its response is stored in the same transaction as its effect (Brandur Leach's design).
-// SQL: schema/000040_idempotency.sql. Tests: test/idempotency*.test.ts.
+// SQL: schema/000040_idempotency.sql. Tests: test/idempotency/.
 //
 //   BEGIN
-//   admit_idempotency_claim(key, method, path, sha256(body))   → claimed | replay | mismatch | in_progress
+//   claimIdempotencyKey(key, method, path, sha256(body))   → claimed | replay | mismatch | in_progress
 //   … the route, joining this transaction through c.var.db …
-//   admit_idempotency_store(key, status, headers, body)
+//   storeIdempotentResponse(key, status, headers, body)
 //   COMMIT
 //
 // Committed together or not at all: a 5xx, a failed statement, or an answer that invites a retry
-// (see `stored`) rolls back the effect and the claim, so a retry with the key runs afresh.
-// Requests without the header pass straight through: no extra round trip.
-import type { Context, MiddlewareHandler } from "hono";
-import { sha256 } from "hono/utils/crypto";
-import { decodeBase64, encodeBase64 } from "hono/utils/encode";
-import { intSetting } from "../core/db";
-import type { AppEnv } from "../core/context";
-import { hasRoute, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../core/http";
-import type { Bindings } from "../core/env";
-import { problem, validationProblem } from "../core/errors";
-
-export const MAX_KEY_LENGTH = 255;
-export const DEFAULT_TTL_S = 86_400;
-
-const KEYED_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-/**
- * 4xx answers that are not the outcome of running the request, or that invite a retry, are not
- * stored (the transaction rolls back, so nothing they might have written stays either): malformed
- * or invalid input, unknown route or id, and limits. Every other 4xx — e.g. 409 "overlaps" — is the
- * request's real outcome and is replayed like a 2xx. Any response carrying Retry-After is not stored.
- */
-const NOT_STORED_4XX = new Set([400, 401, 403, 404, 405, 408, 413, 415, 422, 425, 429]);
-
-/** Response headers that describe one transmission, not the answer; never stored or replayed. */
-const TRANSIENT_HEADERS = new Set(["connection", "content-length", "date", "keep-alive", "set-cookie", "transfer-encoding", REPLAYED_HEADER.toLowerCase()]);
-
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-
-export function idempotencyTtlS(b: Bindings): number {
-  return intSetting(b.IDEMPOTENCY_TTL_S, DEFAULT_TTL_S, 1, 30 * 86_400);
-}
-
-type Claim =
-  | { outcome: "claimed" }
-  | { outcome: "replay"; status: number; headers: Record<string, string>; body: string; created_at: string }
-  | { outcome: "mismatch"; method: string; path: string; created_at: string }
-  | { outcome: "in_progress" };
-
-function stored(res: Response): boolean {
-  if (res.status >= 500) return false;
-  if (res.headers.has("Retry-After")) return false;
-  return res.status < 400 || !NOT_STORED_4XX.has(res.status);
-}
-
-function replay(r: Extract<Claim, { outcome: "replay" }>): Response {
-  const headers = new Headers(r.headers);
-  headers.set(REPLAYED_HEADER, "true");
-  return new Response(NULL_BODY_STATUSES.has(r.status) ? null : decodeBase64(r.body), { status: r.status, headers });
-}
-
-function keptHeaders(res: Response): Record<string, string> {
-  const out: Record<string, string> = {};
-  res.headers.forEach((value, name) => {
-    if (!TRANSIENT_HEADERS.has(name.toLowerCase())) out[name.toLowerCase()] = value;
-  });
-  return out;
-}
-
-
-/**
- * The middleware. `exempt` names requests that carry their own deduplication (the webhook
- * receiver): an Idempotency-Key header on them is ignored.
- */
-export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } = {}): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const key = c.req.header(IDEMPOTENCY_HEADER);
-    if (key === undefined || !KEYED_METHODS.has(c.req.method) || opts.exempt?.(c)) return next();
-    // No route for this method and path: the answer is 404 whatever the key, so the key is not
-    // checked (nor claimed).
-    if (!hasRoute(c)) return next();
-    if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
-      const message = `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`;
-      throw validationProblem(`header ${IDEMPOTENCY_HEADER}: ${message}`, [{ in: "header", path: IDEMPOTENCY_HEADER, message }]);
-    }
-
-    const url = new URL(c.req.url);
-    const path = url.pathname + url.search;
-    // Hono caches the bytes: the route's validator parses the same body afterwards.
-    const bodyHash = await sha256(await c.req.arrayBuffer());
-    const db = c.var.db;
-
-    await db.begin();
-    try {
-      const [{ r }] = await db.query<{ r: Claim }>(
-        "SELECT admit_idempotency_claim($1, $2, $3, $4, $5::integer, $6::integer) AS r",
-        [key, c.req.method, path, bodyHash, idempotencyTtlS(c.env ?? {}), db.lockTimeoutMs],
-        { write: true },
-      );
-      if (r.outcome !== "claimed") {
-        await db.rollback();
-        if (r.outcome === "replay") return (c.res = replay(r));
-        if (r.outcome === "mismatch") {
-          const where = r.method === c.req.method && r.path === path ? "with a different body" : `for ${r.method} ${r.path}`;
-          // `errors` like every other 422 (the documented ValidationProblem): the header is the field at fault.
-          throw problem("idempotency-key-reused", `This ${IDEMPOTENCY_HEADER} was used at ${r.created_at} ${where}. Use a new key for a different request.`, {
-            errors: [{ in: "header", path: IDEMPOTENCY_HEADER, message: `already used ${where}` }],
-          });
-        }
-        throw problem("idempotency-key-in-use", `A request with this ${IDEMPOTENCY_HEADER} is still running. Retry after Retry-After seconds to get its response; it will not run twice.`, {}, { "Retry-After": "1" });
-      }
-
-      await next();
-
-      const res = c.res;
-      if (db.transactionFailed || !stored(res)) {
-        await db.rollback();
-        if (res.status < 400) {
-          // A route answered success although one of its statements failed: Postgres rolled it back.
-          throw new Error(`${c.req.method} ${url.pathname} answered ${res.status} after a failed statement`);
-        }
-        return;
-      }
-      const body = NULL_BODY_STATUSES.has(res.status) ? new ArrayBuffer(0) : await res.clone().arrayBuffer();
-      await db.query("SELECT admit_idempotency_store($1, $2::integer, $3::jsonb, $4)", [key, res.status, JSON.stringify(keptHeaders(res)), encodeBase64(body)], { write: true });
-      await db.commit();
-    } catch (err) {
-      await db.rollback();
-      throw err;
-    }
-  };
-}
-
-/** Adds the optional `Idempotency-Key` header to every keyed operation under /v1 of an OpenAPI document. */
-export function documentIdempotencyKey<D extends { paths?: object }>(doc: D, exempt: (method: string, path: string) => boolean): D {
-  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, unknown>>)) {
-    if (!path.startsWith("/v1/")) continue;
-    for (const [method, op] of Object.entries(item)) {
-      if (!KEYED_METHODS.has(method.toUpperCase()) || exempt(method, path) || typeof op !== "object" || op === null) continue;
-      const operation = op as { parameters?: unknown[] };
-      operation.parameters = [
-        ...(operation.parameters ?? []),
-        {
-          name: IDEMPOTENCY_HEADER,
-          in: "header",
-          required: false,
-          schema: { type: "string", minLength: 1, maxLength: MAX_KEY_LENGTH },
-          description:
-            "Makes the request safe to retry for 24 h: a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`.",
-        },
-      ];
-    }
-  }
-  return doc;
-}
+// (see `stored` in middleware.ts) rolls back the effect and the claim, so a retry with the key runs
+// afresh. Requests without the header pass straight through: no extra round trip.
+//
+// No routes of its own: middleware.ts (the middleware), sql.ts (the two SQL calls), openapi.ts
+// (the header in the document).
+export { DEFAULT_TTL_S, idempotency, idempotencyTtlS, MAX_KEY_LENGTH } from "./middleware";
+export { documentIdempotencyKey } from "./openapi";
+export type { Claim } from "./sql";

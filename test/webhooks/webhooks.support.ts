@@ -2,7 +2,7 @@
 // `standardwebhooks` package a sender would use, and the database clock the receiver judges by.
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { sql } from "./support";
+import { sql } from "../support";
 
 export function newSecret(): string {
   return "whsec_" + randomBytes(32).toString("base64");

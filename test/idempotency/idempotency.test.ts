@@ -3,8 +3,8 @@
 import { request as httpRequest } from "node:http";
 import { connect as tcpConnect, createServer, type Server, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { lockKey } from "../functions/core/keys";
-import { TOKEN, bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "./support";
+import { lockKey } from "../../functions/core/keys";
+import { TOKEN, bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 const suite = servedApp("idempotency");
 

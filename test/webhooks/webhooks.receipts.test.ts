@@ -1,7 +1,7 @@
 // Acks carry their claim's receipt (issue 18, item 2): a consumer whose claim lapsed while it held the
 // event cannot acknowledge it any more — not after another consumer re-claimed it, not at all.
 import { describe, expect, it } from "vitest";
-import { servedApp, sql, until } from "./support";
+import { servedApp, sql, until } from "../support";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
 const suite = servedApp("webhooks_receipts");

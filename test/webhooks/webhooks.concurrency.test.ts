@@ -1,7 +1,7 @@
 // Webhook races with real simultaneous HTTP against real Postgres: one delivery stored once, consumers
 // that never share an event, and ordering values never processed concurrently.
 import { describe, expect, it } from "vitest";
-import { client, servedApp, sql } from "./support";
+import { client, servedApp, sql } from "../support";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
 const suite = servedApp("webhooks_burst");

@@ -2,8 +2,8 @@
 // exactly-once storage, and the consumer queue (claim, visibility timeout, ack, ordering key).
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { orderingValue } from "../functions/webhooks";
-import { client, servedApp, sql } from "./support";
+import { orderingValue } from "../../functions/webhooks";
+import { client, servedApp, sql } from "../support";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
 const suite = servedApp("webhooks");

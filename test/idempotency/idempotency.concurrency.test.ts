@@ -1,6 +1,6 @@
 // Simultaneous retries of one keyed request, over real HTTP against real Postgres: it runs once.
 import { describe, expect, it } from "vitest";
-import { servedApp, sql } from "./support";
+import { servedApp, sql } from "../support";
 
 const suite = servedApp("idempotency_burst");
 

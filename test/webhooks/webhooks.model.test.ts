@@ -6,9 +6,9 @@
 // processing its event — and the inbox in the database must be that order's state.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { delivery, webhooks } from "./capabilities";
-import { checkRun, type Model } from "./model";
-import { client, connect, servedApp, sql, until } from "./support";
+import { delivery, webhooks } from "../capabilities";
+import { checkRun, type Model } from "../model";
+import { client, connect, servedApp, sql, until } from "../support";
 
 const suite = servedApp("webhooks_model");
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
@@ -83,7 +83,7 @@ describe("webhooks: concurrent batches against a sequential model", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(opArb, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 4 }), async (batches) => {
         const source = `model-${++run}-${Math.random().toString(36).slice(2, 6)}`;
-        // A source without an ordering key (the ordering rule has its own suite in test/webhooks*.test.ts).
+        // A source without an ordering key (the ordering rule has its own suite in test/webhooks/).
         const put = webhooks.prepare!(source)[0];
         expect((await suite.api("PUT", put.path, { ...(put.body as object), ordering_key: undefined })).status).toBe(201);
         const failure = await checkRun<State, Op>({

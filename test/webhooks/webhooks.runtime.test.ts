@@ -1,7 +1,7 @@
 // Idempotency-Key and webhook receiving inside the real Workers runtime (`wrangler dev`, workerd):
 // the standardwebhooks package, Web Crypto hashing and the body caching all as deployed.
 import { describe, expect, it } from "vitest";
-import { client, sql, workerSuite } from "./support";
+import { client, sql, workerSuite } from "../support";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
 const suite = workerSuite("webhooks_runtime");

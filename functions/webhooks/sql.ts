@@ -1,0 +1,141 @@
+// The webhooks capability's SQL: one function per statement, the only place in functions/ that names
+// admit_webhook_*. The ordering lock key is computed here from (source, ordering value).
+import type { Queryable } from "../core/db";
+import { lockKey } from "../core/keys";
+
+/** A registered sender's settings, as stored (never its secret). */
+export interface WebhookSourceRow {
+  source: string;
+  tolerance_s: number;
+  ordering_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a delivery needs from its source; `fresh` = the timestamp is within ±tolerance_s of the database clock. */
+export interface DeliverySource {
+  secret: string;
+  tolerance_s: number;
+  ordering_key: string | null;
+  /** Timestamp minus the database clock, seconds. */
+  skew_s: number;
+  fresh: boolean;
+}
+
+export type EventStatus = "received" | "claimed" | "processed";
+
+export interface WebhookEventRow {
+  id: string;
+  webhook_id: string;
+  payload: unknown;
+  status: EventStatus;
+  ordering_value: string | null;
+  webhook_timestamp: string;
+  received_at: string;
+  claim_expires_at: string | null;
+  claims: number;
+  processed_at: string | null;
+}
+
+export interface ClaimedEventRow {
+  id: string;
+  webhook_id: string;
+  payload: unknown;
+  ordering_value: string | null;
+  received_at: string;
+  claim_expires_at: string;
+  receipt: string;
+}
+
+/** An ack with a receipt that is not the event's live claim; nothing was changed. */
+export interface NotCurrent {
+  status: "not_current";
+  state: string;
+  claim_expires_at: string | null;
+}
+
+export interface SourceSettings {
+  secret: string;
+  toleranceS: number;
+  orderingKey: string | null;
+}
+
+export async function putWebhookSource(db: Queryable, source: string, s: SourceSettings): Promise<{ created: boolean; source: WebhookSourceRow }> {
+  const [{ r }] = await db.query<{ r: { created: boolean; source: WebhookSourceRow } }>(
+    "SELECT admit_webhook_put_source($1, $2, $3::integer, $4) AS r",
+    [source, s.secret, s.toleranceS, s.orderingKey],
+    { write: true },
+  );
+  return r;
+}
+
+/** null: no such source. */
+export async function getWebhookSource(db: Queryable, source: string): Promise<WebhookSourceRow | null> {
+  const [{ r }] = await db.query<{ r: WebhookSourceRow | null }>("SELECT admit_webhook_get_source($1) AS r", [source]);
+  return r;
+}
+
+/** The source's secret and settings, and whether `timestamp` (epoch seconds, digits) is fresh; null: no such source. */
+export async function sourceForDelivery(db: Queryable, source: string, timestamp: string): Promise<DeliverySource | null> {
+  const [{ s }] = await db.query<{ s: DeliverySource | null }>("SELECT admit_webhook_source_for_delivery($1, $2::bigint) AS s", [source, timestamp]);
+  return s;
+}
+
+export interface Delivery {
+  source: string;
+  webhookId: string;
+  /** Epoch seconds, digits. */
+  timestamp: string;
+  /** The raw body, as signed. */
+  body: string;
+  /** The payload's value at the source's ordering key; undefined: unordered. */
+  ordering: string | undefined;
+}
+
+/** Stores the event once per (source, webhook-id); `id` null: the source was removed meanwhile. */
+export async function receiveWebhook(db: Queryable, d: Delivery): Promise<{ id: string | null; duplicate: boolean }> {
+  const [{ r }] = await db.query<{ r: { id: string | null; duplicate: boolean } }>(
+    "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6::bigint, $7::integer) AS r",
+    [d.source, d.webhookId, d.timestamp, d.body, d.ordering ?? null, d.ordering === undefined ? null : lockKey("webhook", `${d.source}/${d.ordering}`), db.lockTimeoutMs],
+    { write: true },
+  );
+  return r;
+}
+
+/** null: no such source. */
+export async function claimWebhookEvents(db: Queryable, source: string, limit: number, visibilityMs: number): Promise<{ events: ClaimedEventRow[] } | null> {
+  const [{ r }] = await db.query<{ r: { events: ClaimedEventRow[] } | null }>(
+    "SELECT admit_webhook_claim($1, $2::integer, $3::integer) AS r",
+    [source, limit, visibilityMs],
+    { write: true },
+  );
+  return r;
+}
+
+/** `id` and `receipt` must be UUIDs. null: no such event of this source. */
+export async function ackWebhookEvent(db: Queryable, source: string, id: string, receipt: string): Promise<WebhookEventRow | NotCurrent | null> {
+  const [{ r }] = await db.query<{ r: WebhookEventRow | NotCurrent | null }>(
+    "SELECT admit_webhook_ack($1, $2::uuid, $3::uuid) AS r",
+    [source, id, receipt],
+    { write: true },
+  );
+  return r;
+}
+
+/**
+ * Up to `limit + 1` events after `cursor` (the extra one says there is a next page), with each
+ * item's sequence number in `seqs` for the cursor. null: no such source.
+ */
+export async function listWebhookEvents(
+  db: Queryable,
+  source: string,
+  status: EventStatus | null,
+  cursor: string | null,
+  limit: number,
+): Promise<{ items: WebhookEventRow[]; seqs: number[] } | null> {
+  const [{ r }] = await db.query<{ r: { items: WebhookEventRow[]; seqs: number[] } | null }>(
+    "SELECT admit_webhook_list($1, $2, $3::bigint, $4::integer) AS r",
+    [source, status, cursor, limit],
+  );
+  return r;
+}
