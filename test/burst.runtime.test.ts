@@ -4,11 +4,14 @@
 // storm, no Worker restart. The database afterwards agrees with every answer.
 import http from "node:http";
 import { describe, expect, it } from "vitest";
-import { sql, TOKEN, workerSuite } from "./support";
+import { sql, SUITE_BUDGET_MS, TOKEN, workerSuite } from "./support";
 
 // The Worker's own workerd socket, past wrangler's dev proxy (a deployed Worker has no such proxy):
 // the proxy pools its connections to the Worker and reuses ones the runtime has closed after 5 s
 // idle, answering such a POST 503 "Your worker restarted mid-request" without it reaching Admit.
+// What this judges is exactness and no 5xx, not latency (the bench measures that): the suites' wide
+// request budget (test/support.ts), and the policies' timeout_ms as wide, so a neighbour's load on
+// the machine (seen in CI: 504s at the 5 s default while other work ran) cannot make a slow answer a 504.
 const suite = workerSuite("burst_runtime", { direct: true });
 const N = 1000;
 
@@ -48,7 +51,7 @@ describe(`${N} simultaneous requests through wrangler dev, zero 5xx`, () => {
     ["fixed_window", "burst-fw"],
     ["token_bucket", "burst-tb"],
   ])("POST /v1/ratelimits/check, one key, %s limit 50 → exactly 50 × 200 and 950 × 429", async (algorithm, policy) => {
-    const put = await suite.api("PUT", `/v1/ratelimits/policies/${policy}`, { algorithm, limit: 50, window_ms: 86_400_000 });
+    const put = await suite.api("PUT", `/v1/ratelimits/policies/${policy}`, { algorithm, limit: 50, window_ms: 86_400_000, timeout_ms: Number(SUITE_BUDGET_MS) });
     expect(put.status).toBe(201);
     const { counts, results } = await burst("/v1/ratelimits/check", () => ({ policy, key: "hot" }));
     expect(counts).toEqual({ 200: 50, 429: 950 });

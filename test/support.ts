@@ -97,12 +97,19 @@ export function client(base: string, token: string | null = TOKEN) {
   };
 }
 
+/**
+ * The request budget of the suites below unless they set their own: they judge decisions, not
+ * latency (the fault suites, which judge the budget, set DB_BUDGET_MS themselves), so a neighbour's
+ * load on the machine stalling one statement past the production default (5 s) must not fail them.
+ */
+export const SUITE_BUDGET_MS = "30000";
+
 /** A suite's own database (in `timezone`, when given) and the app served on it for the suite's lifetime. */
 export function servedApp(label: string, extra: Partial<Bindings> = {}, { timezone }: { timezone?: string } = {}) {
   const suite = {} as { db: string; server: Served; api: ReturnType<typeof client> };
   beforeAll(async () => {
     suite.db = await freshDatabase(label, { timezone });
-    suite.server = await serveApp(bindings(suite.db, extra));
+    suite.server = await serveApp(bindings(suite.db, { DB_BUDGET_MS: SUITE_BUDGET_MS, ...extra }));
     suite.api = client(suite.server.url);
   });
   afterAll(async () => suite.server?.close());
@@ -114,7 +121,7 @@ export function workerSuite(label: string, opts: { config?: string; vars?: Recor
   const suite = {} as { db: string; worker: WranglerDev; api: ReturnType<typeof client> };
   beforeAll(async () => {
     suite.db = await freshDatabase(label);
-    suite.worker = await startWranglerDev({ config: opts.config, direct: opts.direct, vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, ...opts.vars } });
+    suite.worker = await startWranglerDev({ config: opts.config, direct: opts.direct, vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS, ...opts.vars } });
     suite.api = client(suite.worker.url);
   }, 120_000);
   afterAll(async () => suite.worker?.stop());
