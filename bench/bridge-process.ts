@@ -1,9 +1,9 @@
 // The WebSocket bridge (dev/bridge.ts) in a process of its own, so relaying bytes does not share
 // the load generator's event loop (on Neon the proxy is another machine altogether). The parent
 // asks for stats()/resetStats() over the IPC channel. Started by bench/stack.ts with `--import tsx`.
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { BRIDGE_DEFAULTS, startBridge, type BridgeStats } from "../dev/bridge";
+import { BRIDGE_DEFAULTS, type BridgeStats, startBridge } from "../dev/bridge";
 
 /** What the bench's bridge runs with: the bridge's own defaults, as `npm start` runs it. */
 export const BENCH_BRIDGE = BRIDGE_DEFAULTS;
@@ -24,17 +24,28 @@ type Reply = { id: number; stats?: BridgeStats } | { ready: string } | { failed:
 
 /** Forks this file as a bridge process and talks to it. */
 export async function startBridgeProcess(): Promise<BenchBridge> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--child"], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--child"], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const waiting = new Map<number, (r: Reply) => void>();
   let nextId = 1;
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
+  const exit = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const wsProxy = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`bridge process exited (${code}) before it was ready`)));
     child.on("message", (m: Reply) => {
       if ("ready" in m) resolve(m.ready);
       else if ("failed" in m) reject(new Error(m.failed));
-      else waiting.get(m.id)?.(m), waiting.delete(m.id);
+      else {
+        waiting.get(m.id)?.(m);
+        waiting.delete(m.id);
+      }
     });
   });
   const ask = (op: Request["op"]) =>

@@ -3,7 +3,7 @@
 // ("other": neighbours, the kernel's own work, the hypervisor's steal) and what stayed idle. The parts
 // add up to cores × elapsed time, so a row's figures say what a decision costs the machine and who
 // pays for it — which is what limits a ratio on a machine whose cores everything shares.
-import { listProcesses, machineTicks, TICK_US, type Proc } from "../dev/proc";
+import { listProcesses, machineTicks, type Proc, TICK_US } from "../dev/proc";
 
 /** µs of CPU over an interval, by part of the stack, plus `other` and `idle`. */
 export type CpuUs = Record<string, number>;

@@ -152,7 +152,13 @@ export function perRequestConnections(db: Db, perStatement = false): Connections
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 /** One HTTP request on a kept-alive loopback socket; resolves with the status, headers and body text. */
-export function httpRequest(url: string, method: string, headers: Record<string, string>, body?: string, via: http.Agent = agent): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+export function httpRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+  via: http.Agent = agent,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const h: Record<string, string | number> = { ...headers };
     if (body !== undefined) h["Content-Length"] = Buffer.byteLength(body);
@@ -169,7 +175,14 @@ export function httpRequest(url: string, method: string, headers: Record<string,
 }
 
 /** One HTTP call to the Worker; returns the status as the outcome label (and the parsed body). */
-export async function httpCall(base: string, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+export async function httpCall(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any }> {
   const h: Record<string, string> = { Authorization: `Bearer ${token}`, ...headers };
   if (body !== undefined) h["Content-Type"] = "application/json";
   const res = await httpRequest(base + path, method, h, body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body));

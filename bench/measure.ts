@@ -3,9 +3,9 @@
 import type { BridgeStats } from "../dev/bridge";
 import type { BenchBridge } from "./bridge-process";
 import type { CpuMeter, CpuUs } from "./cpu";
-import { httpCall, perRequestConnections, pooledConnections, runLoad, type Connections, type LoadResult, type Query } from "./load";
-import { decisionLatencies, PGBENCH_INSTALL, runPgbench, type Pgbench } from "./pgbench";
-import { cpuPerDecision, round, roundTripsPerDecision, summarize, tally, type Connection, type Layer, type RawFigures, type Row, type Target } from "./report";
+import { type Connections, httpCall, type LoadResult, perRequestConnections, pooledConnections, type Query, runLoad } from "./load";
+import { decisionLatencies, PGBENCH_INSTALL, type Pgbench, runPgbench } from "./pgbench";
+import { type Connection, cpuPerDecision, type Layer, type RawFigures, type Row, round, roundTripsPerDecision, summarize, type Target, tally } from "./report";
 
 /** Each measured row's latencies and elapsed time, for merging rounds (see mergeRounds). */
 export const rawFigures = new WeakMap<Row, RawFigures>();
@@ -127,7 +127,9 @@ function rowName(r: Row): string {
 
 function describeRow(r: Row): string {
   if (r.skipped) return `skipped (${r.skipped})`;
-  const out = Object.entries(r.outcomes ?? {}).map(([k, v]) => `${k}×${v}`).join(" ");
+  const out = Object.entries(r.outcomes ?? {})
+    .map(([k, v]) => `${k}×${v}`)
+    .join(" ");
   return `${r.requests} in ${r.throughput_rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, violations ${r.violations ?? "–"}, round trips ${r.round_trips_per_decision ?? "–"}${r.http_requests_per_decision !== undefined ? `, http ${r.http_requests_per_decision ?? "–"}` : ""} [${out}]`;
 }
 
@@ -215,7 +217,10 @@ export async function peer(ctx: BenchContext, c: Common & { connection: Connecti
   const requests = c.requests ?? ctx.requests;
   await warmUp(row.concurrency, c.seconds ?? ctx.seconds, (i) => c.op(requests + i));
   const cpu = cpuStart(ctx);
-  const load = await runLoad({ concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "decisions", requests) }, (i) => c.op(i));
+  const load = await runLoad(
+    { concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "decisions", requests) },
+    (i) => c.op(i),
+  );
   finish(row, load, c.violations ? await c.violations() : null, null, cpu());
   announce(ctx, row);
   return row;
@@ -232,7 +237,10 @@ export async function edge(
   c: Common & {
     connection: Connection;
     worker?: { url: string; token?: string } | null;
-    op: (call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>, i: number) => Promise<string>;
+    op: (
+      call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>,
+      i: number,
+    ) => Promise<string>;
   },
 ): Promise<Row | null> {
   if (outOfProfile(ctx, c.impl, c.connection)) return null;
@@ -248,7 +256,10 @@ export async function edge(
   await settle(ctx.bridge, openBefore);
   await ctx.bridge.resetStats();
   const cpu = cpuStart(ctx);
-  const load = await runLoad({ concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "requests", requests) }, (i) => c.op(call, i));
+  const load = await runLoad(
+    { concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "requests", requests) },
+    (i) => c.op(call, i),
+  );
   const cpuUs = cpu();
   const stats = await settle(ctx.bridge, openBefore);
   finish(row, load, c.violations ? await c.violations() : null, roundTripsPerDecision(stats.clientMessages, load.latencies.length, stats.connections), cpuUs);
@@ -309,7 +320,8 @@ export async function ceiling(
   row.outcomes = { ok: latencies.length, ...(r.failed ? { failed: r.failed } : {}) };
   row.cpu_us_per_decision = cpuPerDecision(cpuUs, latencies.length);
   rawFigures.set(row, { latenciesMs: latencies, elapsedMs: r.tps ? (r.transactions * 1000) / r.tps : 0, cpuUs });
-  if (/aborted/.test(r.output)) row.note = (row.note ? row.note + "; " : "") + "some pgbench clients aborted: " + (/ERROR:.*$/m.exec(r.output)?.[0] ?? "see output");
+  if (/aborted/.test(r.output))
+    row.note = (row.note ? row.note + "; " : "") + "some pgbench clients aborted: " + (/ERROR:.*$/m.exec(r.output)?.[0] ?? "see output");
   row.violations = c.violations ? await c.violations() : null;
   announce(ctx, row);
   return row;

@@ -32,7 +32,10 @@ export async function findPgbench(): Promise<Pgbench | null> {
 
 /** `name` in each PATH directory. */
 export function onPath(name: string): string[] {
-  return (process.env.PATH ?? "").split(":").filter(Boolean).map((dir) => join(dir, name));
+  return (process.env.PATH ?? "")
+    .split(":")
+    .filter(Boolean)
+    .map((dir) => join(dir, name));
 }
 
 /** The first candidate that exists and answers `--version` (its first line); null if none does. */

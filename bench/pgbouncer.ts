@@ -1,6 +1,6 @@
 // The optional pooled profile: PgBouncer (Debian's `pgbouncer`) in transaction mode between the
 // clients and Postgres, as Neon's pooled endpoint is. Used when installed; the bench says so.
-import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { chown, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -79,7 +79,12 @@ export async function startPgbouncer(bin: PgbouncerBin, target: PgbouncerTarget,
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
+  const exit = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const stop = async () => {
     if (!exited) {
       child.kill("SIGINT");

@@ -147,7 +147,12 @@ export function mergeRounds(rounds: Row[][], raw: (r: Row) => RawFigures | undef
       ...summarize(latencies),
       violations: counted.length ? counted.reduce((s, r) => s + (r.violations ?? 0), 0) : null,
       round_trips_per_decision: rtWeight > 0 ? round(withRt.reduce((s, r) => s + (r.round_trips_per_decision ?? 0) * r.requests, 0) / rtWeight, 2) : null,
-      ...(withHttp.length ? { http_requests_per_decision: httpWeight > 0 ? round(withHttp.reduce((s, r) => s + (r.http_requests_per_decision ?? 0) * r.requests, 0) / httpWeight, 2) : null } : {}),
+      ...(withHttp.length
+        ? {
+            http_requests_per_decision:
+              httpWeight > 0 ? round(withHttp.reduce((s, r) => s + (r.http_requests_per_decision ?? 0) * r.requests, 0) / httpWeight, 2) : null,
+          }
+        : {}),
       outcomes,
       note: [`${done.length} rounds`, ...notes].join("; "),
       cpu_us_per_decision: cpu,
@@ -181,7 +186,12 @@ const COLUMNS: [keyof Row, string][] = [
 
 function cell(row: Row, key: keyof Row): string {
   const v = row[key];
-  if (row.skipped && ["throughput_rps", "p50_ms", "p95_ms", "p99_ms", "violations", "round_trips_per_decision", "http_requests_per_decision", "errors_5xx", "requests"].includes(key)) {
+  if (
+    row.skipped &&
+    ["throughput_rps", "p50_ms", "p95_ms", "p99_ms", "violations", "round_trips_per_decision", "http_requests_per_decision", "errors_5xx", "requests"].includes(
+      key,
+    )
+  ) {
     return key === "requests" ? `skipped: ${row.skipped}` : "";
   }
   if (key === "connection" && row.profile) return `${row.connection} via ${row.profile}`;
@@ -259,7 +269,10 @@ export function ratioTarget(rows: Row[], name: string, a: Match, b: Match, min: 
 const PARTS = ["postgres", "bridge", "worker", "client", "pgbench", "pgbouncer", "other", "idle"];
 
 /** The parts a decision of each layer goes through on its way to Postgres (wrangler idles through a library row). */
-const OWN_PARTS: Record<Exclude<Layer, "ceiling">, string[]> = { library: ["client", "bridge", "pgbouncer"], edge: ["client", "worker", "bridge", "pgbouncer"] };
+const OWN_PARTS: Record<Exclude<Layer, "ceiling">, string[]> = {
+  library: ["client", "bridge", "pgbouncer"],
+  edge: ["client", "worker", "bridge", "pgbouncer"],
+};
 
 /** Σ of a row's CPU parts, µs per decision: cores × elapsed ÷ decisions. */
 function machineUs(cpu: Record<string, number>): number {
@@ -325,7 +338,11 @@ export function atOwnCpu(rows: Row[], a: Match, b: Match): { value: number; deta
   const cb = findRow(rows, b)?.cpu_us_per_decision;
   if (!ca || !cb || stackUs(ca) <= 0) return null;
   const value = round(stackUs(cb) / stackUs(ca), 2);
-  const parts = (c: Record<string, number>) => Object.entries(c).filter(([k, v]) => k !== "other" && k !== "idle" && v > 0).map(([k, v]) => `${k} ${v}`).join(" + ");
+  const parts = (c: Record<string, number>) =>
+    Object.entries(c)
+      .filter(([k, v]) => k !== "other" && k !== "idle" && v > 0)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(" + ");
   return { value, detail: `${value} by its own stack's CPU alone (${label(b)} ${stackUs(cb)} µs per decision ÷ ${label(a)} ${stackUs(ca)} µs: ${parts(ca)})` };
 }
 
@@ -345,7 +362,11 @@ function ratioWithCost(rows: Row[], name: string, a: Match, b: Match, min: numbe
     const [ra, rb] = [findRow(rows, a)!, findRow(rows, b)!];
     const alone = round(rd.throughput_rps / rb.throughput_rps!, 2);
     const share = round(ra.throughput_rps! / rd.throughput_rps, 2);
-    t = { ...t, driver_alone: alone, detail: `${t.detail}; the driver alone (the same statement, no Admit code): ${alone}× (${Math.round(rd.throughput_rps)} req/s; Admit ${share}× of it)` };
+    t = {
+      ...t,
+      driver_alone: alone,
+      detail: `${t.detail}; the driver alone (the same statement, no Admit code): ${alone}× (${Math.round(rd.throughput_rps)} req/s; Admit ${share}× of it)`,
+    };
   }
   return t;
 }
@@ -361,7 +382,9 @@ function diagnostic(t: Target): Target {
 
 /** The edge concurrencies a scenario's rows ran at, ascending. */
 function concurrencies(rows: Row[], m: Match): number[] {
-  return [...new Set(rows.filter((r) => !r.skipped && Object.entries(m).every(([k, v]) => r[k as keyof Row] === v)).map((r) => r.concurrency))].sort((a, b) => a - b);
+  return [...new Set(rows.filter((r) => !r.skipped && Object.entries(m).every(([k, v]) => r[k as keyof Row] === v)).map((r) => r.concurrency))].sort(
+    (a, b) => a - b,
+  );
 }
 
 /**
@@ -382,15 +405,24 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
     value: counted.length ? violations : null,
     max: 0,
     met: counted.length ? violations === 0 : null,
-    detail: `${counted.length} Admit rows counted` + (violations ? `; violations in ${admitRows.filter((r) => r.violations).map((r) => `${r.scenario} ${label(r)}`).join(", ")}` : ""),
+    detail:
+      `${counted.length} Admit rows counted` +
+      (violations
+        ? `; violations in ${admitRows
+            .filter((r) => r.violations)
+            .map((r) => `${r.scenario} ${label(r)}`)
+            .join(", ")}`
+        : ""),
   });
   const hot = "ratelimit-hot";
   for (const c of concurrencies(rows, { scenario: hot, layer: "edge" })) {
     const admit: Match = { scenario: hot, layer: "edge", impl: "admit", connection: "http", concurrency: c };
     const bareHttp: Match = { scenario: hot, layer: "edge", impl: DRIVER, connection: "http", concurrency: c };
     const bareWs: Match = { scenario: hot, layer: "edge", impl: DRIVER, connection: "websocket", concurrency: c };
-    if (findRow(rows, admit) || findRow(rows, bareHttp)) out.push(ratioWithCost(rows, `${hot} c=${c}: edge admit ≥ 0.9× the bare HTTP Worker`, admit, bareHttp, 0.9));
-    if (findRow(rows, bareHttp) || findRow(rows, bareWs)) out.push(ratioWithCost(rows, `${hot} c=${c}: bare HTTP Worker ≥ 3× the bare WebSocket Worker`, bareHttp, bareWs, 3));
+    if (findRow(rows, admit) || findRow(rows, bareHttp))
+      out.push(ratioWithCost(rows, `${hot} c=${c}: edge admit ≥ 0.9× the bare HTTP Worker`, admit, bareHttp, 0.9));
+    if (findRow(rows, bareHttp) || findRow(rows, bareWs))
+      out.push(ratioWithCost(rows, `${hot} c=${c}: bare HTTP Worker ≥ 3× the bare WebSocket Worker`, bareHttp, bareWs, 3));
   }
   // Admit's edge rows, each against the no-op row of the same concurrency, and their HTTP requests.
   const edgeRows = rows.filter((r) => r.layer === "edge" && r.impl === "admit" && !r.skipped && !r.profile && r.errors_5xx === undefined);
@@ -398,9 +430,17 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
     const m: Match = { scenario: r.scenario, layer: "edge", impl: "admit", connection: r.connection, concurrency: r.concurrency };
     const statements = r.statements_per_decision ?? 1;
     if (findRow(rows, { ...NOOP, concurrency: r.concurrency })) {
-      const t = ratioWithCost(rows, `${r.scenario} c=${r.concurrency}: edge ${r.connection} ≥ 0.35× the edge no-op`, m, { ...NOOP, concurrency: r.concurrency }, 0.35);
+      const t = ratioWithCost(
+        rows,
+        `${r.scenario} c=${r.concurrency}: edge ${r.connection} ≥ 0.35× the edge no-op`,
+        m,
+        { ...NOOP, concurrency: r.concurrency },
+        0.35,
+      );
       // A decision of several statements (permits: acquire, then release) is several requests: not a one-statement row.
-      out.push(statements === 1 && r.connection === "http" ? t : diagnostic({ ...t, detail: `${t.detail}; ${statements} HTTP requests to the Worker per decision` }));
+      out.push(
+        statements === 1 && r.connection === "http" ? t : diagnostic({ ...t, detail: `${t.detail}; ${statements} HTTP requests to the Worker per decision` }),
+      );
     }
     if (r.connection === "http") {
       const v = r.http_requests_per_decision ?? null;
@@ -409,17 +449,61 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
         value: v,
         max: statements,
         met: v === null ? null : v <= statements,
-        detail: v === null ? "not counted" : `${v} per decision at the bridge (POST /sql), ${statements} statement(s) per decision at most` + (v < statements ? (statements > 1 ? "; fewer: a refused acquire sends no release" : "; fewer: answers from the deny cache (no statement)") : ""),
+        detail:
+          v === null
+            ? "not counted"
+            : `${v} per decision at the bridge (POST /sql), ${statements} statement(s) per decision at most` +
+              (v < statements ? (statements > 1 ? "; fewer: a refused acquire sends no release" : "; fewer: answers from the deny cache (no statement)") : ""),
       });
     }
   }
   // The ended bench issue's ratios: diagnostics now.
-  out.push(diagnostic(ratioWithCost(rows, `${hot}: library pooled ÷ pgbench pooled`, { scenario: hot, layer: "library", impl: "admit", connection: "pooled" }, { scenario: hot, layer: "ceiling", impl: "pgbench", connection: "pooled" }, 0.8)));
-  out.push(diagnostic(ratioWithCost(rows, `${hot}: library pooled ÷ rate-limiter-flexible`, { scenario: hot, layer: "library", impl: "admit", connection: "pooled" }, { scenario: hot, layer: "library", impl: "rate-limiter-flexible", connection: "pooled" }, 1.0)));
-  out.push(diagnostic(ratioWithCost(rows, `${hot}: library pooled ÷ rate-limiter-flexible, same transport`, { scenario: hot, layer: "library", impl: "admit", connection: "pooled" }, { scenario: hot, layer: "library", impl: "rate-limiter-flexible", connection: "pooled", profile: "neon-bridge" }, 1.0)));
+  out.push(
+    diagnostic(
+      ratioWithCost(
+        rows,
+        `${hot}: library pooled ÷ pgbench pooled`,
+        { scenario: hot, layer: "library", impl: "admit", connection: "pooled" },
+        { scenario: hot, layer: "ceiling", impl: "pgbench", connection: "pooled" },
+        0.8,
+      ),
+    ),
+  );
+  out.push(
+    diagnostic(
+      ratioWithCost(
+        rows,
+        `${hot}: library pooled ÷ rate-limiter-flexible`,
+        { scenario: hot, layer: "library", impl: "admit", connection: "pooled" },
+        { scenario: hot, layer: "library", impl: "rate-limiter-flexible", connection: "pooled" },
+        1.0,
+      ),
+    ),
+  );
+  out.push(
+    diagnostic(
+      ratioWithCost(
+        rows,
+        `${hot}: library pooled ÷ rate-limiter-flexible, same transport`,
+        { scenario: hot, layer: "library", impl: "admit", connection: "pooled" },
+        { scenario: hot, layer: "library", impl: "rate-limiter-flexible", connection: "pooled", profile: "neon-bridge" },
+        1.0,
+      ),
+    ),
+  );
   for (const r of edgeRows.filter((x) => x.concurrency === Math.min(...edgeRows.filter((y) => y.scenario === x.scenario).map((y) => y.concurrency)))) {
     const ceil = ceilingConnection(r.connection);
-    out.push(diagnostic(ratioWithCost(rows, `${r.scenario}: edge ${r.connection} c=${r.concurrency} ÷ pgbench ${ceil === "pooled" ? "pooled" : "-C"}`, { scenario: r.scenario, layer: "edge", impl: "admit", connection: r.connection, concurrency: r.concurrency }, { scenario: r.scenario, layer: "ceiling", impl: "pgbench", connection: ceil }, 0.8)));
+    out.push(
+      diagnostic(
+        ratioWithCost(
+          rows,
+          `${r.scenario}: edge ${r.connection} c=${r.concurrency} ÷ pgbench ${ceil === "pooled" ? "pooled" : "-C"}`,
+          { scenario: r.scenario, layer: "edge", impl: "admit", connection: r.connection, concurrency: r.concurrency },
+          { scenario: r.scenario, layer: "ceiling", impl: "pgbench", connection: ceil },
+          0.8,
+        ),
+      ),
+    );
   }
   // The bursts: exact answers, no 5xx, and the database agreeing with the answers.
   for (const r of rows.filter((x) => x.errors_5xx !== undefined && !x.skipped)) out.push(burstTarget(r));
@@ -432,7 +516,11 @@ export function burstTarget(r: Row): Target {
   const want = r.expected ?? {};
   const keys = [...new Set([...Object.keys(want), ...Object.keys(got)])].sort();
   const wrong = keys.filter((k) => (got[k] ?? 0) !== (want[k] ?? 0));
-  const fmt = (o: Record<string, number>) => Object.entries(o).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${v}×${k}`).join(", ");
+  const fmt = (o: Record<string, number>) =>
+    Object.entries(o)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${v}×${k}`)
+      .join(", ");
   const exact = wrong.length === 0;
   const dbOk = r.db_mismatch === null || r.db_mismatch === undefined;
   return {

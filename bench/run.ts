@@ -9,21 +9,42 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../dev/local";
 import { cpuMeter } from "./cpu";
-import { pgbenchMissing, rawFigures, type BenchContext, type Scenario } from "./measure";
+import { type BenchContext, pgbenchMissing, rawFigures, type Scenario } from "./measure";
 import { findPgbench } from "./pgbench";
 import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
-import { cpuTable, evaluateTargets, markdownTable, mergeRounds, targetsMarkdown, withRoundSpread, writeReport, type Report, type Row, type Target } from "./report";
+import {
+  cpuTable,
+  evaluateTargets,
+  markdownTable,
+  mergeRounds,
+  type Report,
+  type Row,
+  type Target,
+  targetsMarkdown,
+  withRoundSpread,
+  writeReport,
+} from "./report";
+import { burst1000 } from "./scenarios/burst";
 import { inventoryHotNight } from "./scenarios/inventory";
+import { edgeNoop } from "./scenarios/noop";
 import { lockContention, semaphoreChurn } from "./scenarios/permits";
 import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
-import { burst1000 } from "./scenarios/burst";
-import { edgeNoop } from "./scenarios/noop";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { webhookDuplicates } from "./scenarios/webhooks";
-import { edgeUrl, startStack, type Stack } from "./stack";
+import { edgeUrl, type Stack, startStack } from "./stack";
 
 /** In the order they run; each says itself whether its capability exists on this build. */
-export const SCENARIOS: Scenario[] = [edgeNoop, ratelimitHot, ratelimit10kKeys, reservationBurst, inventoryHotNight, semaphoreChurn, lockContention, webhookDuplicates, burst1000];
+export const SCENARIOS: Scenario[] = [
+  edgeNoop,
+  ratelimitHot,
+  ratelimit10kKeys,
+  reservationBurst,
+  inventoryHotNight,
+  semaphoreChurn,
+  lockContention,
+  webhookDuplicates,
+  burst1000,
+];
 
 export interface Options {
   quick: boolean;
@@ -142,8 +163,14 @@ async function main(): Promise<void> {
     stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log });
     notes.push(stack.bridge.config);
     const s = stack;
-    if (s.worker && !s.worker.directUrl) notes.push("edge rows went through wrangler's dev proxy: the Worker's own workerd socket was not found (it is looked up in /proc), so each edge request paid a second workerd hop");
-    if (s.driverWorker && !s.driverWorker.directUrl) notes.push("the driver-alone edge row went through wrangler's dev proxy: that Worker's own workerd socket was not found, so it paid a second workerd hop");
+    if (s.worker && !s.worker.directUrl)
+      notes.push(
+        "edge rows went through wrangler's dev proxy: the Worker's own workerd socket was not found (it is looked up in /proc), so each edge request paid a second workerd hop",
+      );
+    if (s.driverWorker && !s.driverWorker.directUrl)
+      notes.push(
+        "the driver-alone edge row went through wrangler's dev proxy: that Worker's own workerd socket was not found, so it paid a second workerd hop",
+      );
     const ctx: BenchContext = {
       quick: opts.quick,
       concurrency: opts.concurrency,
@@ -175,7 +202,10 @@ async function main(): Promise<void> {
       return mergeRounds(rounds, (r) => rawFigures.get(r));
     };
     const ran: Scenario[] = [];
-    log(`${scenarios.length} scenario(s), concurrency ${opts.concurrency} (edge ${opts.edgeConcurrency.join(" and ")}), each row ≤ ${opts.requests} decisions and ≤ ${opts.seconds} s` + (opts.rounds > 1 ? `, in ${opts.rounds} rounds` : ""));
+    log(
+      `${scenarios.length} scenario(s), concurrency ${opts.concurrency} (edge ${opts.edgeConcurrency.join(" and ")}), each row ≤ ${opts.requests} decisions and ≤ ${opts.seconds} s` +
+        (opts.rounds > 1 ? `, in ${opts.rounds} rounds` : ""),
+    );
     for (const [i, scenario] of scenarios.entries()) {
       const why = await scenario.unavailable(ctx);
       if (why) {
@@ -237,10 +267,15 @@ async function main(): Promise<void> {
     notes,
   };
   const file = await writeReport(join(ROOT, "bench", "results"), report);
-  console.log(`\n${command}  (${report.machine.cpus} cores, ${report.machine.node}, ${((Date.parse(report.finished_at) - startedAt.getTime()) / 1000).toFixed(0)} s)\n`);
+  console.log(
+    `\n${command}  (${report.machine.cpus} cores, ${report.machine.node}, ${((Date.parse(report.finished_at) - startedAt.getTime()) / 1000).toFixed(0)} s)\n`,
+  );
   console.log(markdownTable(rows));
   const cpu = cpuTable(rows);
-  if (cpu) console.log(`\nMachine time per decision, µs, by part of the stack (CPU from /proc over each row; the parts add up to cores × elapsed ÷ decisions):\n\n${cpu}`);
+  if (cpu)
+    console.log(
+      `\nMachine time per decision, µs, by part of the stack (CPU from /proc over each row; the parts add up to cores × elapsed ÷ decisions):\n\n${cpu}`,
+    );
   console.log(`\nTargets:\n${targetsMarkdown(targets)}`);
   if (notes.length) console.log(`\nNotes:\n${notes.map((n) => `- ${n}`).join("\n")}`);
   console.log(`\nWritten ${file} and bench/results/latest.json`);

@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { migrate } from "../dev/migrate";
-import { postmasterPid, startPostgres, type PgHandle } from "../dev/postgres";
+import { type PgHandle, postmasterPid, startPostgres } from "../dev/postgres";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
-import { startBridgeProcess, type BenchBridge } from "./bridge-process";
+import { type BenchBridge, startBridgeProcess } from "./bridge-process";
 import type { StackPids } from "./cpu";
-import { startPgbouncer, type Pgbouncer, type PgbouncerBin } from "./pgbouncer";
+import { type Pgbouncer, type PgbouncerBin, startPgbouncer } from "./pgbouncer";
 
 export interface Stack {
   pg: PgHandle;
@@ -93,7 +93,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       opts.log(`pgbouncer (transaction mode, pool ${opts.poolSize}) on ${bouncer.host}:${bouncer.port}`);
       let pooledWorker: WranglerDev | null = null;
       if (opts.edge) {
-        pooledWorker = await startWranglerDev({ vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false, direct: true });
+        pooledWorker = await startWranglerDev({
+          vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token },
+          readyTimeoutMs: 90_000,
+          devtools: false,
+          direct: true,
+        });
         const w = pooledWorker;
         stops.push(() => w.stop());
         opts.log(`wrangler dev through pgbouncer on ${pooledWorker.url}; ${edgeVia(pooledWorker)}`);

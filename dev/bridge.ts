@@ -12,13 +12,13 @@
 // in a controlled way — refused, delayed, cut after N bytes or Postgres messages in either
 // direction, cut at a random point, or cut/stalled just before or just after a chosen statement
 // (e.g. COMMIT) reaches Postgres. Without faults the relay is the plain pass-through it always was.
-import http from 'node:http';
-import net from 'node:net';
-import path from 'node:path';
-import type { Duplex } from 'node:stream';
-import { pathToFileURL } from 'node:url';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { notRun, parseSqlRequest, SqlPools, sqlTexts, type SqlAnswer, type SqlRequest } from './sql-http';
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import type { Duplex } from "node:stream";
+import { pathToFileURL } from "node:url";
+import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import { notRun, parseSqlRequest, type SqlAnswer, SqlPools, type SqlRequest, sqlTexts } from "./sql-http";
 
 export interface BridgeStats {
   connections: number;
@@ -57,7 +57,7 @@ export interface BridgeStats {
  * - `stall-after`: the statement is delivered and Postgres's answers are swallowed; the
  *   connection stays open, so Postgres completes (and commits) while the client hears nothing.
  */
-export type StatementFault = 'drop-before' | 'stall-before' | 'drop-after' | 'stall-after';
+export type StatementFault = "drop-before" | "stall-before" | "drop-after" | "stall-after";
 
 export interface Faults {
   /** Refuse new connections (the upgrade is answered 503): a proxy that is down. */
@@ -123,14 +123,28 @@ const BINARY = { binary: true } as const;
 const HIGH_WATER = 1 << 20;
 
 const LOOPBACK = new net.BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+LOOPBACK.addSubnet("::ffff:127.0.0.0", 104, "ipv6");
 
 const zeroStats = (): BridgeStats => ({
-  connections: 0, open: 0, clientMessages: 0, serverMessages: 0, clientBytes: 0, serverBytes: 0, refused: 0,
-  faultRefused: 0, dropped: 0, stalled: 0, sessionsWaiting: 0, sessionQueueTimeouts: 0, httpRequests: 0, httpOpen: 0,
-  poolActive: 0, poolWaiting: 0, poolQueueTimeouts: 0,
+  connections: 0,
+  open: 0,
+  clientMessages: 0,
+  serverMessages: 0,
+  clientBytes: 0,
+  serverBytes: 0,
+  refused: 0,
+  faultRefused: 0,
+  dropped: 0,
+  stalled: 0,
+  sessionsWaiting: 0,
+  sessionQueueTimeouts: 0,
+  httpRequests: 0,
+  httpOpen: 0,
+  poolActive: 0,
+  poolWaiting: 0,
+  poolQueueTimeouts: 0,
 });
 
 // The largest HTTP SQL request body accepted (Neon's own limit is larger; nothing here comes near it).
@@ -174,7 +188,7 @@ class Turns {
 }
 
 export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
-  const host = opts.host ?? '127.0.0.1';
+  const host = opts.host ?? "127.0.0.1";
   const log = opts.log ?? (() => {});
   let stats = zeroStats();
   const conns = new Set<Duplex>();
@@ -192,27 +206,30 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   const sqlSockets = new Set<net.Socket>();
 
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  const server = http.createServer({
-    // The client closes idle keep-alive connections, never the bridge: with Node's default (5 s) the
-    // bridge closed sockets workerd was about to reuse, and a statement sent on one was lost unrun.
-    keepAliveTimeout: 10 * 60_000,
-  }, (req, res) => {
-    if (new URL(req.url ?? '/', 'http://bridge').pathname === '/sql') {
-      if (req.method === 'POST') return void serveSql(req, res);
-      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('POST a query to /sql\n');
-      return;
-    }
-    res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required (or POST /sql)\n');
-  });
-  server.on('connection', (socket: net.Socket) => {
+  const server = http.createServer(
+    {
+      // The client closes idle keep-alive connections, never the bridge: with Node's default (5 s) the
+      // bridge closed sockets workerd was about to reuse, and a statement sent on one was lost unrun.
+      keepAliveTimeout: 10 * 60_000,
+    },
+    (req, res) => {
+      if (new URL(req.url ?? "/", "http://bridge").pathname === "/sql") {
+        if (req.method === "POST") return void serveSql(req, res);
+        res.writeHead(405, { allow: "POST", "content-type": "text/plain" }).end("POST a query to /sql\n");
+        return;
+      }
+      res.writeHead(426, { "content-type": "text/plain" }).end("WebSocket upgrade required (or POST /sql)\n");
+    },
+  );
+  server.on("connection", (socket: net.Socket) => {
     conns.add(socket);
-    socket.once('close', () => conns.delete(socket));
+    socket.once("close", () => conns.delete(socket));
   });
 
-  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => {});
+  server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => {});
     const target = parseTarget(req.url);
-    if ('status' in target) {
+    if ("status" in target) {
       if (target.status === 403) stats.refused++;
       log(`bridge: ${target.status} ${target.message}`);
       refuse(socket, target);
@@ -221,32 +238,41 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     const plan = takePlan();
     if (plan?.refuse) {
       stats.faultRefused++;
-      refuse(socket, { status: 503, message: 'fault mode: refusing new connections' });
+      refuse(socket, { status: 503, message: "fault mode: refusing new connections" });
       return;
     }
     stats.sessionsWaiting++;
-    void turns.take(queueMs, (cancel) => socket.once('close', cancel)).then((got) => {
-      stats.sessionsWaiting--;
-      // The turn goes back once, when the Postgres connection closes, or with the client's socket if none was opened (an aborted handshake).
-      let held = got;
-      const release = () => {
-        if (held) (held = false), turns.give();
-      };
-      if (socket.destroyed) return release();
-      let upstreamOpened = false;
-      socket.once('close', () => upstreamOpened || release());
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        upstreamOpened = got;
-        if (!got) {
-          // Nothing reached Postgres: say so as a server would (an ErrorResponse with a SQLSTATE), so the driver's error carries it.
-          stats.sessionQueueTimeouts++;
-          ws.send(errorResponse('53300', `no Postgres session was free within ${queueMs} ms (${maxSessions} at once, all busy): nothing was run. Retry shortly.`), BINARY, () => ws.close(1013));
-          return;
-        }
-        if (plan) pipeWithFaults(ws, target, plan, release);
-        else pipe(ws, target, release);
+    void turns
+      .take(queueMs, (cancel) => socket.once("close", cancel))
+      .then((got) => {
+        stats.sessionsWaiting--;
+        // The turn goes back once, when the Postgres connection closes, or with the client's socket if none was opened (an aborted handshake).
+        let held = got;
+        const release = () => {
+          if (held) {
+            held = false;
+            turns.give();
+          }
+        };
+        if (socket.destroyed) return release();
+        let upstreamOpened = false;
+        socket.once("close", () => upstreamOpened || release());
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          upstreamOpened = got;
+          if (!got) {
+            // Nothing reached Postgres: say so as a server would (an ErrorResponse with a SQLSTATE), so the driver's error carries it.
+            stats.sessionQueueTimeouts++;
+            ws.send(
+              errorResponse("53300", `no Postgres session was free within ${queueMs} ms (${maxSessions} at once, all busy): nothing was run. Retry shortly.`),
+              BINARY,
+              () => ws.close(1013),
+            );
+            return;
+          }
+          if (plan) pipeWithFaults(ws, target, plan, release);
+          else pipe(ws, target, release);
+        });
       });
-    });
   });
 
   function pipe(ws: WebSocket, target: Target, release: () => void): void {
@@ -254,15 +280,15 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
 
     // net.Socket queues writes made while it is still connecting and flushes them in order on
     // connect, so the driver's pipelined startup+password+query needs no extra buffering here.
-    ws.on('message', (data: RawData) => {
+    ws.on("message", (data: RawData) => {
       const buf = data as Buffer; // binaryType is the default "nodebuffer", without fragments
       stats.clientMessages++;
       stats.clientBytes += buf.length;
       if (!upstream.write(buf)) ws.pause();
     });
-    upstream.on('drain', () => ws.resume());
+    upstream.on("drain", () => ws.resume());
 
-    upstream.on('data', (chunk: Buffer) => {
+    upstream.on("data", (chunk: Buffer) => {
       stats.serverMessages++;
       stats.serverBytes += chunk.length;
       if (ws.bufferedAmount + chunk.length > HIGH_WATER) {
@@ -282,27 +308,27 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     upstream.setNoDelay(true);
     upstreams.add(upstream);
     let reached = false;
-    upstream.once('connect', () => {
+    upstream.once("connect", () => {
       reached = true;
     });
-    upstream.on('error', (err: NodeJS.ErrnoException) => {
+    upstream.on("error", (err: NodeJS.ErrnoException) => {
       log(`bridge: upstream ${target.host}:${target.port}: ${err.code ?? err.message}`);
       // Postgres was never reached, so nothing the client pipelined can have run. Say so the way a
       // server would (an ErrorResponse, SQLSTATE 08006), as Neon's proxy does, instead of a bare
       // close the client could not tell apart from a connection lost after its write.
       if (!reached && ws.readyState === ws.OPEN) {
-        ws.send(errorResponse('08006', `could not connect to Postgres at ${target.host}:${target.port} (${err.code ?? err.message})`), BINARY);
+        ws.send(errorResponse("08006", `could not connect to Postgres at ${target.host}:${target.port} (${err.code ?? err.message})`), BINARY);
       }
     });
     // `after` lets a delaying relay deliver what it still holds before passing the close on.
-    upstream.on('close', (hadError: boolean) => {
+    upstream.on("close", (hadError: boolean) => {
       upstreams.delete(upstream);
       release();
       after(() => ws.readyState === ws.OPEN && ws.close(hadError ? 1011 : 1000));
     });
 
-    ws.on('error', () => upstream.destroy());
-    ws.on('close', () => {
+    ws.on("error", () => upstream.destroy());
+    ws.on("close", () => {
       stats.open--;
       // end() rather than destroy() so a Terminate message still queued reaches Postgres.
       after(() => !upstream.destroyed && upstream.end());
@@ -322,9 +348,12 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     const limits = plan.dropAfter ?? {};
     const randomCut = plan.dropAtRandom ? Math.floor(rng() * plan.dropAtRandom.maxBytes) : Infinity;
     const rule = plan.statement;
-    let state: 'open' | 'held' | 'stalled' | 'dropped' = 'open';
+    let state: "open" | "held" | "stalled" | "dropped" = "open";
     let pendingAfter: StatementFault | undefined; // drop-after/stall-after armed, fires at the end of the statement
-    let cBytes = 0, sBytes = 0, cMsgs = 0, sMsgs = 0;
+    let cBytes = 0,
+      sBytes = 0,
+      cMsgs = 0,
+      sMsgs = 0;
     const fromClient = new MessageSplitter(true);
     const fromServer = new MessageSplitter(false);
 
@@ -335,8 +364,8 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
       if (buf.length) later(() => ws.readyState === ws.OPEN && ws.send(buf, BINARY));
     };
     const drop = (): void => {
-      if (state === 'dropped') return;
-      state = 'dropped';
+      if (state === "dropped") return;
+      state = "dropped";
       stats.dropped++;
       // Bytes already relayed still arrive (end, not destroy): the cut falls exactly where asked.
       later(() => {
@@ -344,45 +373,45 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
         if (!upstream.destroyed) upstream.end();
       });
     };
-    const stall = (as: 'held' | 'stalled'): void => {
+    const stall = (as: "held" | "stalled"): void => {
       state = as;
       stats.stalled++;
     };
-    const budget = (dir: 'c' | 's', len: number): number => {
-      const byteLimit = dir === 'c' ? (limits.clientBytes ?? Infinity) - cBytes : (limits.serverBytes ?? Infinity) - sBytes;
+    const budget = (dir: "c" | "s", len: number): number => {
+      const byteLimit = dir === "c" ? (limits.clientBytes ?? Infinity) - cBytes : (limits.serverBytes ?? Infinity) - sBytes;
       return Math.max(0, Math.min(len, byteLimit, randomCut - cBytes - sBytes));
     };
 
-    ws.on('message', (data: RawData) => {
+    ws.on("message", (data: RawData) => {
       const buf = data as Buffer;
       stats.clientMessages++;
       stats.clientBytes += buf.length;
-      if (state !== 'open') return; // held, stalled-after (the client may still send Terminate) or cut
+      if (state !== "open") return; // held, stalled-after (the client may still send Terminate) or cut
       for (const msg of fromClient.push(buf)) {
         if (rule && !pendingAfter && statementMatches(msg, rule.match)) {
-          if (rule.action === 'drop-before') return drop();
-          if (rule.action === 'stall-before') return stall('held');
+          if (rule.action === "drop-before") return drop();
+          if (rule.action === "stall-before") return stall("held");
           pendingAfter = rule.action;
         }
-        const n = budget('c', msg.length);
+        const n = budget("c", msg.length);
         toServer(msg.subarray(0, n));
         cBytes += n;
         if (n < msg.length) return drop();
         if (++cMsgs >= (limits.clientMessages ?? Infinity)) return drop();
         // A simple Query is one message; an extended-protocol statement ends with its Sync.
-        if (pendingAfter && (msg[0] === 0x51 /* Q */ || msg[0] === 0x53 /* S */)) {
-          if (pendingAfter === 'drop-after') return drop();
-          return stall('stalled');
+        if (pendingAfter && (msg[0] === 0x51 /* Q */ || msg[0] === 0x53) /* S */) {
+          if (pendingAfter === "drop-after") return drop();
+          return stall("stalled");
         }
       }
     });
 
-    upstream.on('data', (chunk: Buffer) => {
+    upstream.on("data", (chunk: Buffer) => {
       stats.serverMessages++;
       stats.serverBytes += chunk.length;
-      if (state === 'stalled' || state === 'dropped') return; // Postgres's answer is swallowed
+      if (state === "stalled" || state === "dropped") return; // Postgres's answer is swallowed
       for (const msg of fromServer.push(chunk)) {
-        const n = budget('s', msg.length);
+        const n = budget("s", msg.length);
         toClient(msg.subarray(0, n));
         sBytes += n;
         if (n < msg.length) return drop();
@@ -404,7 +433,7 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     const socket = req.socket;
     sqlSockets.add(socket);
     let gone = false;
-    res.once('close', () => {
+    res.once("close", () => {
       stats.httpOpen--;
       sqlSockets.delete(socket);
       gone = !res.writableFinished;
@@ -416,19 +445,19 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
       return Array.isArray(v) ? v[0] : v;
     };
     const request = parseSqlRequest(body, header);
-    if (typeof request === 'string') return send(res, notRun('08P01', `bad request to /sql: ${request}`));
-    const connectionString = header('neon-connection-string') ?? '';
+    if (typeof request === "string") return send(res, notRun("08P01", `bad request to /sql: ${request}`));
+    const connectionString = header("neon-connection-string") ?? "";
     let target: Target | Refusal;
     try {
       const u = new URL(connectionString);
       target = parseTarget(`/v1?address=${encodeURIComponent(`${u.hostname}:${u.port || 5432}`)}`);
     } catch {
-      target = { status: 400, message: 'missing or invalid Neon-Connection-String header' };
+      target = { status: 400, message: "missing or invalid Neon-Connection-String header" };
     }
-    if ('status' in target) {
+    if ("status" in target) {
       if (target.status === 403) stats.refused++;
       log(`bridge: /sql ${target.message}`);
-      return send(res, notRun('08004', target.message));
+      return send(res, notRun("08004", target.message));
     }
     const where = `${target.host}:${target.port}`;
     const plan = takePlan();
@@ -446,31 +475,37 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
    * on the wire. A cut before the statement runs destroys the socket unanswered; a cut after it lets it
    * run (a single statement commits), then destroys the socket, or sends part of the answer first.
    */
-  async function serveSqlWithFaults(res: http.ServerResponse, plan: Faults, requestBytes: number, request: SqlRequest, run: () => Promise<SqlAnswer | undefined>): Promise<void> {
+  async function serveSqlWithFaults(
+    res: http.ServerResponse,
+    plan: Faults,
+    requestBytes: number,
+    request: SqlRequest,
+    run: () => Promise<SqlAnswer | undefined>,
+  ): Promise<void> {
     if (plan.refuse) {
       stats.faultRefused++;
-      return send(res, notRun('08006', 'fault mode: refusing new connections; nothing was run'));
+      return send(res, notRun("08006", "fault mode: refusing new connections; nothing was run"));
     }
     const delay = plan.delayMs ?? 0;
     const rule = plan.statement;
-    const hit = rule && sqlTexts(request).some((t) => (typeof rule.match === 'string' ? t.includes(rule.match) : rule.match.test(t)));
+    const hit = rule && sqlTexts(request).some((t) => (typeof rule.match === "string" ? t.includes(rule.match) : rule.match.test(t)));
     const limits = plan.dropAfter ?? {};
     const randomCut = plan.dropAtRandom ? Math.floor(rng() * plan.dropAtRandom.maxBytes) : Infinity;
-    let before: 'drop' | 'stall' | undefined;
-    let after: 'drop' | 'stall' | undefined;
+    let before: "drop" | "stall" | undefined;
+    let after: "drop" | "stall" | undefined;
     if (hit) {
-      if (rule.action === 'drop-before') before = 'drop';
-      else if (rule.action === 'stall-before') before = 'stall';
-      else after = rule.action === 'drop-after' ? 'drop' : 'stall';
+      if (rule.action === "drop-before") before = "drop";
+      else if (rule.action === "stall-before") before = "stall";
+      else after = rule.action === "drop-after" ? "drop" : "stall";
     }
-    if (requestBytes > (limits.clientBytes ?? Infinity) || requestBytes > randomCut) before = 'drop';
-    if ((limits.clientMessages ?? Infinity) <= 1) before = 'drop';
-    else if ((limits.clientMessages ?? Infinity) <= 2) after ??= 'drop';
-    if (before === 'drop') {
+    if (requestBytes > (limits.clientBytes ?? Infinity) || requestBytes > randomCut) before = "drop";
+    if ((limits.clientMessages ?? Infinity) <= 1) before = "drop";
+    else if ((limits.clientMessages ?? Infinity) <= 2) after ??= "drop";
+    if (before === "drop") {
       stats.dropped++;
       return void setTimeout(() => res.socket?.destroy(), delay);
     }
-    if (before === 'stall') {
+    if (before === "stall") {
       stats.stalled++;
       return; // never run, never answered: the client gives up
     }
@@ -478,11 +513,11 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     const answer = await run();
     if (!answer) return;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-    if (after === 'stall') {
+    if (after === "stall") {
       stats.stalled++;
       return;
     }
-    if (after === 'drop') {
+    if (after === "drop") {
       stats.dropped++;
       return void res.socket?.destroy();
     }
@@ -500,17 +535,15 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   }
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'EADDRINUSE'
-        ? new Error(`bridge port ${opts.port} in use: set PORT to another port or stop the other process`)
-        : err);
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      reject(err.code === "EADDRINUSE" ? new Error(`bridge port ${opts.port} in use: set PORT to another port or stop the other process`) : err);
     });
     // A burst opens hundreds of connections at once (workerd makes one per concurrent fetch): with
     // Node's default accept backlog (511) the kernel overflowed the queue and the Worker saw
     // "Network connection lost" for requests that never arrived — a 504 for writes that never ran.
     server.listen({ port: opts.port ?? 0, host, backlog: 4096 }, () => resolve());
   });
-  server.on('error', (err: Error) => log(`bridge: ${err.message}`));
+  server.on("error", (err: Error) => log(`bridge: ${err.message}`));
   const port = (server.address() as net.AddressInfo).port;
   log(`bridge listening on ws://${host}:${port}/v1`);
 
@@ -553,16 +586,16 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
 }
 
 function parseTarget(url: string | undefined): Target | Refusal {
-  const u = new URL(url ?? '/', 'http://bridge');
-  if (u.pathname !== '/v1' && u.pathname !== '/v2') return { status: 404, message: `unknown path ${u.pathname}` };
-  const address = u.searchParams.get('address');
+  const u = new URL(url ?? "/", "http://bridge");
+  if (u.pathname !== "/v1" && u.pathname !== "/v2") return { status: 404, message: `unknown path ${u.pathname}` };
+  const address = u.searchParams.get("address");
   const m = address ? /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(address) : null;
   const port = m ? Number(m[3]) : 0;
-  if (!m || port < 1 || port > 65535) return { status: 400, message: `missing or invalid address "${address ?? ''}"` };
-  const name = (m[1] ?? m[2] ?? '').toLowerCase();
+  if (!m || port < 1 || port > 65535) return { status: 400, message: `missing or invalid address "${address ?? ""}"` };
+  const name = (m[1] ?? m[2] ?? "").toLowerCase();
   // Only literal loopback addresses: names are never resolved, so DNS cannot redirect us.
-  if (name === 'localhost') return { host: '127.0.0.1', port };
-  const family = net.isIPv4(name) ? 'ipv4' : net.isIPv6(name) ? 'ipv6' : undefined;
+  if (name === "localhost") return { host: "127.0.0.1", port };
+  const family = net.isIPv4(name) ? "ipv4" : net.isIPv6(name) ? "ipv6" : undefined;
   if (family && LOOPBACK.check(name, family)) return { host: name, port };
   return { status: 403, message: `target ${address} is not a loopback address` };
 }
@@ -570,10 +603,15 @@ function parseTarget(url: string | undefined): Target | Refusal {
 /** A Postgres wire-protocol ErrorResponse ('E') with severity FATAL. */
 function errorResponse(sqlstate: string, message: string): Buffer {
   const fields = Buffer.concat(
-    [['S', 'FATAL'], ['V', 'FATAL'], ['C', sqlstate], ['M', message]].map(([k, v]) => Buffer.from(`${k}${v}\0`, 'utf8')),
+    [
+      ["S", "FATAL"],
+      ["V", "FATAL"],
+      ["C", sqlstate],
+      ["M", message],
+    ].map(([k, v]) => Buffer.from(`${k}${v}\0`, "utf8")),
   );
   const out = Buffer.alloc(1 + 4 + fields.length + 1);
-  out.write('E', 0, 'ascii');
+  out.write("E", 0, "ascii");
   out.writeInt32BE(4 + fields.length + 1, 1);
   fields.copy(out, 5);
   out[out.length - 1] = 0;
@@ -607,10 +645,10 @@ class MessageSplitter {
 
 /** The SQL text of a simple Query ('Q') or a Parse ('P') message, else undefined. */
 function statementText(msg: Buffer): string | undefined {
-  if (msg[0] === 0x51) return msg.toString('utf8', 5, msg.indexOf(0, 5));
+  if (msg[0] === 0x51) return msg.toString("utf8", 5, msg.indexOf(0, 5));
   if (msg[0] === 0x50) {
     const nameEnd = msg.indexOf(0, 5);
-    return msg.toString('utf8', nameEnd + 1, msg.indexOf(0, nameEnd + 1));
+    return msg.toString("utf8", nameEnd + 1, msg.indexOf(0, nameEnd + 1));
   }
   return undefined;
 }
@@ -618,7 +656,7 @@ function statementText(msg: Buffer): string | undefined {
 function statementMatches(msg: Buffer, match: string | RegExp): boolean {
   const text = statementText(msg);
   if (text === undefined) return false;
-  return typeof match === 'string' ? text.includes(match) : match.test(text);
+  return typeof match === "string" ? text.includes(match) : match.test(text);
 }
 
 /** A small seeded PRNG, so a random cut can be replayed from its seed. */
@@ -638,14 +676,14 @@ function readBody(req: http.IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_SQL_BODY) return resolve(undefined);
       parts.push(chunk);
     });
-    req.once('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.once('error', () => resolve(undefined));
-    req.once('close', () => resolve(undefined)); // no-op once 'end' resolved it
+    req.once("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.once("error", () => resolve(undefined));
+    req.once("close", () => resolve(undefined)); // no-op once 'end' resolved it
   });
 }
 
@@ -659,7 +697,7 @@ function headBytes(req: http.IncomingMessage): number {
 function send(res: http.ServerResponse, answer: SqlAnswer): void {
   if (res.destroyed) return;
   const payload = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
+  res.writeHead(answer.status, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }).end(payload);
 }
 
 function refuse(socket: Duplex, { status, message }: Refusal): void {
@@ -674,6 +712,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
   const bridge = await startBridge({ port: Number(process.env.PORT ?? 8788), log: console.log });
   console.log(`neonConfig.wsProxy = "${bridge.wsProxy}"`);
   const shutdown = (): void => void bridge.close().then(() => process.exit(0));
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
 }

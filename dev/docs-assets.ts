@@ -14,7 +14,8 @@ export const SCALAR_TARGET = join(ROOT, "public", "scalar", "standalone.js");
 export function scalarBundle(): string {
   // Not require.resolve: the package's "exports" name neither package.json nor the browser bundle.
   const pkg = join(ROOT, "node_modules", "@scalar", "api-reference");
-  if (!existsSync(join(pkg, "package.json"))) throw new Error("@scalar/api-reference is not installed: run `npm ci` (the /docs page needs its standalone bundle).");
+  if (!existsSync(join(pkg, "package.json")))
+    throw new Error("@scalar/api-reference is not installed: run `npm ci` (the /docs page needs its standalone bundle).");
   const file = join(pkg, "dist", "browser", "standalone.js");
   if (!existsSync(file)) throw new Error(`${file} is missing: the installed @scalar/api-reference has no standalone browser bundle.`);
   return file;
@@ -27,7 +28,8 @@ export function scalarBundle(): string {
  */
 export function copyDocsAssets(): string {
   const source = scalarBundle();
-  if (existsSync(SCALAR_TARGET) && statSync(SCALAR_TARGET).size === statSync(source).size && readFileSync(SCALAR_TARGET).equals(readFileSync(source))) return SCALAR_TARGET;
+  if (existsSync(SCALAR_TARGET) && statSync(SCALAR_TARGET).size === statSync(source).size && readFileSync(SCALAR_TARGET).equals(readFileSync(source)))
+    return SCALAR_TARGET;
   mkdirSync(dirname(SCALAR_TARGET), { recursive: true });
   const tmp = `${SCALAR_TARGET}.${process.pid}.tmp`;
   copyFileSync(source, tmp);

@@ -16,7 +16,7 @@
 // - Use names (resources, keys, policies, sources, items) that no other document uses, so the files
 //   do not collide, and every file must work on a fresh start.
 // - A command is one logical line: keep multi-line quoted strings and heredocs out of runnable blocks.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -86,7 +86,12 @@ function logicalCommands(body: { n: number; text: string }[]): Command[] {
 /** The documents whose examples run: README.md, then docs/*.md by name. */
 export function exampleFiles(): string[] {
   const docs = join(ROOT, "docs");
-  const pages = existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith(".md")).sort().map((f) => join(docs, f)) : [];
+  const pages = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((f) => f.endsWith(".md"))
+        .sort()
+        .map((f) => join(docs, f))
+    : [];
   return [join(ROOT, "README.md"), ...pages];
 }
 

@@ -36,7 +36,8 @@ process.stdin.on("data", (chunk) => {
     } catch {
       continue;
     }
-    if (msg.op === "add") watched.set(msg.id, msg.kind === "group" ? { kind: "group", pgid: msg.pgid } : { kind: "postgres", dataDir: msg.dataDir, remove: !!msg.remove });
+    if (msg.op === "add")
+      watched.set(msg.id, msg.kind === "group" ? { kind: "group", pgid: msg.pgid } : { kind: "postgres", dataDir: msg.dataDir, remove: !!msg.remove });
     else if (msg.op === "del") watched.delete(msg.id);
   }
 });

@@ -5,7 +5,7 @@
 //   (Node has no PR_SET_PDEATHSIG). One guard per process, started on first use.
 // - watchAncestors: `npm start` runs npm → sh → node dev/start.ts (tsx loaded with --import); when npm is
 //   SIGKILLed, the process running dev/start.ts is not, and would run on as an orphan.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { ROOT } from "./local";
 import { liveProcess } from "./proc";

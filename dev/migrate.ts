@@ -5,13 +5,13 @@
 // CLI: `npm run migrate` applies to DATABASE_URL (Neon in production). For a loopback DATABASE_URL
 // it starts a throwaway WebSocket bridge itself, since the Neon driver speaks WebSocket only.
 import "./node-ws";
-import { readdir, readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ROOT } from "./local";
+import { fileURLToPath } from "node:url";
 import { createClient } from "../functions/core/db";
 import { fnv64 } from "../functions/core/keys";
+import { ROOT } from "./local";
 
 export const SCHEMA_DIR = join(ROOT, "schema");
 const FILE = /^(\d{6})_([a-z0-9_]+)\.sql$/;
@@ -67,7 +67,9 @@ export async function migrate(opts: MigrateOptions): Promise<{ applied: string[]
         const { rows } = await client.query<{ checksum: string }>("SELECT checksum FROM admit_migrations WHERE id = $1", [m.id]);
         if (rows.length > 0) {
           if (rows[0].checksum !== m.checksum) {
-            throw new Error(`schema/${m.name} was changed after it was applied. Applied migrations are append-only: revert the edit and put the change in a new numbered file.`);
+            throw new Error(
+              `schema/${m.name} was changed after it was applied. Applied migrations are append-only: revert the edit and put the change in a new numbered file.`,
+            );
           }
           await client.query("COMMIT");
           continue;

@@ -20,7 +20,7 @@
 //                 compare production with the committed file: `npm run schema:dump -- --url "$DATABASE_URL" --stdout`
 // test/schema.dump.test.ts fails when the committed file differs from a fresh migration's dump.
 import "./node-ws";
-import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,7 +64,10 @@ export async function dumpSchema(query: Query): Promise<string> {
       WHERE e.extname <> 'plpgsql'
       ORDER BY e.extname`,
   );
-  section("Extensions", extensions.map((r) => r.def));
+  section(
+    "Extensions",
+    extensions.map((r) => r.def),
+  );
 
   // Identity columns' sequences are shown as the column's GENERATED … AS IDENTITY.
   const sequences = await query(
@@ -81,7 +84,10 @@ export async function dumpSchema(query: Query): Promise<string> {
         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'i')
       ORDER BY c.relname`,
   );
-  section("Sequences", sequences.map((r) => r.def));
+  section(
+    "Sequences",
+    sequences.map((r) => r.def),
+  );
 
   const types = await query(
     `SELECT CASE t.typtype
@@ -102,7 +108,10 @@ export async function dumpSchema(query: Query): Promise<string> {
         AND ${NOT_EXTENSION_MEMBER("pg_type", "t.oid")}
       ORDER BY t.typname`,
   );
-  section("Types", types.map((r) => r.def));
+  section(
+    "Types",
+    types.map((r) => r.def),
+  );
 
   const tables = await query(
     `SELECT c.oid::text AS oid, c.relname AS name, c.relpersistence = 'u' AS unlogged,
@@ -126,7 +135,10 @@ export async function dumpSchema(query: Query): Promise<string> {
         AND ${NOT_EXTENSION_MEMBER("pg_class", "c.oid")}
       ORDER BY c.relname`,
   );
-  section("Views", views.map((r) => r.def));
+  section(
+    "Views",
+    views.map((r) => r.def),
+  );
 
   const functions = await query(
     `SELECT rtrim(pg_get_functiondef(p.oid), E'\\n') || ';'
@@ -138,7 +150,10 @@ export async function dumpSchema(query: Query): Promise<string> {
         AND ${NOT_EXTENSION_MEMBER("pg_proc", "p.oid")}
       ORDER BY p.proname, pg_get_function_identity_arguments(p.oid)`,
   );
-  section("Functions", functions.map((r) => r.def));
+  section(
+    "Functions",
+    functions.map((r) => r.def),
+  );
 
   return parts.join("");
 }
@@ -186,10 +201,9 @@ async function dumpTable(query: Query, t: Record<string, any>): Promise<string> 
       ORDER BY ic.relname`,
     [t.oid],
   );
-  const triggers = await query(
-    `SELECT pg_get_triggerdef(oid) || ';' AS def FROM pg_trigger WHERE tgrelid = $1::oid AND NOT tgisinternal ORDER BY tgname`,
-    [t.oid],
-  );
+  const triggers = await query(`SELECT pg_get_triggerdef(oid) || ';' AS def FROM pg_trigger WHERE tgrelid = $1::oid AND NOT tgisinternal ORDER BY tgname`, [
+    t.oid,
+  ]);
   for (const r of [...indexes, ...triggers]) out += "\n" + r.def;
   return out;
 }

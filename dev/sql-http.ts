@@ -19,7 +19,24 @@ import pg from "pg";
 const RAW_TEXT = { getTypeParser: () => (value: string) => value };
 
 /** The Postgres error fields the driver copies onto its error (its `hi` list). */
-const ERROR_FIELDS = ["severity", "code", "detail", "hint", "position", "internalPosition", "internalQuery", "where", "schema", "table", "column", "dataType", "constraint", "file", "line", "routine"] as const;
+const ERROR_FIELDS = [
+  "severity",
+  "code",
+  "detail",
+  "hint",
+  "position",
+  "internalPosition",
+  "internalQuery",
+  "where",
+  "schema",
+  "table",
+  "column",
+  "dataType",
+  "constraint",
+  "file",
+  "line",
+  "routine",
+] as const;
 
 export interface SqlQuery {
   query: string;
@@ -85,7 +102,15 @@ function resultJson(r: pg.QueryResult<unknown[]>) {
     command: r.command,
     rowCount: r.rowCount,
     rows: r.rows,
-    fields: r.fields.map((f) => ({ name: f.name, tableID: f.tableID, columnID: f.columnID, dataTypeID: f.dataTypeID, dataTypeSize: f.dataTypeSize, dataTypeModifier: f.dataTypeModifier, format: "text" })),
+    fields: r.fields.map((f) => ({
+      name: f.name,
+      tableID: f.tableID,
+      columnID: f.columnID,
+      dataTypeID: f.dataTypeID,
+      dataTypeSize: f.dataTypeSize,
+      dataTypeModifier: f.dataTypeModifier,
+      format: "text",
+    })),
     rowAsArray: true,
   };
 }
@@ -152,7 +177,10 @@ export class SqlPools {
       const msg = (err as Error).message;
       if (/timeout exceeded when trying to connect/.test(msg)) {
         this.queueTimeouts++;
-        return notRun("53300", `no pooled connection to Postgres at ${target} was free within ${this.opts.queueMs} ms (${this.opts.size} per database, all busy): the statement was not run. Retry shortly.`);
+        return notRun(
+          "53300",
+          `no pooled connection to Postgres at ${target} was free within ${this.opts.queueMs} ms (${this.opts.size} per database, all busy): the statement was not run. Retry shortly.`,
+        );
       }
       return notRun("08006", `could not connect to Postgres at ${target} (${(err as NodeJS.ErrnoException).code ?? msg}): the statement was not run.`);
     } finally {

@@ -6,11 +6,11 @@
 // With DATABASE_URL set, that Postgres is used instead of the embedded one.
 import "./node-ws";
 import { join } from "node:path";
-import { BRIDGE_DEFAULTS, startBridge, type Bridge } from "./bridge";
+import { BRIDGE_DEFAULTS, type Bridge, startBridge } from "./bridge";
 import { watchAncestors } from "./lifeline";
 import { canBind, DATA_DIR, devToken } from "./local";
 import { isLoopbackUrl, migrate } from "./migrate";
-import { startPostgres, type PgHandle } from "./postgres";
+import { type PgHandle, startPostgres } from "./postgres";
 import { describePortHolders } from "./proc";
 import { startWranglerDev, type WranglerDev } from "./wrangler";
 
@@ -93,7 +93,9 @@ async function main(): Promise<void> {
         queueMs: count("BRIDGE_QUEUE_MS", BRIDGE_DEFAULTS.queueMs, 1, 60_000),
       });
       wsProxy = bridge.wsProxy;
-      say(`bridge (Neon's proxy, locally) on ${bridge.host}:${bridge.port}: HTTP SQL at /sql over a pool of ${bridge.poolSize} connections, WebSocket at /v1 for at most ${bridge.maxSessions} sessions; ${bridge.queueMs} ms in the queue at most, loopback targets only`);
+      say(
+        `bridge (Neon's proxy, locally) on ${bridge.host}:${bridge.port}: HTTP SQL at /sql over a pool of ${bridge.poolSize} connections, WebSocket at /v1 for at most ${bridge.maxSessions} sessions; ${bridge.queueMs} ms in the queue at most, loopback targets only`,
+      );
     }
     const { applied } = await migrate({ databaseUrl, wsProxy, log: say });
     say(applied.length ? `applied ${applied.length} migration(s)` : "schema up to date");
@@ -111,10 +113,14 @@ async function main(): Promise<void> {
 
     URL        ${worker.url}
     API token  ${token}
-    Docs       ${worker.url}/docs${worker.directUrl ? `
+    Docs       ${worker.url}/docs${
+      worker.directUrl
+        ? `
     Load tests ${worker.directUrl}  (the Worker's own socket, past wrangler's dev proxy, which a
                deployed Worker does not have: under bursts the proxy can answer a POST 503
-               "Your worker restarted mid-request" without it reaching Admit)` : ""}
+               "Your worker restarted mid-request" without it reaching Admit)`
+        : ""
+    }
 
   Try:
     curl -s ${worker.url}/health

@@ -1,11 +1,11 @@
 // Runs the Worker in the real Workers runtime (`wrangler dev`, workerd) on loopback, for npm start,
 // the runtime test suite and the benchmark. Its process group is killed on stop, and by the guard
 // (dev/lifeline.ts) if the process that started it dies first, however: no orphans.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { copyDocsAssets } from "./docs-assets";
-import { freePort, ROOT } from "./local";
 import { guardProcessGroup } from "./lifeline";
+import { freePort, ROOT } from "./local";
 import { describePortHolders, listeningPorts, listProcesses } from "./proc";
 
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -69,7 +69,20 @@ export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerD
 
 async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerDev> {
   const inspectorPort = await freePort();
-  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--test-scheduled", "--log-level", process.env.WRANGLER_LOG ?? "warn"] /* wrangler's own variable: WRANGLER_LOG=log shows the Worker's console.log */;
+  const args = [
+    WRANGLER,
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--show-interactive-dev-session=false",
+    "--test-scheduled",
+    "--log-level",
+    process.env.WRANGLER_LOG ?? "warn",
+  ] /* wrangler's own variable: WRANGLER_LOG=log shows the Worker's console.log */;
   if (opts.config) args.push("--config", opts.config);
   for (const [k, v] of Object.entries(opts.vars)) args.push("--var", `${k}:${v}`);
   const child: ChildProcess = spawn(process.execPath, args, {
@@ -103,7 +116,12 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
   child.stdout?.on("data", onData);
   child.stderr?.on("data", onData);
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
+  const exit = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      exited = true;
+      resolve();
+    }),
+  );
   // Exited on its own (a crash): the guard has nothing left to kill once the group is empty.
   child.once("exit", () => {
     if (!(listProcesses() ?? []).some((p) => p.pgrp === child.pid)) release();

@@ -1,6 +1,7 @@
 // The Worker entry: HTTP routes and the cron housekeeping.
-import { createApp } from "./http/app";
+
 import { scheduled } from "./core/sweep";
+import { createApp } from "./http/app";
 
 export const app = createApp();
 

@@ -13,7 +13,7 @@ interface Op {
   path: string;
   security?: unknown[];
 }
-let ops: Op[] = [];
+const ops: Op[] = [];
 
 /** Routes under /v1 that authenticate by signature, not by the bearer token. */
 const SIGNED = new Set(["POST /v1/webhooks/{source}"]);
@@ -29,7 +29,10 @@ const concrete = (path: string) => path.replace(/\{[^}]+\}/g, "abuse");
 const body = (method: string) => (method === "GET" || method === "DELETE" ? undefined : {});
 
 async function rowCounts(): Promise<string> {
-  const tables = await sql<{ t: string }>(suite.db, "SELECT quote_ident(table_name) AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'admit_migrations'");
+  const tables = await sql<{ t: string }>(
+    suite.db,
+    "SELECT quote_ident(table_name) AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'admit_migrations'",
+  );
   if (!tables.length) return "";
   const [{ c }] = await sql<{ c: string }>(suite.db, `SELECT concat_ws(',', ${tables.map(({ t }) => `(SELECT count(*) FROM ${t})`).join(", ")}) AS c`);
   return c;
@@ -120,8 +123,14 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s: keys stored an
   it("each nasty key is stored as sent and found under exactly itself", async () => {
     // "." and ".." cannot be a path segment at all: every WHATWG URL parser (fetch included) resolves
     // them, even percent-encoded. Such keys are reachable where the key travels in a query or body only.
-    const addressable = ({ call }: { call: { path: string } }) => !call.path.split("?")[0].split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg));
-    const usable = NASTY.filter(([key]) => [cap.write(key, "t", 0), ...(cap.prepare?.(key) ?? [])].every((call) => addressable({ call }))).filter(([key]) => !cap.keyPattern || cap.keyPattern.test(key));
+    const addressable = ({ call }: { call: { path: string } }) =>
+      !call.path
+        .split("?")[0]
+        .split("/")
+        .some((seg) => /^(\.|%2e){1,2}$/i.test(seg));
+    const usable = NASTY.filter(([key]) => [cap.write(key, "t", 0), ...(cap.prepare?.(key) ?? [])].every((call) => addressable({ call }))).filter(
+      ([key]) => !cap.keyPattern || cap.keyPattern.test(key),
+    );
     // A capability that restricts its keys by design (webhook sources: [A-Za-z0-9._-]) is checked
     // with the few nasty keys it accepts, and must refuse the others with a 4xx, never store them.
     if (!cap.keyPattern) expect(usable.length).toBeGreaterThan(NASTY.length - 3);
@@ -132,7 +141,7 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s: keys stored an
         expect(res.status, `${JSON.stringify(key)} ${call.path}`).toBeLessThan(500);
       }
     }
-    const tags = usable.map(([key], i) => `verbatim-${cap.name}-${i}`);
+    const tags = usable.map(([_key], i) => `verbatim-${cap.name}-${i}`);
     for (const [i, [key]] of usable.entries()) {
       for (const call of cap.prepare?.(key) ?? []) expect((await suite.api(call.method, call.path, call.body)).status, call.path).toBeLessThan(300);
       const w = cap.write(key, tags[i], i);

@@ -73,7 +73,9 @@ describe("docs", () => {
     const res = await client(suite.server.url, null)("GET", "/openapi.json");
     expect(res.status).toBe(200);
     expect(res.json.openapi).toBe("3.1.0");
-    expect(Object.keys(res.json.paths)).toEqual(expect.arrayContaining(["/health", "/v1/reservations", "/v1/reservations/{id}", "/v1/resources/{resource}/availability"]));
+    expect(Object.keys(res.json.paths)).toEqual(
+      expect.arrayContaining(["/health", "/v1/reservations", "/v1/reservations/{id}", "/v1/resources/{resource}/availability"]),
+    );
     expect(res.json.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     expect(res.json.paths["/health"].get.security).toEqual([]);
   });

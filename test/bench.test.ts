@@ -1,22 +1,39 @@
 // The bench's pure pieces and its violation counting, so `npm run bench` code is typechecked and
 // exercised by `npm test` without running the (slow, machine-dependent) benchmark itself.
 import { describe, expect, it } from "vitest";
+import { classifier, cpuBetween, cpuMeter, cpuSample } from "../bench/cpu";
 import { runLoad } from "../bench/load";
-import { ceiling, pgbenchMissing, type BenchContext } from "../bench/measure";
+import { type BenchContext, ceiling, pgbenchMissing } from "../bench/measure";
 import { peerSql, sqlSections } from "../bench/peers";
 import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
-import { classifier, cpuBetween, cpuMeter, cpuSample } from "../bench/cpu";
-import { atCeilingCost, atOwnCpu, burstTarget, cpuTable, DRIVER, evaluateTargets, markdownTable, mergeRounds, percentile, roundTripsPerDecision, summarize, tally, targetsMarkdown, withRoundSpread, type RawFigures, type Row } from "../bench/report";
+import {
+  atCeilingCost,
+  atOwnCpu,
+  burstTarget,
+  cpuTable,
+  DRIVER,
+  evaluateTargets,
+  markdownTable,
+  mergeRounds,
+  percentile,
+  type RawFigures,
+  type Row,
+  roundTripsPerDecision,
+  summarize,
+  tally,
+  targetsMarkdown,
+  withRoundSpread,
+} from "../bench/report";
 import { edgeConcurrencies, parseArgs } from "../bench/run";
 import { mismatch } from "../bench/scenarios/burst";
 import { DUPLICATE_PERMITS, pgbenchScript, releases } from "../bench/scenarios/permits";
 import { EXCESS_ADMISSIONS, keyOf } from "../bench/scenarios/ratelimit";
-import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
 import { ADMIT_OVERLAPS, PEER_OVERLAPS, slotOf } from "../bench/scenarios/reservation-burst";
-import { parseStat, type Proc } from "../dev/proc";
-import { startWranglerDev } from "../dev/wrangler";
+import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
 import { DRIVER_WORKER } from "../bench/stack";
+import { type Proc, parseStat } from "../dev/proc";
+import { startWranglerDev } from "../dev/wrangler";
 import { freshDatabase, sql, workerSuite } from "./support";
 
 function row(over: Partial<Row>): Row {
@@ -49,7 +66,7 @@ describe("latency figures", () => {
   });
 
   it("summarize sorts its input and rounds to 0.01 ms", () => {
-    expect(summarize([3.14159, 1, 2, 10, 5])).toEqual({ p50_ms: 3.14, p95_ms: 10, p99_ms: 10 });
+    expect(summarize([3.24159, 1, 2, 10, 5])).toEqual({ p50_ms: 3.24, p95_ms: 10, p99_ms: 10 });
     expect(summarize([])).toEqual({ p50_ms: null, p95_ms: null, p99_ms: null });
   });
 
@@ -127,12 +144,29 @@ describe("report", () => {
 
   it("a burst is met only with no 5xx, exactly the expected answers and a database that agrees", () => {
     const burst = (over: Partial<Row>) =>
-      row({ scenario: "burst-1000", burst: "reservation one interval", layer: "edge", connection: "http", concurrency: 1000, expected: { "201": 1, "409": 999 }, outcomes: { "201": 1, "409": 999 }, errors_5xx: 0, db_mismatch: null, p99_ms: 900, ...over });
-    expect(burstTarget(burst({}))).toMatchObject({ name: "burst-1000 reservation one interval: 0 × 5xx, exactly 1×201, 999×409, the database agrees", value: 0, max: 0, met: true });
+      row({
+        scenario: "burst-1000",
+        burst: "reservation one interval",
+        layer: "edge",
+        connection: "http",
+        concurrency: 1000,
+        expected: { "201": 1, "409": 999 },
+        outcomes: { "201": 1, "409": 999 },
+        errors_5xx: 0,
+        db_mismatch: null,
+        p99_ms: 900,
+        ...over,
+      });
+    expect(burstTarget(burst({}))).toMatchObject({
+      name: "burst-1000 reservation one interval: 0 × 5xx, exactly 1×201, 999×409, the database agrees",
+      value: 0,
+      max: 0,
+      met: true,
+    });
     const five = burstTarget(burst({ outcomes: { "201": 1, "409": 990, "503": 9 }, errors_5xx: 9 }));
     expect(five).toMatchObject({ value: 9, met: false });
     expect(five.detail).toContain("answers 1×201, 990×409, 9×503 — expected 1×201, 999×409");
-    expect(burstTarget(burst({ db_mismatch: "reservation ids: database [], answers [\"x\"]" }))).toMatchObject({ value: 0, met: false });
+    expect(burstTarget(burst({ db_mismatch: 'reservation ids: database [], answers ["x"]' }))).toMatchObject({ value: 0, met: false });
     // The rows of a scenario's bursts are targets of their own, and never merge with each other.
     const rows = [burst({}), burst({ burst: "semaphore 4 permits", expected: { "201": 4, "429": 996 }, outcomes: { "201": 4, "429": 996 } })];
     expect(evaluateTargets(rows).filter((t) => t.name.startsWith("burst-1000"))).toHaveLength(2);
@@ -141,7 +175,12 @@ describe("report", () => {
   });
 
   it("the database check names what disagrees with the answers", () => {
-    expect(mismatch([["admitted", 50, 50], ["counter rows", 1, 1]])).toBeNull();
+    expect(
+      mismatch([
+        ["admitted", 50, 50],
+        ["counter rows", 1, 1],
+      ]),
+    ).toBeNull();
     expect(mismatch([["slots", [0, 1, 2, 3], [0, 1, 2]]])).toBe("slots: database [0,1,2,3], answers [0,1,2]");
   });
 
@@ -180,9 +219,25 @@ describe("rounds", () => {
     const b1 = made({ layer: "ceiling", impl: "pgbench", violations: null, round_trips_per_decision: null }, [5], 500);
     const a2 = made({ violations: 1, round_trips_per_decision: 2, outcomes: { "409": 2 } }, [3, 4], 3000);
     const b2 = made({ layer: "ceiling", impl: "pgbench", violations: null, round_trips_per_decision: null }, [7], 500);
-    const merged = mergeRounds([[a1, b1], [a2, b2]], (r) => raw.get(r));
+    const merged = mergeRounds(
+      [
+        [a1, b1],
+        [a2, b2],
+      ],
+      (r) => raw.get(r),
+    );
     expect(merged).toHaveLength(2);
-    expect(merged[0]).toMatchObject({ layer: "library", requests: 4, throughput_rps: 1, p50_ms: 2, p99_ms: 4, violations: 1, round_trips_per_decision: 1.5, outcomes: { "201": 1, "409": 3 }, note: "2 rounds" });
+    expect(merged[0]).toMatchObject({
+      layer: "library",
+      requests: 4,
+      throughput_rps: 1,
+      p50_ms: 2,
+      p99_ms: 4,
+      violations: 1,
+      round_trips_per_decision: 1.5,
+      outcomes: { "201": 1, "409": 3 },
+      note: "2 rounds",
+    });
     expect(merged[1]).toMatchObject({ layer: "ceiling", requests: 2, throughput_rps: 2, violations: null, round_trips_per_decision: null });
     const single = made({}, [1], 10);
     expect(mergeRounds([[single]], (r) => raw.get(r))).toEqual([single]);
@@ -221,14 +276,28 @@ describe("machine time per decision, by part of the stack", () => {
   it("splits an interval's CPU into parts, counting a backend that exited through the postmaster, pgbench through the bench", () => {
     const c = classifier({ postmaster: 100, bridge: 200, wranglers: [400], self: 300 });
     const a = cpuSample(
-      [proc(100, { ticks: 50 }), proc(101, { ppid: 100, ticks: 30 }), proc(200, { ticks: 20 }), proc(300, { ticks: 10 }), proc(401, { comm: "workerd", pgrp: 400, ticks: 5 }), proc(999, { ticks: 70 })],
+      [
+        proc(100, { ticks: 50 }),
+        proc(101, { ppid: 100, ticks: 30 }),
+        proc(200, { ticks: 20 }),
+        proc(300, { ticks: 10 }),
+        proc(401, { comm: "workerd", pgrp: 400, ticks: 5 }),
+        proc(999, { ticks: 70 }),
+      ],
       { busy: 1000, idle: 500 },
       c,
     );
     const b = cpuSample(
       // 101 exited (45 ticks in all) and was reaped by the postmaster; 102 is a new backend; pgbench
       // (9 ticks) ran and was reaped by the bench; 999 is a neighbour.
-      [proc(100, { ticks: 52, childTicks: 45 }), proc(102, { ppid: 100, ticks: 7 }), proc(200, { ticks: 25 }), proc(300, { ticks: 12, childTicks: 9 }), proc(401, { comm: "workerd", pgrp: 400, ticks: 5 }), proc(999, { ticks: 130 })],
+      [
+        proc(100, { ticks: 52, childTicks: 45 }),
+        proc(102, { ppid: 100, ticks: 7 }),
+        proc(200, { ticks: 25 }),
+        proc(300, { ticks: 12, childTicks: 9 }),
+        proc(401, { comm: "workerd", pgrp: 400, ticks: 5 }),
+        proc(999, { ticks: 130 }),
+      ],
       { busy: 1100, idle: 520 },
       c,
     );
@@ -279,12 +348,28 @@ describe("machine time per decision, by part of the stack", () => {
     const t = evaluateTargets([lib, ceil]).find((x) => x.name === "ratelimit-hot: library pooled ÷ pgbench pooled (diagnostic)")!;
     expect(t).toMatchObject({ value: 0.4, at_ceiling_cost: 0.56, met: null });
     // An HTTP edge row's statements run on the bridge's pool: its Postgres cost is the pooled ceiling's.
-    const edgeRow = row({ layer: "edge", connection: "http", throughput_rps: 300, cpu_us_per_decision: { postgres: 300, bridge: 100, worker: 500, client: 100, other: 0, idle: 0 } });
+    const edgeRow = row({
+      layer: "edge",
+      connection: "http",
+      throughput_rps: 300,
+      cpu_us_per_decision: { postgres: 300, bridge: 100, worker: 500, client: 100, other: 0, idle: 0 },
+    });
     expect(atCeilingCost([edgeRow, ceil], { ...a, layer: "edge", connection: "http" }, b)?.value).toBe(0.23); // 200 ÷ (180 + 700)
     expect(t.detail).toContain("0.56 here at its own parts' cost");
     // Between two edge rows: what each one's own stack used per decision (neighbours and idle cores left out).
-    const admitEdge = row({ layer: "edge", connection: "http", throughput_rps: 400, cpu_us_per_decision: { postgres: 400, bridge: 400, worker: 1200, client: 200, other: 900, idle: 10 } });
-    const bareEdge = row({ layer: "edge", impl: DRIVER, connection: "http", throughput_rps: 500, cpu_us_per_decision: { postgres: 400, bridge: 350, worker: 900, client: 200, other: 100, idle: 0 } });
+    const admitEdge = row({
+      layer: "edge",
+      connection: "http",
+      throughput_rps: 400,
+      cpu_us_per_decision: { postgres: 400, bridge: 400, worker: 1200, client: 200, other: 900, idle: 10 },
+    });
+    const bareEdge = row({
+      layer: "edge",
+      impl: DRIVER,
+      connection: "http",
+      throughput_rps: 500,
+      cpu_us_per_decision: { postgres: 400, bridge: 350, worker: 900, client: 200, other: 100, idle: 0 },
+    });
     const mA = { scenario: "ratelimit-hot", layer: "edge" as const, impl: "admit", connection: "http" as const };
     expect(atOwnCpu([admitEdge, bareEdge], mA, { ...mA, impl: DRIVER })?.value).toBe(0.84); // 1850 ÷ 2200
     const e = evaluateTargets([admitEdge, bareEdge]).find((x) => x.name === "ratelimit-hot c=16: edge admit ≥ 0.9× the bare HTTP Worker")!;
@@ -298,7 +383,18 @@ describe("machine time per decision, by part of the stack", () => {
 
 describe("pgbench", () => {
   it("runs the statement with extended protocol (unnamed statements), -C per request", () => {
-    const r = { script: "", clients: 16, seconds: 5, connectPerTransaction: true, defines: { resource: "rb/x" }, host: "127.0.0.1", port: 5432, user: "u", password: "p", database: "d" };
+    const r = {
+      script: "",
+      clients: 16,
+      seconds: 5,
+      connectPerTransaction: true,
+      defines: { resource: "rb/x" },
+      host: "127.0.0.1",
+      port: 5432,
+      user: "u",
+      password: "p",
+      database: "d",
+    };
     const args = pgbenchArgs(r, "/tmp/s.sql", "/tmp/log");
     expect(args.join(" ")).toBe("-n -M extended -c 16 -j 2 -T 5 -C -D resource=rb/x -l --log-prefix=/tmp/log -f /tmp/s.sql -h 127.0.0.1 -p 5432 -U u d");
     expect(pgbenchArgs({ ...r, connectPerTransaction: false }, "s", "l")).not.toContain("-C");
@@ -315,7 +411,13 @@ describe("pgbench", () => {
 
   it("parses per-transaction logs (µs) and the summary", () => {
     const log = "0 0 1500 0 1700000000 1\n1 0 2500 0 1700000000 2\n1 1 failed 0 1700000000 3\n\n";
-    expect(parsePgbenchLog(log)).toEqual({ logged: [{ client: 0, tx: 0, ms: 1.5 }, { client: 1, tx: 0, ms: 2.5 }], failed: 1 });
+    expect(parsePgbenchLog(log)).toEqual({
+      logged: [
+        { client: 0, tx: 0, ms: 1.5 },
+        { client: 1, tx: 0, ms: 2.5 },
+      ],
+      failed: 1,
+    });
     const out = "number of transactions actually processed: 10206\nlatency average = 3.1 ms\ntps = 5236.123 (without initial connection time)\n";
     expect(parsePgbenchSummary(out)).toEqual({ tps: 5236.123, transactions: 10206 });
   });
@@ -358,7 +460,10 @@ describe("decisions of several pgbench transactions (permits: acquire, then rele
       database: u.pathname.slice(1),
     });
     expect(r.failed).toBe(0);
-    const [claims] = await sql<{ granted: number; released: number }>(db, "SELECT count(*)::int AS granted, count(released_at)::int AS released FROM permits WHERE name = 's'");
+    const [claims] = await sql<{ granted: number; released: number }>(
+      db,
+      "SELECT count(*)::int AS granted, count(released_at)::int AS released FROM permits WHERE name = 's'",
+    );
     expect(claims.released).toBeGreaterThan(0);
     const continuing = await releases((text, params) => sql(db, text, params), "semaphore", "s");
     expect(continuing.size).toBe(claims.granted);
@@ -406,7 +511,12 @@ describe("arguments and scenario inputs", () => {
   it("--quick shortens rows; unknown flags are refused", () => {
     expect(parseArgs(["--quick"])).toMatchObject({ quick: true, seconds: 2, edge: true, concurrency: 16, rounds: 1 });
     expect(parseArgs([])).toMatchObject({ quick: false, seconds: 10, rounds: 3 });
-    expect(parseArgs(["--only=reservation-burst", "--no-edge", "--concurrency=8"])).toMatchObject({ only: ["reservation-burst"], edge: false, concurrency: 8, seconds: 10 });
+    expect(parseArgs(["--only=reservation-burst", "--no-edge", "--concurrency=8"])).toMatchObject({
+      only: ["reservation-burst"],
+      edge: false,
+      concurrency: 8,
+      seconds: 10,
+    });
     expect(() => parseArgs(["--fast"])).toThrow(/unknown argument/);
     expect(() => parseArgs(["--concurrency=0"])).toThrow(/--concurrency/);
     // The edge rows run at 16 and 64 unless told otherwise.
@@ -440,7 +550,11 @@ describe("violations are counted from the database", () => {
     // The EXCLUDE constraint forbids what this counts: drop it in this throwaway database to plant overlaps.
     await sql(db, "ALTER TABLE reservations DROP CONSTRAINT reservations_no_overlap");
     const put = (resource: string, from: string, to: string, cancelled = false) =>
-      sql(db, `INSERT INTO reservations (resource, holder, during, cancelled_at) VALUES ($1, 'h', tstzrange($2::timestamptz, $3::timestamptz, '[)'), ${cancelled ? "now()" : "NULL"})`, [resource, from, to]);
+      sql(
+        db,
+        `INSERT INTO reservations (resource, holder, during, cancelled_at) VALUES ($1, 'h', tstzrange($2::timestamptz, $3::timestamptz, '[)'), ${cancelled ? "now()" : "NULL"})`,
+        [resource, from, to],
+      );
     await put("rb/a", "2030-01-01T00:00:00Z", "2030-01-01T03:00:00Z");
     await put("rb/a", "2030-01-01T02:00:00Z", "2030-01-01T04:00:00Z"); // overlaps the first
     await put("rb/a", "2030-01-01T01:00:00Z", "2030-01-01T02:00:00Z"); // overlaps the first only
@@ -453,7 +567,11 @@ describe("violations are counted from the database", () => {
     const naive = await peerSql("seed000-naive.sql");
     await sql(db, naive.setup);
     // [0,2) then [1,3) (overlaps it; the check says so, but nothing stops an insert) then [3,4) (back to back).
-    const plan: [string, string, number][] = [["2030-01-01T00:00:00Z", "2030-01-01T02:00:00Z", 0], ["2030-01-01T01:00:00Z", "2030-01-01T03:00:00Z", 1], ["2030-01-01T03:00:00Z", "2030-01-01T04:00:00Z", 0]];
+    const plan: [string, string, number][] = [
+      ["2030-01-01T00:00:00Z", "2030-01-01T02:00:00Z", 0],
+      ["2030-01-01T01:00:00Z", "2030-01-01T03:00:00Z", 1],
+      ["2030-01-01T03:00:00Z", "2030-01-01T04:00:00Z", 0],
+    ];
     for (const [from, to, taken] of plan) {
       expect(await sql(db, naive.check, ["p", from, to])).toHaveLength(taken);
       await sql(db, naive.insert, ["p", from, to, "u"]);
@@ -466,7 +584,11 @@ describe("duplicate permits are counted from the history", () => {
   it("a claim overlapping an earlier one on its slot, a slot beyond the size, a token out of order", async () => {
     const db = await freshDatabase("bench_permits");
     const put = (slot: number, from: string, to: string, token: number) =>
-      sql(db, "INSERT INTO permits (kind, name, slot, holder, fencing_token, ttl_ms, claimed_at, expires_at, released_at) VALUES ('semaphore', 's', $1, 'h', $2, 60000, $3::timestamptz, $3::timestamptz + interval '1 min', $4::timestamptz)", [slot, token, from, to]);
+      sql(
+        db,
+        "INSERT INTO permits (kind, name, slot, holder, fencing_token, ttl_ms, claimed_at, expires_at, released_at) VALUES ('semaphore', 's', $1, 'h', $2, 60000, $3::timestamptz, $3::timestamptz + interval '1 min', $4::timestamptz)",
+        [slot, token, from, to],
+      );
     await put(0, "2030-01-01T10:00:00Z", "2030-01-01T10:05:00Z", 1);
     await put(0, "2030-01-01T10:03:00Z", "2030-01-01T10:06:00Z", 2); // slot 0 still held by the first: 1
     await put(1, "2030-01-01T10:04:00Z", "2030-01-01T10:10:00Z", 3);
@@ -483,7 +605,11 @@ describe("rate-limit and webhook violations are counted from the database", () =
     const db = await freshDatabase("bench_ratelimit");
     await sql(db, "SELECT admit_ratelimit_put_policy('p', 'fixed_window', 5, 60000, false, 604800000)");
     const put = (key: string, slot: number, admitted: number) =>
-      sql(db, "INSERT INTO ratelimit_counters (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at) VALUES ('p', $1, $2, now(), $3::int, $3::int, $3::int, 0, true, now() + interval '1 h')", [key, slot, admitted]);
+      sql(
+        db,
+        "INSERT INTO ratelimit_counters (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at) VALUES ('p', $1, $2, now(), $3::int, $3::int, $3::int, 0, true, now() + interval '1 h')",
+        [key, slot, admitted],
+      );
     await put("a", 1, 7); // 2 beyond
     await put("a", 2, 5); // at the limit
     await put("b", 1, 6); // 1 beyond
@@ -521,7 +647,12 @@ describe("the driver-alone Worker (bench/peers/driver-worker)", () => {
       const res = await check(path, "d");
       answers.push([res.status, (await res.json()).remaining]);
     }
-    expect(answers).toEqual([[200, 1], [200, 0], [429, 0], [429, 0]]);
+    expect(answers).toEqual([
+      [200, 1],
+      [200, 0],
+      [429, 0],
+      [429, 0],
+    ]);
     expect((await check("/check/http", "missing")).status).toBe(404);
     expect((await check("/check/websocket", "missing")).status).toBe(404);
     expect(await sql(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'd'")).toEqual([{ admitted: 2, attempted: 4 }]);
@@ -531,7 +662,11 @@ describe("the driver-alone Worker (bench/peers/driver-worker)", () => {
 describe("edge rows reach the Worker past wrangler's dev proxy", () => {
   it("wrangler dev's user Worker has a socket of its own, found from /proc, that answers as the proxy does", async () => {
     // No database is needed: "/" and an unauthenticated call are answered before any query.
-    const worker = await startWranglerDev({ vars: { DATABASE_URL: "postgres://nobody:x@127.0.0.1:1/none", NEON_WS_PROXY: "127.0.0.1:1/v1", API_TOKEN: "bench-test" }, devtools: false, direct: true });
+    const worker = await startWranglerDev({
+      vars: { DATABASE_URL: "postgres://nobody:x@127.0.0.1:1/none", NEON_WS_PROXY: "127.0.0.1:1/v1", API_TOKEN: "bench-test" },
+      devtools: false,
+      direct: true,
+    });
     try {
       expect(worker.directUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(worker.directUrl).not.toBe(worker.url);

@@ -1,9 +1,9 @@
 // The bridge as Neon's HTTP SQL endpoint (POST /sql) for the driver's own `neon()`, and the bounds
 // of both its paths: a bounded pool per database for HTTP, at most `maxSessions` WebSocket
 // sessions, and a certain "not run" (SQLSTATE 53300) for whoever waits past `queueMs`.
-import { Client, neon, neonConfig } from "@neondatabase/serverless";
+import { type Client, neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge } from "../dev/bridge";
+import { type Bridge, startBridge } from "../dev/bridge";
 import { createClient, RequestDb } from "../functions/core/db";
 import { ProblemError } from "../functions/core/errors";
 import { freshDatabase, sql, until } from "./support";

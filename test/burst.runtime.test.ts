@@ -4,7 +4,7 @@
 // storm, no Worker restart. The database afterwards agrees with every answer.
 import http from "node:http";
 import { describe, expect, it } from "vitest";
-import { sql, SUITE_BUDGET_MS, TOKEN, workerSuite } from "./support";
+import { SUITE_BUDGET_MS, sql, TOKEN, workerSuite } from "./support";
 
 // The Worker's own workerd socket, past wrangler's dev proxy (a deployed Worker has no such proxy):
 // the proxy pools its connections to the Worker and reuses ones the runtime has closed after 5 s
@@ -21,7 +21,15 @@ function post(path: string, body: unknown): Promise<{ status: number; text: stri
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: base.hostname, port: base.port, path, method: "POST", agent: false, timeout: 60_000, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } },
+      {
+        host: base.hostname,
+        port: base.port,
+        path,
+        method: "POST",
+        agent: false,
+        timeout: 60_000,
+        headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -42,7 +50,13 @@ async function burst(path: string, body: (i: number) => unknown) {
   const counts: Record<number, number> = {};
   for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
   const errors = results.filter((r) => r.status >= 500);
-  expect(errors.length, `5xx answers: ${errors.slice(0, 3).map((r) => `${r.status} ${r.text}`).join(" | ")}`).toBe(0);
+  expect(
+    errors.length,
+    `5xx answers: ${errors
+      .slice(0, 3)
+      .map((r) => `${r.status} ${r.text}`)
+      .join(" | ")}`,
+  ).toBe(0);
   return { results, counts };
 }
 
@@ -51,23 +65,39 @@ describe(`${N} simultaneous requests through wrangler dev, zero 5xx`, () => {
     ["fixed_window", "burst-fw"],
     ["token_bucket", "burst-tb"],
   ])("POST /v1/ratelimits/check, one key, %s limit 50 → exactly 50 × 200 and 950 × 429", async (algorithm, policy) => {
-    const put = await suite.api("PUT", `/v1/ratelimits/policies/${policy}`, { algorithm, limit: 50, window_ms: 86_400_000, timeout_ms: Number(SUITE_BUDGET_MS) });
+    const put = await suite.api("PUT", `/v1/ratelimits/policies/${policy}`, {
+      algorithm,
+      limit: 50,
+      window_ms: 86_400_000,
+      timeout_ms: Number(SUITE_BUDGET_MS),
+    });
     expect(put.status).toBe(201);
     const { counts, results } = await burst("/v1/ratelimits/check", () => ({ policy, key: "hot" }));
     expect(counts).toEqual({ 200: 50, 429: 950 });
     expect(results.filter((r) => r.status === 200).every((r) => r.json.allowed === true)).toBe(true);
     // The database admitted exactly the 50 the Worker said were allowed (refusals answered from the
     // isolate's deny cache never reach it, so `attempted` may be lower than N).
-    const [row] = await sql<{ admitted: number; attempted: number; rejected: number }>(suite.db, "SELECT admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = $1 AND key = 'hot'", [policy]);
+    const [row] = await sql<{ admitted: number; attempted: number; rejected: number }>(
+      suite.db,
+      "SELECT admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = $1 AND key = 'hot'",
+      [policy],
+    );
     expect(row.admitted).toBe(50);
     expect(row.attempted - row.rejected).toBe(50);
   });
 
   it("POST /v1/reservations, one resource, one interval → exactly 1 × 201 and 999 × 409", async () => {
-    const { counts, results } = await burst("/v1/reservations", (i) => ({ resource: "burst/room", holder: `h${i}`, start: "2030-01-01T00:00:00Z", end: "2030-01-02T00:00:00Z" }));
+    const { counts, results } = await burst("/v1/reservations", (i) => ({
+      resource: "burst/room",
+      holder: `h${i}`,
+      start: "2030-01-01T00:00:00Z",
+      end: "2030-01-02T00:00:00Z",
+    }));
     expect(counts).toEqual({ 201: 1, 409: 999 });
     const won = results.find((r) => r.status === 201)!;
-    expect(await sql(suite.db, "SELECT id::text, holder FROM reservations WHERE resource = 'burst/room' AND cancelled_at IS NULL")).toEqual([{ id: won.json.id, holder: won.json.holder }]);
+    expect(await sql(suite.db, "SELECT id::text, holder FROM reservations WHERE resource = 'burst/room' AND cancelled_at IS NULL")).toEqual([
+      { id: won.json.id, holder: won.json.holder },
+    ]);
   });
 
   it("POST /v1/semaphores/{name}/acquire, 4 permits, claims that outlive the burst → 4 × 201 with slots 0–3 and 996 × 429", async () => {
@@ -76,7 +106,10 @@ describe(`${N} simultaneous requests through wrangler dev, zero 5xx`, () => {
     expect(counts).toEqual({ 201: 4, 429: 996 });
     const won = results.filter((r) => r.status === 201).map((r) => r.json);
     expect(won.map((p) => p.slot).sort()).toEqual([0, 1, 2, 3]);
-    const live = await sql<{ id: string }>(suite.db, "SELECT id::text FROM permits WHERE kind = 'semaphore' AND name = 'burst' AND released_at IS NULL AND timed_out_at IS NULL AND expires_at > now()");
+    const live = await sql<{ id: string }>(
+      suite.db,
+      "SELECT id::text FROM permits WHERE kind = 'semaphore' AND name = 'burst' AND released_at IS NULL AND timed_out_at IS NULL AND expires_at > now()",
+    );
     expect(live.map((p) => p.id).sort()).toEqual(won.map((p) => p.permit_id).sort());
   });
 });

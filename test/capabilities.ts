@@ -94,7 +94,11 @@ export const reservations: Capability = {
   },
   tables: ["reservations"],
   examples: (key) => [
-    { method: "POST", path: "/v1/reservations", body: { resource: key, holder: "h", start: "2041-01-01T00:00:00Z", end: "2041-01-02T00:00:00Z", metadata: { order: "A-1" } } },
+    {
+      method: "POST",
+      path: "/v1/reservations",
+      body: { resource: key, holder: "h", start: "2041-01-01T00:00:00Z", end: "2041-01-02T00:00:00Z", metadata: { order: "A-1" } },
+    },
     { method: "GET", path: `/v1/reservations?resource=${encodeURIComponent(key)}&from=2041-01-01T00:00:00Z&to=2041-02-01T00:00:00Z&limit=10` },
     { method: "GET", path: "/v1/reservations/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" },
     { method: "DELETE", path: "/v1/reservations/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" },
@@ -225,7 +229,9 @@ export function delivery(source: string, id: string, body: string): HttpCall {
 export const webhooks: Capability = {
   name: "webhooks",
   keyPattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/,
-  prepare: (key) => [{ method: "PUT", path: `/v1/webhooks/sources/${seg(key)}`, body: { secret: webhookSecret(key), tolerance_s: 300, ordering_key: "/data/k" } }],
+  prepare: (key) => [
+    { method: "PUT", path: `/v1/webhooks/sources/${seg(key)}`, body: { secret: webhookSecret(key), tolerance_s: 300, ordering_key: "/data/k" } },
+  ],
   write: (key, tag, slot = 0) => delivery(key, tag, JSON.stringify({ type: "test.event", data: { k: `v${slot}`, tag } })),
   ok: [200],
   refused: [],
@@ -249,7 +255,10 @@ export const webhooks: Capability = {
     ];
   },
   lookups: (key, tag) => [
-    { call: { method: "GET", path: `/v1/webhooks/${seg(key)}/events` }, found: (json) => (json?.items ?? []).some((e: { webhook_id: string }) => e.webhook_id === tag) },
+    {
+      call: { method: "GET", path: `/v1/webhooks/${seg(key)}/events` },
+      found: (json) => (json?.items ?? []).some((e: { webhook_id: string }) => e.webhook_id === tag),
+    },
   ],
   storedKey: async (q, tag) => (await q<{ k: string }>("SELECT source AS k FROM webhook_events WHERE webhook_id = $1", [tag]))[0]?.k,
 };
@@ -265,7 +274,9 @@ const RL_WINDOW_MS = 3_600_000;
  */
 export const ratelimits: Capability = {
   name: "ratelimits",
-  prepare: () => [{ method: "PUT", path: `/v1/ratelimits/policies/${RL_POLICY}`, body: { algorithm: "fixed_window", limit: 20, window_ms: RL_WINDOW_MS, log: true } }],
+  prepare: () => [
+    { method: "PUT", path: `/v1/ratelimits/policies/${RL_POLICY}`, body: { algorithm: "fixed_window", limit: 20, window_ms: RL_WINDOW_MS, log: true } },
+  ],
   write: (key, tag, slot = 0) => ({ method: "POST", path: "/v1/ratelimits/check", body: { policy: RL_POLICY, key, cost: (slot % 20) + 1, info: { tag } } }),
   ok: [200],
   refused: [429],
@@ -295,10 +306,18 @@ export const ratelimits: Capability = {
   },
   tables: ["ratelimit_policies", "ratelimit_counters", "ratelimit_log"],
   examples: (key) => [
-    { method: "PUT", path: "/v1/ratelimits/policies/fuzz-policy", body: { algorithm: "fixed_window", limit: 5, window_ms: 60_000, log: true, history_ms: 3_600_000 } },
+    {
+      method: "PUT",
+      path: "/v1/ratelimits/policies/fuzz-policy",
+      body: { algorithm: "fixed_window", limit: 5, window_ms: 60_000, log: true, history_ms: 3_600_000 },
+    },
     { method: "GET", path: "/v1/ratelimits/policies/fuzz-policy" },
     { method: "DELETE", path: "/v1/ratelimits/policies/no-such-policy" },
-    { method: "PUT", path: `/v1/ratelimits/policies/fuzz-policy/overrides/${seg(key)}`, body: { limit: 10, valid_from: "2040-01-01T00:00:00Z", valid_to: "2040-02-01T00:00:00Z" } },
+    {
+      method: "PUT",
+      path: `/v1/ratelimits/policies/fuzz-policy/overrides/${seg(key)}`,
+      body: { limit: 10, valid_from: "2040-01-01T00:00:00Z", valid_to: "2040-02-01T00:00:00Z" },
+    },
     { method: "GET", path: `/v1/ratelimits/policies/fuzz-policy/overrides/${seg(key)}` },
     { method: "DELETE", path: `/v1/ratelimits/policies/fuzz-policy/overrides/${seg(key)}?valid_from=2040-01-01T00:00:00Z` },
     { method: "POST", path: "/v1/ratelimits/check", body: { policy: "fuzz-policy", key, cost: 1, info: { order: "A-1" } } },
@@ -306,7 +325,10 @@ export const ratelimits: Capability = {
     { method: "GET", path: `/v1/ratelimits/usage?policy=fuzz-policy&key=${seg(key)}&from=2040-01-01T00:00:00Z&to=2040-01-02T00:00:00Z` },
   ],
   lookups: (key, _tag, slot) => [
-    { call: { method: "GET", path: `/v1/ratelimits/usage?policy=${RL_POLICY}&key=${seg(key)}` }, found: (json) => json?.admitted === 1 && json?.consumed === (slot % 20) + 1 },
+    {
+      call: { method: "GET", path: `/v1/ratelimits/usage?policy=${RL_POLICY}&key=${seg(key)}` },
+      found: (json) => json?.admitted === 1 && json?.consumed === (slot % 20) + 1,
+    },
   ],
   storedKey: async (q, tag) => (await q<{ k: string }>("SELECT key AS k FROM ratelimit_log WHERE info->>'tag' = $1", [tag]))[0]?.k,
 };
@@ -349,7 +371,11 @@ export const inventory: Capability = {
   examples: (key) => [
     { method: "PUT", path: `/v1/inventory/${seg(key)}/stock`, body: { from: "2041-01-01", to: "2041-01-05", quantity: 2 } },
     { method: "GET", path: `/v1/inventory/${seg(key)}/availability?from=2041-01-01&to=2041-01-05` },
-    { method: "POST", path: `/v1/inventory/${seg(key)}/bookings`, body: { check_in: "2041-01-01", check_out: "2041-01-03", quantity: 1, holder: "h", hold_ms: 60_000 } },
+    {
+      method: "POST",
+      path: `/v1/inventory/${seg(key)}/bookings`,
+      body: { check_in: "2041-01-01", check_out: "2041-01-03", quantity: 1, holder: "h", hold_ms: 60_000 },
+    },
     { method: "POST", path: `/v1/inventory/${seg(key)}/bookings/${NO_SUCH_ID}/confirm` },
     { method: "GET", path: `/v1/inventory/${seg(key)}/bookings/${NO_SUCH_ID}` },
     { method: "DELETE", path: `/v1/inventory/${seg(key)}/bookings/${NO_SUCH_ID}` },

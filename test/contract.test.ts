@@ -38,7 +38,8 @@ describe("Idempotency-Key answers are documented per route", () => {
     for (const r of routes) {
       const method = r.method ?? "POST";
       const k = uniq("in-use");
-      const claim = "INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, expires_at) VALUES ($1, $2, $3, 'x', now() + interval '1 h')";
+      const claim =
+        "INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, expires_at) VALUES ($1, $2, $3, 'x', now() + interval '1 h')";
       await whileHolding(suite.db, claim, [k, method, r.path], () =>
         withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
           const res = await api(method, r.path, r.body, { "Idempotency-Key": k });
@@ -52,8 +53,22 @@ describe("Idempotency-Key answers are documented per route", () => {
 
   it("a method the path does not have, with a used key → 404 (the route is matched before the key is looked at)", async () => {
     const k = uniq("used");
-    expect((await suite.api("POST", "/v1/reservations", { resource: uniq("r"), holder: "h", start: "2041-01-01T00:00:00Z", end: "2041-01-02T00:00:00Z" }, { "Idempotency-Key": k })).status).toBe(201);
-    for (const [method, path] of [["PUT", "/v1/reservations"], ["POST", "/v1/reservations/x"], ["PATCH", "/v1/locks/x"], ["DELETE", "/v1/nothing-here"]]) {
+    expect(
+      (
+        await suite.api(
+          "POST",
+          "/v1/reservations",
+          { resource: uniq("r"), holder: "h", start: "2041-01-01T00:00:00Z", end: "2041-01-02T00:00:00Z" },
+          { "Idempotency-Key": k },
+        )
+      ).status,
+    ).toBe(201);
+    for (const [method, path] of [
+      ["PUT", "/v1/reservations"],
+      ["POST", "/v1/reservations/x"],
+      ["PATCH", "/v1/locks/x"],
+      ["DELETE", "/v1/nothing-here"],
+    ]) {
       const res = await suite.api(method, path, { a: 1 }, { "Idempotency-Key": k });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
@@ -85,7 +100,13 @@ describe("Idempotency-Key answers are documented per route", () => {
     const long = "y".repeat(201);
     const cases: Array<[string, string, string, unknown?, Record<string, string>?]> = [
       ["DELETE", "/v1/reservations/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e", "/v1/reservations/{id}", undefined, { "Idempotency-Key": "k".repeat(256) }],
-      ["POST", "/v1/inventory/room/bookings/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e/confirm", "/v1/inventory/{item}/bookings/{id}/confirm", undefined, { "Idempotency-Key": "k".repeat(256) }],
+      [
+        "POST",
+        "/v1/inventory/room/bookings/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e/confirm",
+        "/v1/inventory/{item}/bookings/{id}/confirm",
+        undefined,
+        { "Idempotency-Key": "k".repeat(256) },
+      ],
       ["GET", `/v1/semaphores/${long}`, "/v1/semaphores/{name}"],
       ["GET", `/v1/inventory/${long}/bookings/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e`, "/v1/inventory/{item}/bookings/{id}"],
       ["POST", `/v1/inventory/${long}/bookings/0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e/confirm`, "/v1/inventory/{item}/bookings/{id}/confirm"],
@@ -102,7 +123,12 @@ describe("Idempotency-Key answers are documented per route", () => {
 describe("the document itself", () => {
   it("every operation has a unique operationId and defined tags; servers, tags with descriptions and a licence are given", () => {
     const ids: string[] = [];
-    const tags = new Set<string>((doc.tags ?? []).map((t: { name: string; description?: string }) => (expect(t.description, t.name).toBeTruthy(), t.name)));
+    const tags = new Set<string>(
+      (doc.tags ?? []).map((t: { name: string; description?: string }) => {
+        expect(t.description, t.name).toBeTruthy();
+        return t.name;
+      }),
+    );
     for (const item of Object.values<Record<string, any>>(doc.paths)) {
       for (const op of Object.values<any>(item)) {
         expect(op.operationId).toMatch(/^[A-Za-z][A-Za-z0-9]*$/);

@@ -50,7 +50,8 @@ export function contract(doc: any) {
   return function check(method: string, path: string, res: Received): string | undefined {
     if (path === NO_OPERATION) {
       // A URL no operation has (e.g. an empty or ".." segment): the app's 404 problem.
-      if (res.status !== 404 || (res.type ?? "").split(";")[0] !== "application/problem+json") return `${method} (no such operation): expected a 404 problem, got ${res.status} ${res.type}`;
+      if (res.status !== 404 || (res.type ?? "").split(";")[0] !== "application/problem+json")
+        return `${method} (no such operation): expected a 404 problem, got ${res.status} ${res.type}`;
       const validate = validator("openapi.json#/components/schemas/Problem");
       return validate(safeJson(res.text)) ? undefined : `${method} (no such operation) 404: not a Problem: ${ajv.errorsText(validate.errors)}`;
     }

@@ -49,7 +49,12 @@ beforeAll(async () => {
 afterAll(async () => browser?.close());
 
 /** "METHOD /path" of every operation in the document. */
-const operations = () => Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).filter((m) => METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${path}`));
+const operations = () =>
+  Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((m) => METHODS.includes(m))
+      .map((m) => `${m.toUpperCase()} ${path}`),
+  );
 
 describe("the API reference page (/docs) in Chromium", { timeout: 120_000 }, () => {
   it("is served by the Worker as HTML and renders the API title", async () => {
@@ -67,7 +72,11 @@ describe("the API reference page (/docs) in Chromium", { timeout: 120_000 }, () 
     // Scalar's sidebar entries carry "<document>/tag/<tag>/<METHOD><path>" in data-sidebar-id.
     const all = await page.$$eval('li[data-sidebar-id*="/tag/"]', (lis) =>
       lis
-        .map((li) => ({ id: li.getAttribute("data-sidebar-id")!, label: (li.querySelector("button") as HTMLElement | null)?.innerText.replace(/\s+/g, " ").trim() ?? "" }))
+        .map((li) => ({
+          id: li.getAttribute("data-sidebar-id")!,
+          // biome-ignore lint/performance/useDomNodeTextContent: innerText is the label as a person sees it (hidden text left out)
+          label: (li.querySelector("button") as HTMLElement | null)?.innerText.replace(/\s+/g, " ").trim() ?? "",
+        }))
         .filter((e) => /\/(GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS)\//.test(e.id)),
     );
     // One entry per id (Scalar may render a tag's only operation twice: as the tag's own link and in its list).
@@ -105,6 +114,7 @@ describe("the API reference page (/docs) in Chromium", { timeout: 120_000 }, () 
     await page.click(`li[data-sidebar-id$="/${id}"] > button`);
     const code = `section[id$="/${id}"] code.language-curl`;
     await page.waitForSelector(code, { timeout: 30_000 });
+    // biome-ignore lint/performance/useDomNodeTextContent: innerText is the snippet as shown and copied
     const snippet = await page.$eval(code, (c) => (c as HTMLElement).innerText);
     expect(snippet).toMatch(/^curl /);
     expect(snippet).toContain("--request POST");

@@ -2,18 +2,33 @@
 // against a fresh `npm start` on free ports and a throwaway data dir: a status other than the one a
 // command states (`# → 409`), a non-2xx where none is stated, or any 5xx fails, naming the file,
 // block, line, command and its output. Conventions: the header of dev/examples.ts. No timing asserted.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeFailure, exampleFiles, extractBlocks, runFile, startFresh, type Fresh } from "../dev/examples";
+
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeFailure, exampleFiles, extractBlocks, type Fresh, runFile, startFresh } from "../dev/examples";
 import { ROOT } from "../dev/local";
 
 describe("the extractor", () => {
   it("takes sh/bash blocks only, joins continuations, and reads the expected status", () => {
-    const md = ["```sh", "# a comment", 'curl -s "$ADMIT/a" \\', '  -d x   # → 409', "", "echo hi", "```", "```console", "npm start", "```", "```bash", "true", "```"].join("\n");
+    const md = [
+      "```sh",
+      "# a comment",
+      'curl -s "$ADMIT/a" \\',
+      "  -d x   # → 409",
+      "",
+      "echo hi",
+      "```",
+      "```console",
+      "npm start",
+      "```",
+      "```bash",
+      "true",
+      "```",
+    ].join("\n");
     const blocks = extractBlocks("x.md", md);
     expect(blocks.map((b) => b.commands.map((c) => [c.line, c.expect]))).toEqual([
       [
@@ -63,7 +78,12 @@ describe("the runner's checks (against a stub server answering the status in its
   };
 
   it("passes stated statuses and unstated 2xx, with ADMIT and TOKEN set", async () => {
-    const r = await run("ok.md", 'curl -s "$ADMIT/x/201"', 'curl -s "$ADMIT/x/409"   # → 409', 'curl -s -H "Authorization: Bearer $TOKEN" "$ADMIT/x/200" | grep t0ken >/dev/null');
+    const r = await run(
+      "ok.md",
+      'curl -s "$ADMIT/x/201"',
+      'curl -s "$ADMIT/x/409"   # → 409',
+      'curl -s -H "Authorization: Bearer $TOKEN" "$ADMIT/x/200" | grep t0ken >/dev/null',
+    );
     expect(r.ok, describeFailure(r)).toBe(true);
   });
 

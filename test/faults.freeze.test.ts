@@ -11,11 +11,11 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge } from "../dev/bridge";
+import { type Bridge, startBridge } from "../dev/bridge";
 import { migrate } from "../dev/migrate";
-import { startPostgres, type PgHandle } from "../dev/postgres";
-import { CAPABILITIES, retryable, type Capability, type Query } from "./capabilities";
-import { client, serveApp, settled as settleAll, signalPostgres, TOKEN, type Served } from "./support";
+import { type PgHandle, startPostgres } from "../dev/postgres";
+import { CAPABILITIES, type Capability, type Query, retryable } from "./capabilities";
+import { client, type Served, serveApp, settled as settleAll, signalPostgres, TOKEN } from "./support";
 
 const BUDGET_MS = 2_000;
 let tmp: string;
@@ -112,10 +112,7 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s with Postgres f
     try {
       during = burst(30, keys.slice(2)).map((b) => ({ ...b, during: "frozen" }));
       // /health on the default budget must still answer 503 within 5 s.
-      [health, healthDefault] = await Promise.all([
-        call(app.url, "GET", "/health"),
-        fetch(defaults.url + "/health", { signal: AbortSignal.timeout(5_000) }),
-      ]);
+      [health, healthDefault] = await Promise.all([call(app.url, "GET", "/health"), fetch(defaults.url + "/health", { signal: AbortSignal.timeout(5_000) })]);
       await Promise.allSettled([...before, ...during].map((b) => b.res));
     } finally {
       thaw();

@@ -4,9 +4,9 @@
 // reached Postgres and the answer was lost → 504, and it did commit; retried with the same
 // Idempotency-Key (or webhook-id) → the real outcome; cut inside a keyed transaction → 503, nothing kept.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge, type Faults } from "../dev/bridge";
+import { type Bridge, type Faults, startBridge } from "../dev/bridge";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
-import { CAPABILITIES, retryable, type Capability, type HttpCall, type Query } from "./capabilities";
+import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./capabilities";
 import { client, freshDatabase, settled as settleAll, sql, TOKEN, withFaults as withBridgeFaults } from "./support";
 
 let db: string;
@@ -18,7 +18,9 @@ const q: Query = (text, params) => sql(db, text, params);
 beforeAll(async () => {
   db = await freshDatabase("faults_runtime");
   bridge = await startBridge();
-  worker = await startWranglerDev({ vars: { DATABASE_URL: db, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: TOKEN, DB_BUDGET_MS: "2000", LOCK_TIMEOUT_MS: "500" } });
+  worker = await startWranglerDev({
+    vars: { DATABASE_URL: db, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: TOKEN, DB_BUDGET_MS: "2000", LOCK_TIMEOUT_MS: "500" },
+  });
   api = client(worker.url);
 }, 120_000);
 afterAll(async () => {

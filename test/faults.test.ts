@@ -6,12 +6,12 @@
 // - a 503 is never hiding a write (the database has nothing for it, then and later);
 // - a request cut mid-way leaves its lock free: the next request on the same key is not kept waiting.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge, type Faults } from "../dev/bridge";
+import { type Bridge, type Faults, startBridge } from "../dev/bridge";
 import { RequestDb } from "../functions/core/db";
 import { ProblemError } from "../functions/core/errors";
 import { lockKey } from "../functions/core/keys";
-import { CAPABILITIES, retryable, type Capability, type HttpCall, type Query } from "./capabilities";
-import { bindings, client, connect, freshDatabase, serveApp, settled as settleAll, sql, type Served, withFaults as withBridgeFaults } from "./support";
+import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./capabilities";
+import { bindings, client, connect, freshDatabase, type Served, serveApp, settled as settleAll, sql, withFaults as withBridgeFaults } from "./support";
 
 const BUDGET_MS = 1_500;
 let db: string;
@@ -74,7 +74,9 @@ async function expectInvariants(cap: Capability) {
 /** The next request on the same key gets a decision, not a lock wait: the cut request's locks are gone. */
 async function expectKeyFree(cap: Capability, key: string, previousApplied: number) {
   const next = await send(cap.write(key, unique("next"), 1));
-  expect(previousApplied === 0 ? cap.ok : [...cap.ok, ...cap.refused], `${cap.name}: next request on ${key}: ${next.status} ${next.text}`).toContain(next.status);
+  expect(previousApplied === 0 ? cap.ok : [...cap.ok, ...cap.refused], `${cap.name}: next request on ${key}: ${next.status} ${next.text}`).toContain(
+    next.status,
+  );
 }
 
 describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s under connection faults", (_name, cap) => {
@@ -321,8 +323,18 @@ describe("invoices (an explicit transaction at the HTTP level: BEGIN, try-lock, 
   const invoicesOf = async (sub: string) => (await q<{ n: number }>("SELECT count(*)::int AS n FROM invoices WHERE subscription_id = $1", [sub]))[0].n;
 
   const cases: Array<[string, Faults, number[], number]> = [
-    ["cut after the write reached Postgres, before COMMIT → 503, rolled back", { statement: { match: "admit_generate_invoice", action: "drop-after" } }, [503], 0],
-    ["write's answer lost (stalled), COMMIT never sent → 503, rolled back", { statement: { match: "admit_generate_invoice", action: "stall-after" } }, [503], 0],
+    [
+      "cut after the write reached Postgres, before COMMIT → 503, rolled back",
+      { statement: { match: "admit_generate_invoice", action: "drop-after" } },
+      [503],
+      0,
+    ],
+    [
+      "write's answer lost (stalled), COMMIT never sent → 503, rolled back",
+      { statement: { match: "admit_generate_invoice", action: "stall-after" } },
+      [503],
+      0,
+    ],
     ["cut just before COMMIT → 504 (cannot know), nothing stored", { statement: { match: "COMMIT", action: "drop-before" } }, [504], 0],
     ["cut just after COMMIT → 504, and it did commit", { statement: { match: "COMMIT", action: "drop-after" } }, [504], 1],
   ];

@@ -27,7 +27,7 @@ interface Operation {
 }
 
 let doc: any;
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 let tables: string[] = [];
 /** The document as the contract: every response is checked against its (operation, status) schema. */
 let conforms: ReturnType<typeof contract>;
@@ -52,7 +52,10 @@ beforeAll(async () => {
     }
   }
   tables = (
-    await sql<{ t: string }>(suite.db, "SELECT quote_ident(table_name) AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1")
+    await sql<{ t: string }>(
+      suite.db,
+      "SELECT quote_ident(table_name) AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1",
+    )
   ).map((r) => r.t);
 });
 
@@ -73,7 +76,10 @@ const LOGICAL: Record<string, string> = {
 
 /** A digest of every row of each table: equal before and after means nothing was written. */
 async function fingerprint(): Promise<Record<string, string>> {
-  const parts = tables.map((t) => `${sqlLiteral(t)}, (SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') FROM ${LOGICAL[t] ? `(${LOGICAL[t]})` : t} x)`);
+  const parts = tables.map(
+    (t) =>
+      `${sqlLiteral(t)}, (SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') FROM ${LOGICAL[t] ? `(${LOGICAL[t]})` : t} x)`,
+  );
   const [{ f }] = await sql<{ f: Record<string, string> }>(suite.db, `SELECT json_build_object(${parts.join(", ")}) AS f`);
   return f;
 }
@@ -90,17 +96,56 @@ function mayStoreOutcome(r: Sent, status: number, retryAfter: string | null): bo
   return keyed && status < 500 && !IDEMPOTENCY_NOT_STORED.has(status) && retryAfter === null;
 }
 
-const resolve = (s: Schema): Schema => (s?.$ref ? resolve(doc.components.schemas[s.$ref.split("/").pop()]) : s ?? {});
+const resolve = (s: Schema): Schema => (s?.$ref ? resolve(doc.components.schemas[s.$ref.split("/").pop()]) : (s ?? {}));
 
 // ---------- adversarial values ----------
 
 const SQL = ["'; DROP TABLE reservations; --", "' OR '1'='1", "$1", "$$; SELECT pg_sleep(10); $$", "\\", "%", "_", "E'\\x00'", "1; COMMIT; BEGIN"];
-const WEIRD = ["", " ", "\u0000", "a\u0000b", "\ud800", "\udfff x", "\uffff", "💥", "a/b", "%2F", "..", "../../etc/passwd", "Ω≈ç√", "\u202e", "null", "NaN", "-0", "1e400", "0x10", "<script>"];
+const WEIRD = [
+  "",
+  " ",
+  "\u0000",
+  "a\u0000b",
+  "\ud800",
+  "\udfff x",
+  "\uffff",
+  "💥",
+  "a/b",
+  "%2F",
+  "..",
+  "../../etc/passwd",
+  "Ω≈ç√",
+  "\u202e",
+  "null",
+  "NaN",
+  "-0",
+  "1e400",
+  "0x10",
+  "<script>",
+];
 const DATES = [
-  "0000-00-00", "0000-00-00T00:00:00Z", "0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z",
-  "10000-01-01T00:00:00Z", "275760-09-13T00:00:00Z", "+275760-09-13T00:00:00.000Z", "-271821-04-20T00:00:00Z",
-  "2021-02-30T00:00:00Z", "2021-01-01T24:00:00Z", "2021-01-01T00:00:60Z", "2021-01-01T00:00:00+25:00", "2021-01-01T00:00:00",
-  "2021-01-01", "1970-01-01T00:00:00Z", "2021-01-01T00:00:00.123456789Z", "2021-01-01t00:00:00z", "infinity", "-infinity", "epoch", "now",
+  "0000-00-00",
+  "0000-00-00T00:00:00Z",
+  "0000-01-01T00:00:00Z",
+  "0001-01-01T00:00:00Z",
+  "9999-12-31T23:59:59.999Z",
+  "10000-01-01T00:00:00Z",
+  "275760-09-13T00:00:00Z",
+  "+275760-09-13T00:00:00.000Z",
+  "-271821-04-20T00:00:00Z",
+  "2021-02-30T00:00:00Z",
+  "2021-01-01T24:00:00Z",
+  "2021-01-01T00:00:60Z",
+  "2021-01-01T00:00:00+25:00",
+  "2021-01-01T00:00:00",
+  "2021-01-01",
+  "1970-01-01T00:00:00Z",
+  "2021-01-01T00:00:00.123456789Z",
+  "2021-01-01t00:00:00z",
+  "infinity",
+  "-infinity",
+  "epoch",
+  "now",
 ];
 const NUMBERS = [0, -0, 1, -1, 0.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, 2 ** 63, -(2 ** 63), 1e308, -1e308, Number.MIN_VALUE];
 
@@ -109,7 +154,12 @@ const validDate = fc
   .map((ms) => new Date(Math.floor(ms / 3_600_000) * 3_600_000).toISOString().replace(".000Z", "Z"));
 /** The format's edges: 0–9 fractional digits (the database keeps 6, rounding), and every kind of offset. */
 const preciseDate = fc
-  .tuple(validDate, fc.integer({ min: 0, max: 9 }), fc.nat(999_999_999), fc.constantFrom("Z", "z", "+00:00", "-00:00", "+05:30", "+14:00", "-12:00", "+23:59", "-23:59"))
+  .tuple(
+    validDate,
+    fc.integer({ min: 0, max: 9 }),
+    fc.nat(999_999_999),
+    fc.constantFrom("Z", "z", "+00:00", "-00:00", "+05:30", "+14:00", "-12:00", "+23:59", "-23:59"),
+  )
   .map(([d, digits, frac, offset]) => d.slice(0, 19) + (digits ? "." + String(frac).padStart(9, "0").slice(0, digits) : "") + offset);
 
 const hugeString = fc.constantFrom(60_000, 70_000).map((n) => "x".repeat(n));
@@ -127,14 +177,19 @@ function stringFor(s: Schema): fc.Arbitrary<string> {
   if (s.enum) return fc.constantFrom(...s.enum);
   const min = s.minLength ?? 0;
   const max = Math.min(s.maxLength ?? 30, 30);
-  const bounds = [s.minLength, s.maxLength].filter((n) => n !== undefined).flatMap((n: number) => [n - 1, n, n + 1]).filter((n) => n >= 0);
+  const bounds = [s.minLength, s.maxLength]
+    .filter((n) => n !== undefined)
+    .flatMap((n: number) => [n - 1, n, n + 1])
+    .filter((n) => n >= 0);
   return fc.oneof(
     // A small alphabet, so values collide and some requests are valid and conflict.
     fc.constantFrom("a", "b", "223/345", "x%2Fy", "ü/ñ", "'; DROP TABLE reservations; --"),
     fc.string({ minLength: min, maxLength: max }),
     ...(bounds.length ? [fc.constantFrom(...bounds).map((n) => "z".repeat(n))] : []),
     // The length bounds in other units: characters of 2 bytes, 4 bytes (2 UTF-16 units), combining marks.
-    ...(bounds.length ? [fc.tuple(fc.constantFrom(...bounds), fc.constantFrom("é", "💥", "e\u0301", "ß", "\u4e2d")).map(([n, ch]) => ch.repeat(n).slice(0, Math.max(n, 1) * 2))] : []),
+    ...(bounds.length
+      ? [fc.tuple(fc.constantFrom(...bounds), fc.constantFrom("é", "💥", "e\u0301", "ß", "\u4e2d")).map(([n, ch]) => ch.repeat(n).slice(0, Math.max(n, 1) * 2))]
+      : []),
   );
 }
 
@@ -203,7 +258,7 @@ interface Sent {
 /** A path segment or query value: percent-encoded as a client should, or raw bytes as an attacker might. */
 const encoded = (v: fc.Arbitrary<unknown>) =>
   fc.oneof(
-    { weight: 5, arbitrary: v.map((x) => encodeURIComponent(typeof x === "string" ? x.replace(/[\ud800-\udfff]/g, "\ufffd") : JSON.stringify(x) ?? "")) },
+    { weight: 5, arbitrary: v.map((x) => encodeURIComponent(typeof x === "string" ? x.replace(/[\ud800-\udfff]/g, "\ufffd") : (JSON.stringify(x) ?? ""))) },
     { weight: 1, arbitrary: fc.constantFrom("%FF", "%C3%28", "%00", "%", "%zz", "%E0%80%AF", "..", "%2e%2e", "a%2Fb", "%F0%9F%92%A5", "x".repeat(5000)) },
   );
 
@@ -217,7 +272,10 @@ function bodyFor(op: Operation): fc.Arbitrary<{ body?: string | Uint8Array; type
     const bytes = Buffer.from(text, "utf8");
     // Splice bytes that are not UTF-8 into the first string (or the start): 0xFF, a truncated sequence.
     const cut = at > 0 ? Buffer.byteLength(text.slice(0, at + 1)) : 0;
-    return { body: new Uint8Array(Buffer.concat([bytes.subarray(0, cut), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82]), bytes.subarray(cut)])), type: "application/json" };
+    return {
+      body: new Uint8Array(Buffer.concat([bytes.subarray(0, cut), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82]), bytes.subarray(cut)])),
+      type: "application/json",
+    };
   });
   // Deep nesting inside an otherwise well-formed body (in its first nested object, e.g. metadata), at and past the limit.
   const deep = fc.tuple(json, fc.constantFrom(63, 64, 65, 5_000, 30_000)).map(([v, n]) => {
@@ -231,8 +289,39 @@ function bodyFor(op: Operation): fc.Arbitrary<{ body?: string | Uint8Array; type
     { weight: op.body ? 12 : 1, arbitrary: json.map((v) => ({ body: JSON.stringify(v) ?? "null", type: "application/json" })) },
     { weight: 1, arbitrary: deep },
     { weight: 1, arbitrary: invalidUtf8 },
-    { weight: 1, arbitrary: fc.constantFrom("{", "[1,", '{"a":1}}', "nul", "\u0000", '{"resource":"\\ud800"}', '{"a":"\\u0000"}', "[" .repeat(20_000) + "]".repeat(20_000), '{"__proto__":{"x":1}}').map((b) => ({ body: b, type: "application/json" })) },
-    { weight: 1, arbitrary: fc.tuple(json, fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json-patch", "application/xml", "", "application/json; charset=latin1")).map(([v, type]) => ({ body: JSON.stringify(v) ?? "", type })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          "{",
+          "[1,",
+          '{"a":1}}',
+          "nul",
+          "\u0000",
+          '{"resource":"\\ud800"}',
+          '{"a":"\\u0000"}',
+          "[".repeat(20_000) + "]".repeat(20_000),
+          '{"__proto__":{"x":1}}',
+        )
+        .map((b) => ({ body: b, type: "application/json" })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          json,
+          fc.constantFrom(
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "application/json-patch",
+            "application/xml",
+            "",
+            "application/json; charset=latin1",
+          ),
+        )
+        .map(([v, type]) => ({ body: JSON.stringify(v) ?? "", type })),
+    },
     { weight: 1, arbitrary: hugeString.map((pad) => ({ body: JSON.stringify({ pad }), type: "application/json" })) },
     { weight: op.body ? 1 : 6, arbitrary: fc.constant({}) },
   );
@@ -257,19 +346,27 @@ function requestFor(op: Operation): fc.Arbitrary<Sent> {
     ),
     { maxKeys: 2 },
   );
-  return fc.record({ path: fc.record(pathArbs), query: queryArb, headers: headerArb, body: bodyFor(op) }).map(({ path, query, headers, body }) => {
-    const p = op.path.replace(/\{([^}]+)\}/g, (_, name) => path[name] ?? "x");
-    const parts: string[] = [];
-    queryParams.forEach((qp, i) => {
-      const v = query[i] as string | undefined;
-      if (v !== undefined) parts.push(`${qp.name}=${v}`);
-    });
-    for (const [k, v] of query[queryParams.length] as Array<[string, string]>) parts.push(`${k}=${v}`);
-    const h: Record<string, string> = { ...headers, Authorization: `Bearer ${TOKEN}` };
-    if (body.type !== undefined && body.body !== undefined) h["Content-Type"] = body.type;
-    const sendsBody = body.body !== undefined && op.method !== "GET" && op.method !== "HEAD";
-    return { url: suite.server.url + p + (parts.length ? "?" + parts.join("&") : ""), method: op.method, headers: h, body: sendsBody ? body.body : undefined };
-  }).filter(fitsServer);
+  return fc
+    .record({ path: fc.record(pathArbs), query: queryArb, headers: headerArb, body: bodyFor(op) })
+    .map(({ path, query, headers, body }) => {
+      const p = op.path.replace(/\{([^}]+)\}/g, (_, name) => path[name] ?? "x");
+      const parts: string[] = [];
+      queryParams.forEach((qp, i) => {
+        const v = query[i] as string | undefined;
+        if (v !== undefined) parts.push(`${qp.name}=${v}`);
+      });
+      for (const [k, v] of query[queryParams.length] as Array<[string, string]>) parts.push(`${k}=${v}`);
+      const h: Record<string, string> = { ...headers, Authorization: `Bearer ${TOKEN}` };
+      if (body.type !== undefined && body.body !== undefined) h["Content-Type"] = body.type;
+      const sendsBody = body.body !== undefined && op.method !== "GET" && op.method !== "HEAD";
+      return {
+        url: suite.server.url + p + (parts.length ? "?" + parts.join("&") : ""),
+        method: op.method,
+        headers: h,
+        body: sendsBody ? body.body : undefined,
+      };
+    })
+    .filter(fitsServer);
 }
 
 /**
@@ -300,17 +397,38 @@ function mutationsOf(op: Operation, seed: HttpCall): fc.Arbitrary<Sent> {
   // A raw-string body (a signed webhook delivery) is kept or replaced whole; an object field by field.
   const raw = typeof seed.body === "string" ? seed.body : undefined;
   const body = raw === undefined ? (seed.body as Record<string, unknown> | undefined) : undefined;
-  const props: Record<string, Schema> = op.body ? resolve(op.body).properties ?? {} : {};
-  const part = <T>(orig: T, alternatives: fc.Arbitrary<unknown>) => fc.oneof({ weight: 4, arbitrary: fc.constant<unknown>(orig) }, { weight: 1, arbitrary: alternatives });
+  const props: Record<string, Schema> = op.body ? (resolve(op.body).properties ?? {}) : {};
+  const part = <T>(orig: T, alternatives: fc.Arbitrary<unknown>) =>
+    fc.oneof({ weight: 4, arbitrary: fc.constant<unknown>(orig) }, { weight: 1, arbitrary: alternatives });
   const hostile = fc.oneof(adversarialString, wrongType, fc.constant(DEEP));
   return fc
     .record({
       segments: fc.tuple(...segments.map((seg, i) => (template[i]?.startsWith("{") ? part(seg, encoded(adversarialString)) : fc.constant(seg)))),
-      query: fc.tuple(...query.map(([k, v]) => part(`${k}=${encodeURIComponent(v)}`, fc.oneof(encoded(adversarialString).map((x) => `${k}=${x}`), fc.constant(""))))),
+      query: fc.tuple(
+        ...query.map(([k, v]) =>
+          part(
+            `${k}=${encodeURIComponent(v)}`,
+            fc.oneof(
+              encoded(adversarialString).map((x) => `${k}=${x}`),
+              fc.constant(""),
+            ),
+          ),
+        ),
+      ),
       body: body
-        ? fc.record(Object.fromEntries(Object.entries(body).map(([k, v]) => [k, fc.option(part(v, fc.oneof(valueFor(props[k] ?? {}), hostile)), { nil: undefined, freq: 12 })])))
+        ? fc.record(
+            Object.fromEntries(
+              Object.entries(body).map(([k, v]) => [k, fc.option(part(v, fc.oneof(valueFor(props[k] ?? {}), hostile)), { nil: undefined, freq: 12 })]),
+            ),
+          )
         : raw !== undefined
-          ? part(raw, fc.oneof(adversarialString, fc.jsonValue().map((v) => JSON.stringify(v))))
+          ? part(
+              raw,
+              fc.oneof(
+                adversarialString,
+                fc.jsonValue().map((v) => JSON.stringify(v)),
+              ),
+            )
           : fc.constant(undefined),
       depth: fc.constantFrom(MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, 5_000, 30_000),
       // One mutation in five carries a shared key.
@@ -485,7 +603,12 @@ describe("every operation in /openapi.json under random and adversarial input", 
       const op = operations.find((o) => templateMatches(o, seed));
       if (!op || seed.method === "GET") continue;
       const key = `seq-${++n}-${Date.now()}`;
-      const base = { ...seed.headers, Authorization: `Bearer ${TOKEN}`, "Idempotency-Key": key, ...(seed.body === undefined ? {} : { "Content-Type": "application/json" }) };
+      const base = {
+        ...seed.headers,
+        Authorization: `Bearer ${TOKEN}`,
+        "Idempotency-Key": key,
+        ...(seed.body === undefined ? {} : { "Content-Type": "application/json" }),
+      };
       const body = typeof seed.body === "string" ? seed.body : seed.body === undefined ? undefined : JSON.stringify(seed.body);
       const r: Sent = { url: suite.server.url + seed.path, method: seed.method, headers: base, body };
       await Promise.all([r, r, r, r].map((x) => send(op, x)));
@@ -502,14 +625,16 @@ describe("every operation in /openapi.json under random and adversarial input", 
 
   it("every valid example with each body field nested at and past the depth limit → no 5xx", async () => {
     const statuses: Record<number, number> = {};
-    {
-      for (const seed of examples("deep")) {
-        if (!seed.body || typeof seed.body !== "object") continue;
-        for (const key of Object.keys(seed.body)) {
-          for (const depth of [MAX_DEPTH - 2, MAX_DEPTH, 30_000]) {
-            const body = withDeep(JSON.stringify({ ...(seed.body as object), [key]: DEEP }), depth);
-            await check({ url: suite.server.url + seed.path, method: seed.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body }, statuses, operations.find((op) => templateMatches(op, seed)));
-          }
+    for (const seed of examples("deep")) {
+      if (!seed.body || typeof seed.body !== "object") continue;
+      for (const key of Object.keys(seed.body)) {
+        for (const depth of [MAX_DEPTH - 2, MAX_DEPTH, 30_000]) {
+          const body = withDeep(JSON.stringify({ ...(seed.body as object), [key]: DEEP }), depth);
+          await check(
+            { url: suite.server.url + seed.path, method: seed.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body },
+            statuses,
+            operations.find((op) => templateMatches(op, seed)),
+          );
         }
       }
     }
@@ -528,7 +653,11 @@ describe("every operation in /openapi.json under random and adversarial input", 
       const url = suite.server.url + op.path.replace(/\{[^}]+\}/g, "x");
       await check({ url, method: op.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body: TENMIB }, statuses, op);
     }
-    expect(Object.keys(statuses).map(Number).every((s) => s === 413 || s === 401 || s === 404)).toBe(true);
+    expect(
+      Object.keys(statuses)
+        .map(Number)
+        .every((s) => s === 413 || s === 401 || s === 404),
+    ).toBe(true);
     expect(statuses[413]).toBeGreaterThan(0);
   });
 

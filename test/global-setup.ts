@@ -43,6 +43,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await bridge.close();
     await pg.stop();
-    if (slow.length > 0) console.log(`[admit] Postgres logged ${slow.length} slow statement(s) or lock wait(s) in this run (not failures by themselves):\n${slow.join("\n")}`);
+    if (slow.length > 0)
+      console.log(`[admit] Postgres logged ${slow.length} slow statement(s) or lock wait(s) in this run (not failures by themselves):\n${slow.join("\n")}`);
   };
 }

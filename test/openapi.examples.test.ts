@@ -17,7 +17,8 @@ const ops: Array<{ method: string; path: string; op: any }> = [];
 
 beforeAll(async () => {
   doc = await (await createApp().request("/openapi.json")).json();
-  for (const [path, item] of Object.entries<any>(doc.paths)) for (const method of Object.keys(item).filter((m) => METHODS.includes(m))) ops.push({ method, path, op: item[method] });
+  for (const [path, item] of Object.entries<any>(doc.paths))
+    for (const method of Object.keys(item).filter((m) => METHODS.includes(m))) ops.push({ method, path, op: item[method] });
 });
 
 /** Every (operation, place, media type) with content, and the schema pointer of that place. */
@@ -25,10 +26,17 @@ function media() {
   const out: Array<{ at: string; ref: string; status?: number; type: string; example: unknown }> = [];
   for (const { method, path, op } of ops) {
     const base = `openapi.json#/paths/${pointer(path)}/${method}`;
-    for (const [type, m] of Object.entries<any>(op.requestBody?.content ?? {})) out.push({ at: `${method.toUpperCase()} ${path} request ${type}`, ref: `${base}/requestBody/content/${pointer(type)}/schema`, type, example: m.example });
+    for (const [type, m] of Object.entries<any>(op.requestBody?.content ?? {}))
+      out.push({ at: `${method.toUpperCase()} ${path} request ${type}`, ref: `${base}/requestBody/content/${pointer(type)}/schema`, type, example: m.example });
     for (const [status, r] of Object.entries<any>(op.responses)) {
       for (const [type, m] of Object.entries<any>(r.content ?? {})) {
-        out.push({ at: `${method.toUpperCase()} ${path} ${status} ${type}`, ref: `${base}/responses/${status}/content/${pointer(type)}/schema`, status: Number(status), type, example: m.example });
+        out.push({
+          at: `${method.toUpperCase()} ${path} ${status} ${type}`,
+          ref: `${base}/responses/${status}/content/${pointer(type)}/schema`,
+          status: Number(status),
+          type,
+          example: m.example,
+        });
       }
     }
   }
@@ -72,7 +80,15 @@ describe("OpenAPI examples and summaries (what /docs shows)", () => {
     }
     expect(wrong).toEqual([]);
     // Route-specific problems are told apart: e.g. a reservation overlap vs a held lock vs a full semaphore.
-    expect([...types]).toEqual(expect.arrayContaining(["409 /problems/reservation-conflict", "409 /problems/lock-held", "429 /problems/semaphore-full", "429 /problems/quota-exceeded", "401 /problems/webhook-signature"]));
+    expect([...types]).toEqual(
+      expect.arrayContaining([
+        "409 /problems/reservation-conflict",
+        "409 /problems/lock-held",
+        "429 /problems/semaphore-full",
+        "429 /problems/quota-exceeded",
+        "401 /problems/webhook-signature",
+      ]),
+    );
   });
 
   it("every example validates against its own schema", () => {

@@ -37,15 +37,28 @@ describe("in wrangler dev", () => {
       }),
     );
     expect(results.every((r) => [201, 409, 503].includes(r.status))).toBe(true);
-    const created = results.filter((r) => r.status === 201).map((r) => r.json.id).sort();
-    const stored = (await sql<{ id: string }>(suite.db, "SELECT id FROM reservations WHERE resource LIKE 'rt/%' AND cancelled_at IS NULL ORDER BY id")).map((r) => r.id);
+    const created = results
+      .filter((r) => r.status === 201)
+      .map((r) => r.json.id)
+      .sort();
+    const stored = (await sql<{ id: string }>(suite.db, "SELECT id FROM reservations WHERE resource LIKE 'rt/%' AND cancelled_at IS NULL ORDER BY id")).map(
+      (r) => r.id,
+    );
     expect(stored).toEqual(created);
-    const overlaps = await sql(suite.db, "SELECT 1 FROM reservations a JOIN reservations b ON a.resource = b.resource AND a.id < b.id AND a.during && b.during WHERE a.cancelled_at IS NULL AND b.cancelled_at IS NULL");
+    const overlaps = await sql(
+      suite.db,
+      "SELECT 1 FROM reservations a JOIN reservations b ON a.resource = b.resource AND a.id < b.id AND a.during && b.during WHERE a.cancelled_at IS NULL AND b.cancelled_at IS NULL",
+    );
     expect(overlaps).toEqual([]);
   });
 
   it("cancels, lists and reports availability through the runtime", async () => {
-    const made = await suite.api("POST", "/v1/reservations", { resource: "rt/cancel", holder: "h", start: "2022-01-01T00:00:00Z", end: "2022-01-02T00:00:00Z" });
+    const made = await suite.api("POST", "/v1/reservations", {
+      resource: "rt/cancel",
+      holder: "h",
+      start: "2022-01-01T00:00:00Z",
+      end: "2022-01-02T00:00:00Z",
+    });
     expect(made.status).toBe(201);
     const window = "/v1/resources/rt%2Fcancel/availability?from=2022-01-01T00:00:00Z&to=2022-01-03T00:00:00Z";
     const busy = await suite.api("GET", window);
@@ -60,8 +73,11 @@ describe("in wrangler dev", () => {
   it("runs the cron housekeeping in the runtime (wrangler dev --test-scheduled)", async () => {
     await sql(suite.db, "CREATE TABLE rt_sweep_probe (id integer, expires_at timestamptz)");
     await sql(suite.db, "INSERT INTO rt_sweep_probe VALUES (1, now() - interval '1 s'), (2, now() + interval '1 h')");
-    await sql(suite.db, `CREATE FUNCTION admit_sweep_rt_probe() RETURNS integer LANGUAGE sql AS $$
-      WITH d AS (DELETE FROM rt_sweep_probe WHERE expires_at <= now() RETURNING 1) SELECT count(*)::integer FROM d $$`);
+    await sql(
+      suite.db,
+      `CREATE FUNCTION admit_sweep_rt_probe() RETURNS integer LANGUAGE sql AS $$
+      WITH d AS (DELETE FROM rt_sweep_probe WHERE expires_at <= now() RETURNING 1) SELECT count(*)::integer FROM d $$`,
+    );
     const res = await fetch(`${suite.worker.url}/__scheduled?cron=*+*+*+*+*`);
     expect(res.status).toBe(200);
     // The handler's work runs in waitUntil; poll the table briefly rather than assume its timing.

@@ -14,7 +14,10 @@ function firstDifference(committed: string, fresh: string): string | null {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   const show = (lines: string[]) =>
-    lines.slice(i, i + 6).map((l, k) => `  ${String(i + k + 1).padStart(5)} | ${l}`).join("\n") || "  (end of file)";
+    lines
+      .slice(i, i + 6)
+      .map((l, k) => `  ${String(i + k + 1).padStart(5)} | ${l}`)
+      .join("\n") || "  (end of file)";
   return `first difference at line ${i + 1}:\ncommitted schema/current/schema.sql:\n${show(a)}\nfresh migration:\n${show(b)}`;
 }
 
@@ -64,7 +67,10 @@ describe("schema/current/schema.sql", () => {
     expect(file).toMatch(/^\d{6}_/);
     expect(body.trim().length).toBeGreaterThan(100);
     // pg_get_functiondef prints the source verbatim, between $function$ quotes.
-    for (const [which, dump] of [["fresh", fresh], ["committed", committed]]) {
+    for (const [which, dump] of [
+      ["fresh", fresh],
+      ["committed", committed],
+    ]) {
       expect(dump.includes(`$function$${body}$function$`), `the ${which} dump lacks admit_ratelimit_check's body from ${file}`).toBe(true);
     }
   });
@@ -77,9 +83,15 @@ describe("schema/current/schema.sql", () => {
         ORDER BY 1, 2`,
     );
     expect(rows.length).toBeGreaterThan(20);
-    for (const [which, dump] of [["fresh", fresh], ["committed", committed]]) {
+    for (const [which, dump] of [
+      ["fresh", fresh],
+      ["committed", committed],
+    ]) {
       const missing = rows.filter((r) => !dump.includes(`FUNCTION public.${r.name}(${r.args})\n`));
-      expect(missing.map((r) => `${r.name}(${r.args})`), `missing from the ${which} dump`).toEqual([]);
+      expect(
+        missing.map((r) => `${r.name}(${r.args})`),
+        `missing from the ${which} dump`,
+      ).toEqual([]);
     }
   });
 });

@@ -3,7 +3,7 @@
 // embedded postmaster go too, and the Worker's port is free again. A start that finds its port held
 // names the holder. Real processes on free loopback ports with a throwaway ADMIT_DATA_DIR; bounds
 // are for a broken run, not timing assertions.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -94,7 +94,14 @@ interface Stack {
 /** `npm start` in a process group of its own (as from a shell), on free ports and a throwaway data dir. */
 async function npmStart(ports?: { port: number; pgport: number; bridgePort: number }, dataDir = throwawayDataDir()): Promise<Stack & { dataDir: string }> {
   const [port, pgport, bridgePort] = ports ? [ports.port, ports.pgport, ports.bridgePort] : await distinctFreePorts(3);
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PGPORT: String(pgport), BRIDGE_PORT: String(bridgePort), ADMIT_DATA_DIR: dataDir, API_TOKEN: "lifecycle-test" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    PGPORT: String(pgport),
+    BRIDGE_PORT: String(bridgePort),
+    ADMIT_DATA_DIR: dataDir,
+    API_TOKEN: "lifecycle-test",
+  };
   delete env.DATABASE_URL;
   const npm = spawn("npm", ["start"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
@@ -144,7 +151,10 @@ async function expectAllGone(stack: Stack, tracked: Tracked[]): Promise<void> {
     if (!left.length && portFree) break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  expect(left.map((t) => `${t.pid} ${t.command.slice(0, 100)}`), `processes left:\n${stack.output.join("")}`).toEqual([]);
+  expect(
+    left.map((t) => `${t.pid} ${t.command.slice(0, 100)}`),
+    `processes left:\n${stack.output.join("")}`,
+  ).toEqual([]);
   expect(portFree).toBe(true);
 }
 
@@ -196,7 +206,10 @@ describe.skipIf(process.platform !== "linux")("npm start leaves nothing behind",
 
   it("a start whose port is held names the holder (pid, command, process group) and how to stop it", async () => {
     const [port, pgport, bridgePort] = await distinctFreePorts(3);
-    const holder = spawn(process.execPath, ["-e", `require("net").createServer().listen(${port}, "127.0.0.1", () => console.log("listening"))`], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+    const holder = spawn(process.execPath, ["-e", `require("net").createServer().listen(${port}, "127.0.0.1", () => console.log("listening"))`], {
+      detached: true,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     cleanups.push(() => kill(-holder.pid!, "SIGKILL"));
     await new Promise<void>((resolve, reject) => {
       holder.stdout!.on("data", () => resolve());

@@ -1,14 +1,15 @@
 // What the suites share: a database of their own, a one-off SQL helper, and the app served over real HTTP.
-import { serve } from "@hono/node-server";
+
 import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, inject } from "vitest";
 import type { Bridge, Faults } from "../dev/bridge";
 import { postmasterPid } from "../dev/postgres";
 import { listProcesses } from "../dev/proc";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
+import { app } from "../functions";
 import { createClient } from "../functions/core/db";
 import type { Bindings } from "../functions/core/env";
-import { app } from "../functions";
 
 export const TOKEN = "test-token-" + Math.random().toString(36).slice(2);
 
@@ -87,7 +88,7 @@ export function client(base: string, token: string | null = TOKEN) {
     }
     const res = await fetch(base + path, { method, headers: h, body: payload });
     const text = await res.text();
-    let json: any = undefined;
+    let json: any;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {
@@ -121,7 +122,11 @@ export function workerSuite(label: string, opts: { config?: string; vars?: Recor
   const suite = {} as { db: string; worker: WranglerDev; api: ReturnType<typeof client> };
   beforeAll(async () => {
     suite.db = await freshDatabase(label);
-    suite.worker = await startWranglerDev({ config: opts.config, direct: opts.direct, vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS, ...opts.vars } });
+    suite.worker = await startWranglerDev({
+      config: opts.config,
+      direct: opts.direct,
+      vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS, ...opts.vars },
+    });
     suite.api = client(suite.worker.url);
   }, 120_000);
   afterAll(async () => suite.worker?.stop());
@@ -130,7 +135,10 @@ export function workerSuite(label: string, opts: { config?: string; vars?: Recor
 
 /** Advisory locks (bigint keys) granted to anyone on `url` right now, as signed decimal strings (lockKey's form). */
 export async function heldAdvisoryKeys(url: string): Promise<string[]> {
-  const rows = await sql<{ key: string }>(url, "SELECT ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted");
+  const rows = await sql<{ key: string }>(
+    url,
+    "SELECT ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted",
+  );
   return rows.map((r) => r.key);
 }
 
@@ -175,12 +183,18 @@ export async function withServedApp<T>(env: Bindings, fn: (api: ReturnType<typeo
  * `everywhere`). The bridge's idle pooled connections hold nothing, so they do not count. After it,
  * every late commit has landed. Throws after `attempts` × 100 ms: a bound for a broken test.
  */
-export async function settled(bridge: Pick<Bridge, "stats">, query: (text: string) => Promise<Array<{ n: number }>>, { everywhere = false, attempts = 100 } = {}): Promise<void> {
+export async function settled(
+  bridge: Pick<Bridge, "stats">,
+  query: (text: string) => Promise<Array<{ n: number }>>,
+  { everywhere = false, attempts = 100 } = {},
+): Promise<void> {
   const scope = everywhere ? "backend_type = 'client backend'" : "datname = current_database()";
   for (let i = 0; i < attempts; i++) {
     const s = bridge.stats();
     if (s.open === 0 && s.httpOpen === 0) {
-      const [{ n }] = await query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${scope} AND pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle'`);
+      const [{ n }] = await query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${scope} AND pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle'`,
+      );
       if (n === 0) return;
     }
     await new Promise((r) => setTimeout(r, 100));

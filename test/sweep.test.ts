@@ -11,9 +11,15 @@ beforeAll(async () => {
 describe("sweep", () => {
   it("finds sweepers by name and reports rows removed by each", async () => {
     await sql(db, "CREATE TABLE sweep_probe (id integer PRIMARY KEY, expires_at timestamptz NOT NULL)");
-    await sql(db, "INSERT INTO sweep_probe SELECT g, now() + CASE WHEN g <= 3 THEN interval '-1 minute' ELSE interval '1 hour' END FROM generate_series(1, 5) g");
-    await sql(db, `CREATE FUNCTION admit_sweep_zz_probe() RETURNS integer LANGUAGE sql AS $$
-      WITH d AS (DELETE FROM sweep_probe WHERE expires_at <= now() RETURNING 1) SELECT count(*)::integer FROM d $$`);
+    await sql(
+      db,
+      "INSERT INTO sweep_probe SELECT g, now() + CASE WHEN g <= 3 THEN interval '-1 minute' ELSE interval '1 hour' END FROM generate_series(1, 5) g",
+    );
+    await sql(
+      db,
+      `CREATE FUNCTION admit_sweep_zz_probe() RETURNS integer LANGUAGE sql AS $$
+      WITH d AS (DELETE FROM sweep_probe WHERE expires_at <= now() RETURNING 1) SELECT count(*)::integer FROM d $$`,
+    );
     const report = await sweep(bindings(db));
     expect(report.zz_probe).toBe(3);
     expect(await sql(db, "SELECT id FROM sweep_probe ORDER BY id")).toEqual([{ id: 4 }, { id: 5 }]);
@@ -25,13 +31,19 @@ describe("sweep", () => {
     await sql(db, "CREATE TABLE batch_probe_tx (tx bigint)");
     await sql(db, "INSERT INTO batch_probe SELECT generate_series(1, 5)");
     // One row per batch, and the transaction that ran it.
-    await sql(db, `CREATE FUNCTION admit_sweep_zz_batch_probe() RETURNS integer LANGUAGE sql AS $$
+    await sql(
+      db,
+      `CREATE FUNCTION admit_sweep_zz_batch_probe() RETURNS integer LANGUAGE sql AS $$
       INSERT INTO batch_probe_tx VALUES (txid_current());
-      WITH d AS (DELETE FROM batch_probe WHERE id = (SELECT min(id) FROM batch_probe) RETURNING 1) SELECT count(*)::integer FROM d $$`);
+      WITH d AS (DELETE FROM batch_probe WHERE id = (SELECT min(id) FROM batch_probe) RETURNING 1) SELECT count(*)::integer FROM d $$`,
+    );
     const report = await sweep(bindings(db));
     expect(report.zz_batch_probe).toBe(5);
     expect(await sql(db, "SELECT count(*)::int AS left FROM batch_probe")).toEqual([{ left: 0 }]);
-    const [{ batches, txs }] = await sql<{ batches: number; txs: number }>(db, "SELECT count(*)::int AS batches, count(DISTINCT tx)::int AS txs FROM batch_probe_tx");
+    const [{ batches, txs }] = await sql<{ batches: number; txs: number }>(
+      db,
+      "SELECT count(*)::int AS batches, count(DISTINCT tx)::int AS txs FROM batch_probe_tx",
+    );
     expect(batches).toBe(6); // five rows, then the batch that found nothing
     expect(txs).toBe(batches);
     await sql(db, "DROP FUNCTION admit_sweep_zz_batch_probe()");
@@ -41,8 +53,11 @@ describe("sweep", () => {
     // A minute of a logged policy's checks at 300 a second, expired: what one cron run finds.
     await sql(db, "SELECT admit_ratelimit_put_policy('sweep-load', 'fixed_window', 10, 1000, true, 0)");
     for (let run = 1; run <= 4; run++) {
-      await sql(db, `INSERT INTO ratelimit_log (at, policy, key, allowed, cost, expires_at)
-                     SELECT now() - interval '1 minute', 'sweep-load', 'k' || g % 50, true, 1, now() - interval '1 second' FROM generate_series(1, 18000) g`);
+      await sql(
+        db,
+        `INSERT INTO ratelimit_log (at, policy, key, allowed, cost, expires_at)
+                     SELECT now() - interval '1 minute', 'sweep-load', 'k' || g % 50, true, 1, now() - interval '1 second' FROM generate_series(1, 18000) g`,
+      );
       // What this judges is rows cleared per run, not speed: a budget wide enough that a neighbour's
       // load stalling one batch (seen in CI: one statement unanswered for 25 s) cannot end the run early.
       const report = await sweep(bindings(db), { budgetMs: 120_000 });
@@ -53,7 +68,11 @@ describe("sweep", () => {
 
   it("past inventory is kept 30 days after its night, then its tokens, nights and bookings are swept", async () => {
     const inv = await freshDatabase("sweep_inventory");
-    for (const [item, from, to] of [["old", "current_date - 40", "current_date - 37"], ["recent", "current_date - 10", "current_date - 7"], ["future", "current_date + 1", "current_date + 4"]]) {
+    for (const [item, from, to] of [
+      ["old", "current_date - 40", "current_date - 37"],
+      ["recent", "current_date - 10", "current_date - 7"],
+      ["future", "current_date + 1", "current_date + 4"],
+    ]) {
       await sql(inv, `SELECT admit_inventory_set_stock($1, ${from}, ${to}, 3, 1000)`, [item]);
       const [{ r }] = await sql<{ r: any }>(inv, `SELECT admit_inventory_book($1, ${from}, ${to}, 2, 'h', NULL, 1000) AS r`, [item]);
       expect(r.created).toBe(true);

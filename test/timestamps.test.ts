@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 
 const reserve = (resource: string, start: string, end: string) => suite.api("POST", "/v1/reservations", { resource, holder: "h", start, end });
-const override = (key: string, valid_from: string, valid_to: string) => suite.api("PUT", `/v1/ratelimits/policies/ts/overrides/${key}`, { limit: 5, valid_from, valid_to });
+const override = (key: string, valid_from: string, valid_to: string) =>
+  suite.api("PUT", `/v1/ratelimits/policies/ts/overrides/${key}`, { limit: 5, valid_from, valid_to });
 
 function expectValidationProblem(res: { status: number; headers: Headers; json: any }, field: string) {
   expect(res.status).toBe(422);

@@ -11,8 +11,8 @@
 import http from "node:http";
 import { lockKey } from "../../functions/core/keys";
 import { httpRequest, runLoad } from "../load";
-import { hasFunctions, lastRound, rowKey, type BenchContext, type Scenario } from "../measure";
-import { cpuPerDecision, round, summarize, tally, type Row } from "../report";
+import { type BenchContext, hasFunctions, lastRound, rowKey, type Scenario } from "../measure";
+import { cpuPerDecision, type Row, round, summarize, tally } from "../report";
 import { DUPLICATE_PERMITS } from "./permits";
 import { EXCESS_ADMISSIONS } from "./ratelimit";
 import { ADMIT_OVERLAPS } from "./reservation-burst";
@@ -33,7 +33,10 @@ interface Burst {
   name: string;
   expected: Record<string, number>;
   /** Makes the contested thing; returns the request to send (the same for every request but the holder). */
-  setup(ctx: BenchContext, id: string): Promise<{ path: string; body: (i: number) => unknown; check: (answers: Answer[]) => Promise<{ mismatch: string | null; violations: number }> }>;
+  setup(
+    ctx: BenchContext,
+    id: string,
+  ): Promise<{ path: string; body: (i: number) => unknown; check: (answers: Answer[]) => Promise<{ mismatch: string | null; violations: number }> }>;
 }
 
 /** The counts that differ between what the database says and what the answers said, or null. */
@@ -53,10 +56,19 @@ function rateLimit(algorithm: "fixed_window" | "token_bucket"): Burst {
         path: "/v1/ratelimits/check",
         body: () => ({ policy, key: "burst" }),
         async check(answers) {
-          const [c] = await ctx.sql<{ admitted: number; windows: number }>("SELECT coalesce(sum(admitted), 0)::int AS admitted, count(*)::int AS windows FROM ratelimit_counters WHERE policy = $1", [policy]);
+          const [c] = await ctx.sql<{ admitted: number; windows: number }>(
+            "SELECT coalesce(sum(admitted), 0)::int AS admitted, count(*)::int AS windows FROM ratelimit_counters WHERE policy = $1",
+            [policy],
+          );
           const [{ n }] = await ctx.sql<{ n: number }>(EXCESS_ADMISSIONS, [policy]);
           const allowed = answers.filter((a) => a.status === 200).length;
-          return { mismatch: mismatch([["admitted", c.admitted, allowed], ["counter rows", c.windows, 1]]), violations: n };
+          return {
+            mismatch: mismatch([
+              ["admitted", c.admitted, allowed],
+              ["counter rows", c.windows, 1],
+            ]),
+            violations: n,
+          };
         },
       };
     },
@@ -76,7 +88,10 @@ const reservation: Burst = {
       async check(answers) {
         const stored = await ctx.sql<{ id: string }>("SELECT id::text FROM reservations WHERE resource = $1 AND cancelled_at IS NULL ORDER BY id", [resource]);
         const [{ n }] = await ctx.sql<{ n: number }>(ADMIT_OVERLAPS, [resource]);
-        const created = answers.filter((a) => a.status === 201).map((a) => String(a.json?.id)).sort();
+        const created = answers
+          .filter((a) => a.status === 201)
+          .map((a) => String(a.json?.id))
+          .sort();
         return { mismatch: mismatch([["reservation ids", stored.map((r) => r.id), created]]), violations: n };
       },
     };
@@ -140,7 +155,13 @@ async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent): Pro
   await ctx.bridge.resetStats();
   const cpu = ctx.cpu ? ctx.cpu() : () => null;
   const load = await runLoad({ concurrency: BURST_SIZE, requests: BURST_SIZE, timeLimitMs: 60_000 }, async (i) => {
-    const res = await httpRequest(url + s.path, "POST", { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, JSON.stringify(s.body(i)), agent);
+    const res = await httpRequest(
+      url + s.path,
+      "POST",
+      { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      JSON.stringify(s.body(i)),
+      agent,
+    );
     let json: any;
     try {
       json = JSON.parse(res.text);
@@ -165,7 +186,11 @@ async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent): Pro
   row.round_trips_per_decision = load.latencies.length ? round(stats.clientMessages / load.latencies.length, 2) : null;
   row.cpu_us_per_decision = cpuPerDecision(cpuUs, row.requests);
   row.note = `sent at once, ${round(load.elapsedMs, 0)} ms in all; database ${checked.mismatch ? "disagrees: " + checked.mismatch : "agrees with the answers"}`;
-  ctx.log(`    ${Object.entries(row.outcomes).map(([k, v]) => `${v}×${k}`).join(" ")}, 5xx ${row.errors_5xx}, p99 ${row.p99_ms} ms, http ${row.http_requests_per_decision}, database: ${checked.mismatch ?? "agrees"}`);
+  ctx.log(
+    `    ${Object.entries(row.outcomes)
+      .map(([k, v]) => `${v}×${k}`)
+      .join(" ")}, 5xx ${row.errors_5xx}, p99 ${row.p99_ms} ms, http ${row.http_requests_per_decision}, database: ${checked.mismatch ?? "agrees"}`,
+  );
   return row;
 }
 
@@ -173,7 +198,9 @@ export const burst1000: Scenario = {
   name: BURST_SCENARIO,
   async unavailable(ctx) {
     if (!ctx.worker) return "--no-edge";
-    return (await hasFunctions(ctx, "admit_ratelimit_check", "admit_reserve", "admit_permit_acquire", "admit_semaphore_put")) ? null : "rate limits, reservations or semaphores not on this build";
+    return (await hasFunctions(ctx, "admit_ratelimit_check", "admit_reserve", "admit_permit_acquire", "admit_semaphore_put"))
+      ? null
+      : "rate limits, reservations or semaphores not on this build";
   },
   async run(ctx) {
     // Once, in the last round, and not again through a pooler.

@@ -9,9 +9,9 @@
 //
 // Violations = rooms sold beyond capacity, plus any disagreement between the design's own
 // bookkeeping (counter / claimed tokens) and the booking rows, from the database afterwards.
-import { hotNightBurst, INVENTORY_DESIGNS, loadInventoryPeer, type InventoryDesign } from "../inventory-designs";
-import { atEdgeConcurrencies, ceiling, edge, hasFunctions, lastRound, library, rowKey, type BenchContext, type Scenario } from "../measure";
-import type { Connection, Row } from "../report";
+import { hotNightBurst, INVENTORY_DESIGNS, type InventoryDesign, loadInventoryPeer } from "../inventory-designs";
+import { atEdgeConcurrencies, type BenchContext, ceiling, edge, hasFunctions, lastRound, library, rowKey, type Scenario } from "../measure";
+import type { Row } from "../report";
 
 const NAME = "inventory-hot-night";
 const NIGHT = "2030-03-29";
@@ -33,7 +33,13 @@ function capacityFor(ctx: BenchContext, design: InventoryDesign, layer: string):
 
 const PGBENCH_SCRIPT = `SELECT admit_inventory_book(:item, '${NIGHT}'::date, '${NEXT}'::date, 1::integer, 'pgbench-' || :client_id, NULL::integer, ${LOCK_TIMEOUT_MS}::integer) AS r;\n`;
 
-async function stocked(ctx: BenchContext, design: InventoryDesign, layer: string, impl: string, connection: string): Promise<{ item: string; capacity: number }> {
+async function stocked(
+  ctx: BenchContext,
+  design: InventoryDesign,
+  layer: string,
+  impl: string,
+  connection: string,
+): Promise<{ item: string; capacity: number }> {
   const item = `${NAME}.${rowKey(ctx, layer, impl, connection)}`;
   const capacity = capacityFor(ctx, design, layer);
   await ctx.sql(INVENTORY_DESIGNS[design].stock, [item, NIGHT, capacity]);
@@ -57,10 +63,23 @@ export const inventoryHotNight: Scenario = {
     const note = "one room per booking, room for all";
     for (const connection of ["pooled", "per-request"] as const) {
       const stock = await stocked(ctx, ADMIT, "ceiling", "pgbench", connection);
-      out.push(await ceiling(ctx, { scenario: NAME, impl: "pgbench", connection, script: PGBENCH_SCRIPT, defines: { item: stock.item }, violations: violations(ctx, ADMIT, stock), note }));
+      out.push(
+        await ceiling(ctx, {
+          scenario: NAME,
+          impl: "pgbench",
+          connection,
+          script: PGBENCH_SCRIPT,
+          defines: { item: stock.item },
+          violations: violations(ctx, ADMIT, stock),
+          note,
+        }),
+      );
     }
     if (!ctx.profile) await loadInventoryPeer((text, params) => ctx.sql(text, params).then((rows) => ({ rows })));
-    for (const [design, impl] of [[ADMIT, "admit"], [PEER, "guarded-counter"]] as const) {
+    for (const [design, impl] of [
+      [ADMIT, "admit"],
+      [PEER, "guarded-counter"],
+    ] as const) {
       for (const connection of ["pooled", "per-request"] as const) {
         if (ctx.profile && design !== ADMIT) continue;
         const stock = await stocked(ctx, design, "library", impl, connection);
@@ -86,7 +105,17 @@ export const inventoryHotNight: Scenario = {
           concurrency,
           note,
           violations: violations(ctx, ADMIT, stock),
-          op: async (call, i) => String((await call("POST", `/v1/inventory/${encodeURIComponent(stock.item)}/bookings`, { check_in: NIGHT, check_out: NEXT, quantity: 1, holder: `b${i}` })).status),
+          op: async (call, i) =>
+            String(
+              (
+                await call("POST", `/v1/inventory/${encodeURIComponent(stock.item)}/bookings`, {
+                  check_in: NIGHT,
+                  check_out: NEXT,
+                  quantity: 1,
+                  holder: `b${i}`,
+                })
+              ).status,
+            ),
         });
       })),
     );

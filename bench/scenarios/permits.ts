@@ -8,10 +8,10 @@
 // fencing tokens that do not increase in grant order.
 import type { RequestDb } from "../../functions/core/db";
 import { lockKey } from "../../functions/core/keys";
-import { acquirePermit, releasePermit, type PermitKind } from "../../functions/permits";
+import { acquirePermit, type PermitKind, releasePermit } from "../../functions/permits";
 import type { Query } from "../load";
-import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
-import type { Connection, Row } from "../report";
+import { atEdgeConcurrencies, type BenchContext, ceiling, edge, hasFunctions, library, rowKey, type Scenario } from "../measure";
+import type { Row } from "../report";
 
 const LOCK_TIMEOUT_MS = 2000;
 const TTL_MS = 60_000;
@@ -82,7 +82,13 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   const nameFor = async (layer: string, impl: string, connection: string) => {
     const name = `${shape.name}.${rowKey(ctx, layer, impl, connection)}`;
     if (shape.kind === "semaphore") {
-      await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)", [lockKey("semaphore", name), name, shape.permits, TTL_MS, LOCK_TIMEOUT_MS]);
+      await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)", [
+        lockKey("semaphore", name),
+        name,
+        shape.permits,
+        TTL_MS,
+        LOCK_TIMEOUT_MS,
+      ]);
     }
     return name;
   };
@@ -152,7 +158,9 @@ function scenario(shape: Shape): Scenario {
   return {
     name: shape.name,
     async unavailable(ctx) {
-      return (await hasFunctions(ctx, "admit_permit_acquire", "admit_permit_release", "admit_semaphore_put")) ? null : "locks and semaphores (admit_permit_acquire) not on this build";
+      return (await hasFunctions(ctx, "admit_permit_acquire", "admit_permit_release", "admit_semaphore_put"))
+        ? null
+        : "locks and semaphores (admit_permit_acquire) not on this build";
     },
     run: (ctx) => rows(ctx, shape),
   };

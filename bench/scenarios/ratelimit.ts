@@ -15,15 +15,15 @@
 // Violations = admissions beyond the limit in any window, from ratelimit_counters afterwards.
 // rate-limiter-flexible's table keeps attempts, not admissions, so its figure is counted from its
 // answers (calls it allowed beyond the limit per key).
-import { neonConfig, Pool as NeonPool } from "@neondatabase/serverless";
+import { Pool as NeonPool, neonConfig } from "@neondatabase/serverless";
 import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { coalescedWebSocket, type RequestDb } from "../../functions/core/db";
 import { checkRateLimit, DenyCache } from "../../functions/ratelimits";
 import { CHECK_SQL } from "../../functions/ratelimits/sql";
-import { httpRequest, pooledConnections, runLoad, type Query } from "../load";
-import { ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type BenchContext, type Scenario } from "../measure";
-import { DRIVER, type Connection, type Row } from "../report";
+import { httpRequest, pooledConnections, type Query, runLoad } from "../load";
+import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type Scenario } from "../measure";
+import { DRIVER, type Row } from "../report";
 
 const WINDOW_MS = 60_000;
 const LOCK_TIMEOUT_MS = 2000;
@@ -93,7 +93,16 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   };
   for (const connection of ["pooled", "per-request"] as const) {
     const policy = await policyFor("ceiling", "pgbench", connection);
-    out.push(await ceiling(ctx, { scenario: shape.name, impl: "pgbench", connection, script: pgbenchScript(shape), defines: { policy }, violations: excess(ctx, policy) }));
+    out.push(
+      await ceiling(ctx, {
+        scenario: shape.name,
+        impl: "pgbench",
+        connection,
+        script: pgbenchScript(shape),
+        defines: { policy },
+        violations: excess(ctx, policy),
+      }),
+    );
   }
   if (!ctx.profile) {
     // The peer's own statement at the ceiling too, so the two designs also meet without any client in between.
@@ -177,7 +186,10 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       out.push(await admitRow(concurrency));
       continue;
     }
-    const pair = ctx.round % 2 === 0 ? [() => admitRow(concurrency), () => bareRow(concurrency, "http")] : [() => bareRow(concurrency, "http"), () => admitRow(concurrency)];
+    const pair =
+      ctx.round % 2 === 0
+        ? [() => admitRow(concurrency), () => bareRow(concurrency, "http")]
+        : [() => bareRow(concurrency, "http"), () => admitRow(concurrency)];
     for (const row of pair) out.push(await row());
   }
   if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
@@ -216,11 +228,19 @@ async function rateLimiterFlexible(ctx: BenchContext, shape: Shape, via: "tcp" |
   try {
     // Open every connection before timing, as the Admit pooled row does.
     const held = await Promise.all(Array.from({ length: ctx.concurrency }, () => pool.connect()));
-    held.forEach((c) => c.release());
+    for (const c of held) c.release();
     const prefix = `${shape.name}.${rowKey(ctx, "rlf", via)}`;
     const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
       const l: RateLimiterPostgres = new RateLimiterPostgres(
-        { storeClient: pool, storeType: "pool", tableName: "bench_rlflx", keyPrefix: prefix, points: shape.limit, duration: WINDOW_MS / 1000, clearExpiredByTimeout: false },
+        {
+          storeClient: pool,
+          storeType: "pool",
+          tableName: "bench_rlflx",
+          keyPrefix: prefix,
+          points: shape.limit,
+          duration: WINDOW_MS / 1000,
+          clearExpiredByTimeout: false,
+        },
         (err?: Error) => (err ? reject(err) : resolve(l)),
       );
     });
@@ -229,7 +249,10 @@ async function rateLimiterFlexible(ctx: BenchContext, shape: Shape, via: "tcp" |
       scenario: shape.name,
       impl: "rate-limiter-flexible",
       connection: "pooled",
-      note: via === "tcp" ? "pg Pool over TCP (not through the bridge), named prepared statements" : "Neon driver Pool through the same WebSocket bridge as Admit, named prepared statements",
+      note:
+        via === "tcp"
+          ? "pg Pool over TCP (not through the bridge), named prepared statements"
+          : "Neon driver Pool through the same WebSocket bridge as Admit, named prepared statements",
       violations: async () => [...allowed.values()].reduce((s, n) => s + Math.max(0, n - shape.limit), 0),
       op: async (i) => {
         const key = keyOf(shape, i);
@@ -262,18 +285,23 @@ async function denyCacheBurst(ctx: BenchContext): Promise<void> {
     // if it straddles two, each window may admit `limit` and the bound doubles.
     await makePolicy(ctx, policy, limit, 3_600_000);
     ctx.log(`  deny-cache burst (${layer}): ${burst} calls on one key, limit ${limit} …`);
-    let load;
+    let load: Awaited<ReturnType<typeof runLoad>>;
     if (layer === "edge") {
       const { url, token } = ctx.worker!;
       load = await runLoad({ concurrency: ctx.concurrency, requests: burst, timeLimitMs: 60_000 }, async () => {
-        const res = await httpRequest(`${url}/v1/ratelimits/check`, "POST", { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, JSON.stringify({ policy, key: "burst" }));
+        const res = await httpRequest(
+          `${url}/v1/ratelimits/check`,
+          "POST",
+          { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+          JSON.stringify({ policy, key: "burst" }),
+        );
         return `${res.status} ${res.headers["admit-cache"] ?? ""}`.trim();
       });
     } else {
       const conns = await pooledConnections(ctx.db, ctx.concurrency);
       const cache = new DenyCache();
       try {
-        load = await runLoad({ concurrency: ctx.concurrency, requests: burst, timeLimitMs: 60_000 }, (i, w) =>
+        load = await runLoad({ concurrency: ctx.concurrency, requests: burst, timeLimitMs: 60_000 }, (_i, w) =>
           conns.use(w, async (q) => {
             const d = await checkRateLimit(dbOver(q), { policy, key: "burst" }, cache);
             return d!.result.allowed ? "allowed" : d!.cached ? "denied (cache)" : "denied";
@@ -314,9 +342,7 @@ function scenario(shape: Shape): Scenario {
       return (await hasFunctions(ctx, "admit_ratelimit_check", "admit_ratelimit_put_policy")) ? null : "rate limits (admit_ratelimit_check) not on this build";
     },
     async run(ctx) {
-      await ctx.sql(
-        "CREATE TABLE IF NOT EXISTS bench_rlflx (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)",
-      );
+      await ctx.sql("CREATE TABLE IF NOT EXISTS bench_rlflx (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)");
       const out = await rows(ctx, shape);
       if (shape === HOT && !ctx.profile && lastRound(ctx)) await denyCacheBurst(ctx);
       return out;

@@ -4,9 +4,9 @@
 // Violations = pairs of stored reservations of the row's resource that overlap.
 import { lockKey } from "../../functions/core/keys";
 import { RESERVE_SQL } from "../../functions/reservations/sql";
-import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
-import type { Connection, Row } from "../report";
+import { atEdgeConcurrencies, type BenchContext, ceiling, edge, hasFunctions, library, rowKey, type Scenario } from "../measure";
 import { peerSql } from "../peers";
+import type { Row } from "../report";
 
 const NAME = "reservation-burst";
 const SLOTS = 400;
@@ -118,7 +118,10 @@ export const reservationBurst: Scenario = {
     const naive = await peerSql("seed000-naive.sql");
     const advisory = await peerSql("seed000-advisory.sql");
     await ctx.sql(naive.setup);
-    for (const [impl, stmts] of [["seed000-naive", naive], ["seed000-advisory-lock", advisory]] as const) {
+    for (const [impl, stmts] of [
+      ["seed000-naive", naive],
+      ["seed000-advisory-lock", advisory],
+    ] as const) {
       for (const connection of ["pooled", "per-request"] as const) {
         const resource = resourceFor(ctx, "library", impl, connection);
         const key = lockKey("reservation", resource);

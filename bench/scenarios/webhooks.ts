@@ -8,8 +8,8 @@
 // answered 200 whose event is not in the inbox, from the database afterwards.
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type BenchContext, type Scenario } from "../measure";
-import type { Connection, Row } from "../report";
+import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type Scenario } from "../measure";
+import type { Row } from "../report";
 
 const NAME = "webhook-duplicates";
 const COPIES = 5;
@@ -59,7 +59,9 @@ const PGBENCH_SCRIPT = [
 export const webhookDuplicates: Scenario = {
   name: NAME,
   async unavailable(ctx) {
-    return (await hasFunctions(ctx, "admit_webhook_receive", "admit_webhook_source_for_delivery", "admit_webhook_put_source")) ? null : "webhook receiving (admit_webhook_receive) not on this build";
+    return (await hasFunctions(ctx, "admit_webhook_receive", "admit_webhook_source_for_delivery", "admit_webhook_put_source"))
+      ? null
+      : "webhook receiving (admit_webhook_receive) not on this build";
   },
   async run(ctx) {
     const out: (Row | null)[] = [];
@@ -75,14 +77,26 @@ export const webhookDuplicates: Scenario = {
     };
     const check = (source: string, ok: Set<string>) => async () => {
       const [{ n }] = await ctx.sql<{ n: number }>(DUPLICATE_INBOX_ROWS, [source]);
-      const stored = new Set((await ctx.sql<{ webhook_id: string }>("SELECT webhook_id FROM webhook_events WHERE source = $1", [source])).map((r) => r.webhook_id));
+      const stored = new Set(
+        (await ctx.sql<{ webhook_id: string }>("SELECT webhook_id FROM webhook_events WHERE source = $1", [source])).map((r) => r.webhook_id),
+      );
       return n + [...ok].filter((id) => !stored.has(id)).length;
     };
     const note = `each event delivered ${COPIES}× at once`;
 
     for (const connection of ["pooled", "per-request"] as const) {
       const source = await sourceFor("ceiling", "pgbench", connection);
-      out.push(await ceiling(ctx, { scenario: NAME, impl: "pgbench", connection, script: PGBENCH_SCRIPT, defines: { source, ts: String(ts) }, note: "random events of 20 000: duplicates by chance", violations: check(source, new Set()) }));
+      out.push(
+        await ceiling(ctx, {
+          scenario: NAME,
+          impl: "pgbench",
+          connection,
+          script: PGBENCH_SCRIPT,
+          defines: { source, ts: String(ts) },
+          note: "random events of 20 000: duplicates by chance",
+          violations: check(source, new Set()),
+        }),
+      );
     }
     for (const connection of ["pooled", "per-request"] as const) {
       const source = await sourceFor("library", "admit", connection);

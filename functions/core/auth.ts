@@ -9,7 +9,12 @@ export function requireToken(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const expected = c.env?.API_TOKEN;
     if (!expected) {
-      throw problem("not-configured", "API_TOKEN is not set: `wrangler secret put API_TOKEN` (production) or run `npm start` (local).", {}, { "Retry-After": "30" });
+      throw problem(
+        "not-configured",
+        "API_TOKEN is not set: `wrangler secret put API_TOKEN` (production) or run `npm start` (local).",
+        {},
+        { "Retry-After": "30" },
+      );
     }
     const header = c.req.header("Authorization") ?? "";
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);

@@ -14,7 +14,7 @@
 //   (Postgres refused it, or the proxy could not run it: either way nothing was applied).
 import { Client, neon, neonConfig } from "@neondatabase/serverless";
 import type { Bindings } from "./env";
-import { problem, ProblemError } from "./errors";
+import { ProblemError, problem } from "./errors";
 
 export const DEFAULT_BUDGET_MS = 5_000;
 export const DEFAULT_LOCK_TIMEOUT_MS = 2_000;
@@ -35,8 +35,7 @@ export function lockTimeoutMs(b: Bindings): number {
 type WebSocketClass = NonNullable<typeof neonConfig.webSocketConstructor>;
 /** Each WebSocket class → its coalescing wrapper (a wrapper maps to itself, so it is never wrapped twice). */
 const coalescing = new WeakMap<WebSocketClass, WebSocketClass>();
-const afterTurn: (fn: () => void) => void =
-  typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+const afterTurn: (fn: () => void) => void = typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
 
 /**
  * The runtime's WebSocket, with the messages written in one turn of the event loop sent as ONE
@@ -64,7 +63,10 @@ export function coalescedWebSocket(Base: WebSocketClass): WebSocketClass {
       else {
         frame = new Uint8Array(bytes);
         let at = 0;
-        for (const part of queued) frame.set(part, at), (at += part.byteLength);
+        for (const part of queued) {
+          frame.set(part, at);
+          at += part.byteLength;
+        }
       }
       queued = [];
       bytes = 0;
@@ -75,7 +77,14 @@ export function coalescedWebSocket(Base: WebSocketClass): WebSocketClass {
       }
     };
     ws.send = (data: Parameters<WebSocket["send"]>[0]) => {
-      const part = typeof data === "string" ? new TextEncoder().encode(data) : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data instanceof ArrayBuffer ? new Uint8Array(data) : undefined;
+      const part =
+        typeof data === "string"
+          ? new TextEncoder().encode(data)
+          : ArrayBuffer.isView(data)
+            ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+            : data instanceof ArrayBuffer
+              ? new Uint8Array(data)
+              : undefined;
       if (!part) return send(data);
       if (!queued.length) afterTurn(flush);
       queued.push(part);
@@ -92,7 +101,12 @@ export function coalescedWebSocket(Base: WebSocketClass): WebSocketClass {
 }
 
 function notConfigured(): ProblemError {
-  return problem("database-not-configured", "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).", {}, { "Retry-After": "30" });
+  return problem(
+    "database-not-configured",
+    "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).",
+    {},
+    { "Retry-After": "30" },
+  );
 }
 
 /** A configured, unconnected client. Locally `NEON_WS_PROXY` points the driver at the bridge. */
@@ -151,7 +165,10 @@ export function unavailable(detail: string, retryAfterS = 2): ProblemError {
 }
 
 export function outcomeUnknown(detail: string): ProblemError {
-  return problem("outcome-unknown", `${detail} The write was sent but no answer came, so it may or may not have been applied. A retry with the same Idempotency-Key returns the real outcome (the stored response if it committed, a fresh run if it did not); without a key, read the resource back before retrying.`);
+  return problem(
+    "outcome-unknown",
+    `${detail} The write was sent but no answer came, so it may or may not have been applied. A retry with the same Idempotency-Key returns the real outcome (the stored response if it committed, a fresh run if it did not); without a key, read the resource back before retrying.`,
+  );
 }
 
 /** A Postgres error carries a 5-character SQLSTATE in `code`; anything else from the driver is the connection. */
@@ -166,15 +183,21 @@ export function sqlState(err: unknown): string | undefined {
  */
 export function mapSqlError(state: string, err: unknown): ProblemError {
   const msg = (err as { message?: string }).message ?? "";
-  if (state === "40P01" || state === "40001") return problem("concurrent-conflict", "Another request changed the same data at the same moment; nothing was applied. Retry.", {}, { "Retry-After": "1" });
-  if (state === "23P01" || state === "23505") return problem("conflict", "The write conflicts with existing data (a concurrent request won); nothing was applied.");
+  if (state === "40P01" || state === "40001")
+    return problem("concurrent-conflict", "Another request changed the same data at the same moment; nothing was applied. Retry.", {}, { "Retry-After": "1" });
+  if (state === "23P01" || state === "23505")
+    return problem("conflict", "The write conflicts with existing data (a concurrent request won); nothing was applied.");
   // A CHECK constraint broken by a write: the stored state moved under the request (a concurrent
   // change), since the routes validate their input before it reaches the database.
   if (state === "23514") {
     const constraint = (err as { constraint?: string }).constraint;
-    return problem("conflict", `The write no longer fits the stored data${constraint ? ` (${constraint})` : ""}, which a concurrent request changed; nothing was applied.`);
+    return problem(
+      "conflict",
+      `The write no longer fits the stored data${constraint ? ` (${constraint})` : ""}, which a concurrent request changed; nothing was applied.`,
+    );
   }
-  if (state === "55P03") return problem("lock-timeout", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
+  if (state === "55P03")
+    return problem("lock-timeout", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
   if (state === "57014") return unavailable("The statement timed out in the database.", 1);
   // 22003 (numeric value out of range) is not the caller's: every input is validated against what
   // the database stores, so an overflow is of a value the database computed (a counter, a sum) — a bug,
@@ -182,9 +205,11 @@ export function mapSqlError(state: string, err: unknown): ProblemError {
   if (state.startsWith("22") && state !== "22003") return problem("validation", `The database rejected a value: ${msg}`);
   // Program limit exceeded (a value too deep, too large for an index row, …): the input, not the service.
   if (state.startsWith("54")) return problem("validation", `The value is beyond what the database can store: ${msg}`);
-  if (state === "42P01" || state === "42883" || state === "42703") return unavailable("The database schema is missing or out of date: run `npm run migrate` against DATABASE_URL.", 30);
+  if (state === "42P01" || state === "42883" || state === "42703")
+    return unavailable("The database schema is missing or out of date: run `npm run migrate` against DATABASE_URL.", 30);
   if (state.startsWith("28")) return unavailable("The database rejected the credentials in DATABASE_URL.", 30);
-  if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P") || state === "3D000") return unavailable(`The database cannot serve requests now (${state}).`);
+  if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P") || state === "3D000")
+    return unavailable(`The database cannot serve requests now (${state}).`);
   const bug = new Error(`unexpected SQLSTATE ${state}: ${msg}`);
   throw bug;
 }

@@ -69,12 +69,7 @@ export function problemType(slug: ProblemSlug): string {
 }
 
 /** A problem of the catalogue: its status and title, with this detail, extension members and headers. */
-export function problem(
-  slug: ProblemSlug,
-  detail?: string,
-  extensions: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-): ProblemError {
+export function problem(slug: ProblemSlug, detail?: string, extensions: Record<string, unknown> = {}, headers: Record<string, string> = {}): ProblemError {
   const { status, title } = PROBLEMS[slug];
   return new ProblemError({ type: problemType(slug), title, status, ...(detail ? { detail } : {}), ...extensions }, headers);
 }
@@ -127,7 +122,11 @@ export function onError(err: unknown, c: Context): Response {
     // Every 422 is documented with `errors` (the ValidationProblem schema): a value refused further
     // down (e.g. by Postgres: a lone surrogate in a JSON object) gets one entry naming what is known.
     if (err.problem.status === 422 && !Array.isArray(err.problem.errors)) {
-      return problemResponse(c, { ...err.problem, errors: [{ in: "input", path: "(unknown)", message: err.problem.detail ?? err.problem.title }] }, err.headers);
+      return problemResponse(
+        c,
+        { ...err.problem, errors: [{ in: "input", path: "(unknown)", message: err.problem.detail ?? err.problem.title }] },
+        err.headers,
+      );
     }
     return problemResponse(c, err.problem, err.headers);
   }

@@ -32,7 +32,10 @@ const DESCRIPTIONS: Record<number, string> = {
 export function problemResponses<S extends keyof typeof DESCRIPTIONS & number>(...statuses: S[]) {
   const out = {} as Record<S, { description: string; content: { "application/problem+json": { schema: typeof ProblemSchema } } }>;
   for (const s of statuses) {
-    out[s] = { description: DESCRIPTIONS[s], content: { "application/problem+json": { schema: s === 422 ? (ValidationProblem as unknown as typeof ProblemSchema) : ProblemSchema } } };
+    out[s] = {
+      description: DESCRIPTIONS[s],
+      content: { "application/problem+json": { schema: s === 422 ? (ValidationProblem as unknown as typeof ProblemSchema) : ProblemSchema } },
+    };
   }
   return out;
 }

@@ -6,8 +6,9 @@
 // batch one statement — so its own short transaction: rows are locked only while their batch runs —
 // until every sweeper reports nothing left or the time budget is spent (the next cron run goes on).
 // A capability adds its sweeper in its own migration and nothing here changes.
-import type { Bindings } from "./env";
+
 import { RequestDb } from "./db";
+import type { Bindings } from "./env";
 
 export type SweepReport = Record<string, number>;
 

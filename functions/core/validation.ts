@@ -76,7 +76,7 @@ interface HookResult {
 /** `defaultHook` of the app: every validation failure is a 422 with `errors: [{path, message}]`. */
 export function validationHook(result: HookResult, _c: Context): void {
   if (result.success) return;
-  const where = result.target === "json" ? "body" : result.target ?? "input";
+  const where = result.target === "json" ? "body" : (result.target ?? "input");
   const errors = (result.error?.issues ?? []).map((i) => ({
     in: where,
     path: i.path.map(String).join(".") || "(root)",

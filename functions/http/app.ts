@@ -1,20 +1,19 @@
 // The Hono app: guards, error handling, docs, and each capability's routes.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { requireToken } from "../core/auth";
-import { jsonBodies, MAX_BODY_BYTES } from "./body";
-import { database } from "./database";
 import type { AppEnv } from "../core/context";
-import { httpProblem, onError, problem, problemResponse } from "../core/errors";
+import { httpProblem, onError, problemResponse } from "../core/errors";
+import { documentCommonResponses, problemResponses } from "../core/openapi";
+import { validationHook } from "../core/validation";
 import { documentIdempotencyKey, idempotency } from "../idempotency";
 import { inventory } from "../inventory";
-import { documentExamples } from "./examples";
-import { documentCommonResponses, problemResponses } from "../core/openapi";
 import { invoices, locks, semaphores } from "../permits";
 import { ratelimits } from "../ratelimits";
 import { reservations } from "../reservations";
-import { validationHook } from "../core/validation";
 import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "../webhooks";
+import { jsonBodies } from "./body";
+import { database } from "./database";
+import { documentExamples } from "./examples";
 
 const HEALTH_BUDGET_MS = 4_000;
 
@@ -131,11 +130,13 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   const signed = (method: string, path: string) => method === "post" && path === WEBHOOK_DELIVERY_PATH;
   const openApi = () =>
-    documentExamples(documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
-      signed,
-      keyed: (method, path) => path.startsWith("/v1/") && method !== "get" && method !== "head" && !signed(method, path),
-      operationIds: OPERATION_IDS,
-    }));
+    documentExamples(
+      documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
+        signed,
+        keyed: (method, path) => path.startsWith("/v1/") && method !== "get" && method !== "head" && !signed(method, path),
+        operationIds: OPERATION_IDS,
+      }),
+    );
   app.get("/openapi.json", (c) => c.json(openApi()));
   // /docs is not a route: it is a static asset (public/docs.html, wrangler.toml [assets]) that the
   // Workers runtime serves before the Worker runs, rendering /openapi.json with Scalar's bundle.

@@ -15,7 +15,17 @@ const ID = "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e";
 const ID2 = "7a1e5c3b-2f4d-4b8a-8c9e-6d0f1a2b3c4d";
 const RECEIPT = "c5d8e2f1-9a3b-4c7d-8e6f-0a1b2c3d4e5f";
 
-const reservation = { id: ID, resource: "223/345", holder: "alice", start: T0, end: T1, metadata: { purpose: "weekly planning" }, status: "active", created_at: NOW, cancelled_at: null };
+const reservation = {
+  id: ID,
+  resource: "223/345",
+  holder: "alice",
+  start: T0,
+  end: T1,
+  metadata: { purpose: "weekly planning" },
+  status: "active",
+  created_at: NOW,
+  cancelled_at: null,
+};
 const lease = { lease_id: ID, key: "nightly-report", holder: "worker-7", fencing_token: 42, ttl_ms: 30000, claimed_at: NOW, expires_at: LATER };
 const semaphore = {
   name: "fragile-upstream",
@@ -28,14 +38,35 @@ const semaphore = {
   updated_at: NOW,
 };
 const emptySemaphore = { ...semaphore, in_use: 0, available: 4, holders: [], created_at: NOW };
-const permit = { permit_id: ID, semaphore: "fragile-upstream", slot: 0, holder: "worker-7", fencing_token: 12, ttl_ms: 60000, claimed_at: NOW, expires_at: "2030-04-30T12:01:00.000Z" };
+const permit = {
+  permit_id: ID,
+  semaphore: "fragile-upstream",
+  slot: 0,
+  holder: "worker-7",
+  fencing_token: 12,
+  ttl_ms: 60000,
+  claimed_at: NOW,
+  expires_at: "2030-04-30T12:01:00.000Z",
+};
 const nights = (capacity: number, booked: number, held: number) => ({
   item: "travelodge-mk/double",
   from: "2030-06-01",
   to: "2030-06-03",
   nights: ["2030-06-01", "2030-06-02"].map((date) => ({ date, capacity, booked, held, available: capacity - booked - held })),
 });
-const booking = { booking_id: ID, item: "travelodge-mk/double", holder: "guest-3126", check_in: "2030-06-01", check_out: "2030-06-03", quantity: 2, status: "held", expires_at: "2030-04-30T12:15:00.000Z", created_at: NOW, confirmed_at: null, cancelled_at: null };
+const booking = {
+  booking_id: ID,
+  item: "travelodge-mk/double",
+  holder: "guest-3126",
+  check_in: "2030-06-01",
+  check_out: "2030-06-03",
+  quantity: 2,
+  status: "held",
+  expires_at: "2030-04-30T12:15:00.000Z",
+  created_at: NOW,
+  confirmed_at: null,
+  cancelled_at: null,
+};
 const source = { source: "billing", tolerance_s: 300, ordering_key: "/data/subscription_id", created_at: NOW, updated_at: NOW };
 const event = {
   id: ID,
@@ -49,7 +80,18 @@ const event = {
   claims: 1,
   processed_at: NOW,
 };
-const policy = { name: "api", algorithm: "sliding_window", limit: 100, window_ms: 60000, log: false, history_ms: 604800000, timeout_ms: 5000, on_unavailable: "deny", created_at: NOW, updated_at: NOW };
+const policy = {
+  name: "api",
+  algorithm: "sliding_window",
+  limit: 100,
+  window_ms: 60000,
+  log: false,
+  history_ms: 604800000,
+  timeout_ms: 5000,
+  on_unavailable: "deny",
+  created_at: NOW,
+  updated_at: NOW,
+};
 const override = { policy: "api", key: "customer-42", limit: 1000, valid_from: "2030-05-01T00:00:00.000Z", valid_to: "2030-06-01T00:00:00.000Z" };
 const denied = { allowed: false, policy: "api", key: "customer-42", limit: 100, remaining: 0, reset_ms: 12500, retry_after_ms: 12500, reason: "limit" };
 
@@ -64,7 +106,16 @@ interface OperationExamples {
 }
 
 export const EXAMPLES: Record<string, OperationExamples> = {
-  getHealth: { responses: { 200: { ok: true } }, problems: { 503: { type: "/problems/database-unavailable", title: "Database unavailable", detail: "The database did not answer `select 1` within 4000 ms; retry after Retry-After seconds." } } },
+  getHealth: {
+    responses: { 200: { ok: true } },
+    problems: {
+      503: {
+        type: "/problems/database-unavailable",
+        title: "Database unavailable",
+        detail: "The database did not answer `select 1` within 4000 ms; retry after Retry-After seconds.",
+      },
+    },
+  },
   createReservation: {
     request: { resource: "223/345", holder: "alice", start: T0, end: T1, metadata: { purpose: "weekly planning" } },
     responses: { 201: reservation },
@@ -83,13 +134,31 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   getResourceAvailability: {
     params: { from: "2030-05-01T08:00:00Z", to: "2030-05-01T12:00:00Z" },
     responses: {
-      200: { resource: "223/345", from: "2030-05-01T08:00:00Z", to: "2030-05-01T12:00:00Z", free: [{ start: "2030-05-01T08:00:00Z", end: T0 }, { start: T1, end: "2030-05-01T12:00:00Z" }], busy: [{ start: T0, end: T1 }] },
+      200: {
+        resource: "223/345",
+        from: "2030-05-01T08:00:00Z",
+        to: "2030-05-01T12:00:00Z",
+        free: [
+          { start: "2030-05-01T08:00:00Z", end: T0 },
+          { start: T1, end: "2030-05-01T12:00:00Z" },
+        ],
+        busy: [{ start: T0, end: T1 }],
+      },
     },
   },
   acquireLock: {
     request: { holder: "worker-7", ttl_ms: 30000 },
     responses: { 201: lease },
-    problems: { 409: { type: "/problems/lock-held", title: "Lock held", detail: `"nightly-report" is held by "worker-3" until ${LATER}.`, key: "nightly-report", holder: "worker-3", expires_at: LATER } },
+    problems: {
+      409: {
+        type: "/problems/lock-held",
+        title: "Lock held",
+        detail: `"nightly-report" is held by "worker-3" until ${LATER}.`,
+        key: "nightly-report",
+        holder: "worker-3",
+        expires_at: LATER,
+      },
+    },
   },
   renewLock: {
     request: { lease_id: ID, ttl_ms: 30000 },
@@ -105,15 +174,33 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 201: permit },
     problems: {
       404: noSemaphore(),
-      429: { type: "/problems/semaphore-full", title: "No permit free", detail: `All 4 permits of "fragile-upstream" are in use; the earliest expires at ${LATER}.`, permits: 4, in_use: 4, earliest_expires_at: LATER },
+      429: {
+        type: "/problems/semaphore-full",
+        title: "No permit free",
+        detail: `All 4 permits of "fragile-upstream" are in use; the earliest expires at ${LATER}.`,
+        permits: 4,
+        in_use: 4,
+        earliest_expires_at: LATER,
+      },
     },
   },
-  renewSemaphore: { request: { permit_id: ID, ttl_ms: 60000 }, responses: { 200: { ...permit, expires_at: "2030-04-30T12:01:30.000Z" } }, problems: { 404: noSemaphore(), 409: notCurrentHolder("Permit") } },
+  renewSemaphore: {
+    request: { permit_id: ID, ttl_ms: 60000 },
+    responses: { 200: { ...permit, expires_at: "2030-04-30T12:01:30.000Z" } },
+    problems: { 404: noSemaphore(), 409: notCurrentHolder("Permit") },
+  },
   releaseSemaphore: { request: { permit_id: ID }, responses: {}, problems: { 404: noSemaphore(), 409: notCurrentHolder("Permit") } },
   generateInvoice: {
     request: { subscription_id: "SUB-1234", kind: "usage" },
     responses: { 201: { id: ID, subscription_id: "SUB-1234", kind: "usage", number: 7, work_ms: 0, started_at: NOW, finished_at: "2030-04-30T12:00:00.012Z" } },
-    problems: { 409: { type: "/problems/lock-unavailable", title: "Lock not available", detail: 'An invoice for "SUB-1234" is being generated. Retry after 1 s.', key: "SUB-1234" } },
+    problems: {
+      409: {
+        type: "/problems/lock-unavailable",
+        title: "Lock not available",
+        detail: 'An invoice for "SUB-1234" is being generated. Retry after 1 s.',
+        key: "SUB-1234",
+      },
+    },
   },
   putInventoryStock: {
     request: { from: "2030-06-01", to: "2030-06-03", quantity: 10 },
@@ -144,7 +231,12 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 200: { ...booking, status: "confirmed", expires_at: null, confirmed_at: "2030-04-30T12:05:00.000Z" } },
     problems: {
       404: { detail: `No booking "${ID}" of "travelodge-mk/double".` },
-      409: { type: "/problems/hold-expired", title: "Hold expired", detail: "The hold lapsed at 2030-04-30T12:15:00.000Z; its rooms are free again. Book again.", booking: { ...booking, status: "expired" } },
+      409: {
+        type: "/problems/hold-expired",
+        title: "Hold expired",
+        detail: "The hold lapsed at 2030-04-30T12:15:00.000Z; its rooms are free again. Book again.",
+        booking: { ...booking, status: "expired" },
+      },
     },
   },
   getBooking: { responses: { 200: booking }, problems: { 404: { detail: `No booking "${ID}" of "travelodge-mk/double".` } } },
@@ -157,11 +249,31 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   receiveWebhook: {
     request: { type: "invoice.paid", data: { subscription_id: "SUB-1234" } },
     responses: { 200: { id: ID, status: "received" } },
-    problems: { 401: { type: "/problems/webhook-signature", title: "Webhook not verified", detail: "No signature in webhook-signature matches the body; nothing was stored." } },
+    problems: {
+      401: {
+        type: "/problems/webhook-signature",
+        title: "Webhook not verified",
+        detail: "No signature in webhook-signature matches the body; nothing was stored.",
+      },
+    },
   },
   claimWebhookEvents: {
     request: { limit: 10, visibility_ms: 30000 },
-    responses: { 200: { events: [{ id: ID, webhook_id: event.webhook_id, payload: event.payload, ordering_value: "SUB-1234", received_at: event.received_at, claim_expires_at: LATER, receipt: RECEIPT }] } },
+    responses: {
+      200: {
+        events: [
+          {
+            id: ID,
+            webhook_id: event.webhook_id,
+            payload: event.payload,
+            ordering_value: "SUB-1234",
+            received_at: event.received_at,
+            claim_expires_at: LATER,
+            receipt: RECEIPT,
+          },
+        ],
+      },
+    },
     problems: { 404: noSource() },
   },
   ackWebhookEvent: {
@@ -170,7 +282,13 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 200: event },
     problems: {
       404: { detail: `No event "${ID}" of source "billing".` },
-      409: { type: "/problems/claim-not-current", title: "Claim not current", detail: `Event ${ID} was not acknowledged: this claim lapsed before the ack. Nothing was changed; claim again to process it.`, state: "expired", claim_expires_at: LATER },
+      409: {
+        type: "/problems/claim-not-current",
+        title: "Claim not current",
+        detail: `Event ${ID} was not acknowledged: this claim lapsed before the ack. Nothing was changed; claim again to process it.`,
+        state: "expired",
+        claim_expires_at: LATER,
+      },
     },
   },
   listWebhookEvents: { responses: { 200: { items: [event], next_cursor: null } }, problems: { 404: noSource() } },
@@ -191,7 +309,11 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   listRateLimitOverrides: { responses: { 200: { items: [override] } }, problems: { 404: noPolicy() } },
-  deleteRateLimitOverride: { params: { valid_from: "2030-05-01T00:00:00Z" }, responses: {}, problems: { 404: { detail: 'No matching override of "customer-42" in "api".' } } },
+  deleteRateLimitOverride: {
+    params: { valid_from: "2030-05-01T00:00:00Z" },
+    responses: {},
+    problems: { 404: { detail: 'No matching override of "customer-42" in "api".' } },
+  },
   checkRateLimit: {
     request: { policy: "api", key: "customer-42", cost: 1 },
     responses: { 200: { allowed: true, policy: "api", key: "customer-42", limit: 100, remaining: 99, reset_ms: 60000, reason: "limit" }, 429: denied },
@@ -266,19 +388,35 @@ const GENERIC: Record<number, Json> = {
   400: { type: "/problems/bad-request", title: "Bad request", detail: "The body is not valid JSON." },
   401: { type: "/problems/unauthorized", title: "Unauthorized", detail: "Send `Authorization: Bearer <API_TOKEN>`." },
   404: { type: "/problems/not-found", title: "Not found" },
-  409: { type: "/problems/idempotency-key-in-use", title: "Request in progress", detail: "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response." },
+  409: {
+    type: "/problems/idempotency-key-in-use",
+    title: "Request in progress",
+    detail: "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+  },
   413: { type: "/problems/payload-too-large", title: "Payload too large", detail: "The body is larger than 65536 bytes." },
   415: { type: "/problems/unsupported-media-type", title: "Unsupported media type", detail: 'Send the body as application/json (got "text/plain").' },
   422: { type: "/problems/validation", title: "Validation failed" },
   429: { type: "/problems/rate-limited", title: "Too many requests" },
-  503: { type: "/problems/database-unavailable", title: "Database unavailable", detail: "The database could not be reached; nothing was applied. Retry after Retry-After seconds." },
-  504: { type: "/problems/outcome-unknown", title: "Outcome unknown", detail: "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome." },
+  503: {
+    type: "/problems/database-unavailable",
+    title: "Database unavailable",
+    detail: "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+  },
+  504: {
+    type: "/problems/outcome-unknown",
+    title: "Outcome unknown",
+    detail: "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+  },
 };
 
 /** A 422 naming the first required body field (or query/path parameter) of the operation. */
 function validationExample(op: Json): Json {
   const param = ((op.parameters ?? []) as Json[]).find((p) => p.in === "path" || p.in === "query");
-  const where = op.requestBody ? { in: "body", path: "holder", message: "Required" } : param ? { in: param.in, path: param.name, message: "Invalid input" } : { in: "body", path: "(root)", message: "Invalid input" };
+  const where = op.requestBody
+    ? { in: "body", path: "holder", message: "Required" }
+    : param
+      ? { in: param.in, path: param.name, message: "Invalid input" }
+      : { in: "body", path: "(root)", message: "Invalid input" };
   return { detail: `${where.in} ${where.path}: ${where.message}.`, errors: [where] };
 }
 
@@ -292,7 +430,8 @@ export function documentExamples<D extends { paths?: object }>(doc: D): D {
       if (typeof op !== "object" || op === null || !("responses" in op)) continue;
       const ex = EXAMPLES[op.operationId as string];
       if (!ex) continue;
-      for (const p of (op.parameters ?? []) as Json[]) if ((p.in === "path" || p.in === "query") && ex.params?.[p.name] !== undefined) p.example = ex.params[p.name];
+      for (const p of (op.parameters ?? []) as Json[])
+        if ((p.in === "path" || p.in === "query") && ex.params?.[p.name] !== undefined) p.example = ex.params[p.name];
       const body = op.requestBody?.content?.["application/json"];
       if (body && ex.request !== undefined) body.example ??= ex.request;
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {

@@ -3,11 +3,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
-import { intSetting } from "../core/db";
 import type { AppEnv } from "../core/context";
-import { hasRoute, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../core/http";
+import { intSetting } from "../core/db";
 import type { Bindings } from "../core/env";
 import { problem, validationProblem } from "../core/errors";
+import { hasRoute, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../core/http";
 import { type Claim, claimIdempotencyKey, storeIdempotentResponse } from "./sql";
 
 export const MAX_KEY_LENGTH = 255;
@@ -87,7 +87,12 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
             errors: [{ in: "header", path: IDEMPOTENCY_HEADER, message: `already used ${where}` }],
           });
         }
-        throw problem("idempotency-key-in-use", `A request with this ${IDEMPOTENCY_HEADER} is still running. Retry after Retry-After seconds to get its response; it will not run twice.`, {}, { "Retry-After": "1" });
+        throw problem(
+          "idempotency-key-in-use",
+          `A request with this ${IDEMPOTENCY_HEADER} is still running. Retry after Retry-After seconds to get its response; it will not run twice.`,
+          {},
+          { "Retry-After": "1" },
+        );
       }
 
       await next();

@@ -43,9 +43,13 @@ export const createBooking: RouteHandler<typeof routes.createBooking, AppEnv> = 
   const b = c.req.valid("json");
   const r = await sql.book(c.var.db, item, { checkIn: b.check_in, checkOut: b.check_out, quantity: b.quantity, holder: b.holder, holdMs: b.hold_ms });
   if (!r.created) {
-    throw problem("inventory-short", `${b.quantity} room(s) of ${JSON.stringify(item)} are not available on ${r.short.length} night(s) of [${b.check_in}, ${b.check_out}); nothing was taken.`, {
-      short: r.short,
-    });
+    throw problem(
+      "inventory-short",
+      `${b.quantity} room(s) of ${JSON.stringify(item)} are not available on ${r.short.length} night(s) of [${b.check_in}, ${b.check_out}); nothing was taken.`,
+      {
+        short: r.short,
+      },
+    );
   }
   return c.json(r.booking, 201, { Location: `/v1/inventory/${encodeURIComponent(item)}/bookings/${r.booking.booking_id}` });
 };

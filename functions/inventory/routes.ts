@@ -32,7 +32,13 @@ function dateRange<T extends z.ZodObject>(schema: T, a: string, b: string): T {
 }
 
 const Night = z
-  .object({ date: z.string().openapi({ format: "date" }), capacity: z.number().int(), booked: z.number().int(), held: z.number().int(), available: z.number().int() })
+  .object({
+    date: z.string().openapi({ format: "date" }),
+    capacity: z.number().int(),
+    booked: z.number().int(),
+    held: z.number().int(),
+    available: z.number().int(),
+  })
   .openapi("InventoryNight");
 const Nights = z.object({ item: z.string(), from: z.string(), to: z.string(), nights: z.array(Night) }).openapi("InventoryNights");
 
@@ -67,7 +73,12 @@ const StockBody = dateRange(
   z.object({
     from: IsoDate.openapi({ description: "First night (inclusive)" }),
     to: IsoDate.openapi({ description: "Night after the last (exclusive)" }),
-    quantity: z.number().int().min(0).max(MAX_CAPACITY).openapi({ description: `Rooms per night (capacity), 0–${MAX_CAPACITY}` }),
+    quantity: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_CAPACITY)
+      .openapi({ description: `Rooms per night (capacity), 0–${MAX_CAPACITY}` }),
   }),
   "from",
   "to",
@@ -88,7 +99,13 @@ const BookBody = dateRange(
     check_out: IsoDate.openapi({ description: "Exclusive: nights check_in … check_out − 1 are taken" }),
     quantity: z.number().int().min(1).max(MAX_CAPACITY).openapi({ description: "Rooms, taken on every night" }),
     holder: name().openapi({ example: "user-3126" }),
-    hold_ms: z.number().int().min(1).max(MAX_HOLD_MS).optional().openapi({ description: "Hold (cart) instead of confirming: the rooms are held until expires_at = now + hold_ms on the database clock" }),
+    hold_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_HOLD_MS)
+      .optional()
+      .openapi({ description: "Hold (cart) instead of confirming: the rooms are held until expires_at = now + hold_ms on the database clock" }),
   }),
   "check_in",
   "check_out",
@@ -103,7 +120,10 @@ export const putInventoryStock = createRoute({
   request: { params: ItemParam, body: { required: true, content: { "application/json": { schema: StockBody } } } },
   responses: {
     200: { description: "The nights as they are now", content: { "application/json": { schema: Nights } } },
-    409: { description: "Some nights already have more booked + held than `quantity`; nothing changed", content: { "application/problem+json": { schema: StockProblem } } },
+    409: {
+      description: "Some nights already have more booked + held than `quantity`; nothing changed",
+      content: { "application/problem+json": { schema: StockProblem } },
+    },
     ...problemResponses(400, 401, 413, 415, 422, 503, 504),
   },
 });
@@ -131,7 +151,10 @@ export const createBooking = createRoute({
   request: { params: ItemParam, body: { required: true, content: { "application/json": { schema: BookBody } } } },
   responses: {
     201: { description: "Booked (or held)", content: { "application/json": { schema: Booking } } },
-    409: { description: "Not enough rooms on some nights (listed in `short`; a night without stock has available 0); nothing taken", content: { "application/problem+json": { schema: ShortProblem } } },
+    409: {
+      description: "Not enough rooms on some nights (listed in `short`; a night without stock has available 0); nothing taken",
+      content: { "application/problem+json": { schema: ShortProblem } },
+    },
     ...problemResponses(400, 401, 413, 415, 422, 503, 504),
   },
 });
@@ -141,11 +164,15 @@ export const confirmBooking = createRoute({
   path: "/v1/inventory/{item}/bookings/{id}/confirm",
   tags: ["Inventory"],
   summary: "Confirm a held booking before it expires",
-  description: "Never extends the hold. After `expires_at` (database clock) → 409 `hold-expired`, and its rooms are free. Confirming a confirmed booking again → 200.",
+  description:
+    "Never extends the hold. After `expires_at` (database clock) → 409 `hold-expired`, and its rooms are free. Confirming a confirmed booking again → 200.",
   request: { params: BookingParams },
   responses: {
     200: { description: "Confirmed", content: { "application/json": { schema: Booking } } },
-    409: { description: "The hold expired, or the booking was cancelled (`booking` shows it)", content: { "application/problem+json": { schema: BookingProblem } } },
+    409: {
+      description: "The hold expired, or the booking was cancelled (`booking` shows it)",
+      content: { "application/problem+json": { schema: BookingProblem } },
+    },
     ...problemResponses(401, 404, 503, 504),
   },
 });

@@ -84,7 +84,9 @@ export async function book(db: Queryable, item: string, s: Stay): Promise<BookRe
 
 /** Confirms a hold that has not expired; otherwise says what the booking is now. `id` must be a UUID. */
 export async function confirm(db: Queryable, item: string, id: string): Promise<ConfirmResult> {
-  const [{ r }] = await db.query<{ r: ConfirmResult }>("SELECT admit_inventory_confirm($1, $2::uuid, $3::integer) AS r", [item, id, db.lockTimeoutMs], { write: true });
+  const [{ r }] = await db.query<{ r: ConfirmResult }>("SELECT admit_inventory_confirm($1, $2::uuid, $3::integer) AS r", [item, id, db.lockTimeoutMs], {
+    write: true,
+  });
   return r;
 }
 
@@ -96,6 +98,8 @@ export async function getBooking(db: Queryable, item: string, id: string): Promi
 
 /** Cancels it, freeing its room-nights (again is a no-op), and returns it; null if there is none. */
 export async function cancel(db: Queryable, item: string, id: string): Promise<BookingRow | null> {
-  const [{ r }] = await db.query<{ r: BookingRow | null }>("SELECT admit_inventory_cancel($1, $2::uuid, $3::integer) AS r", [item, id, db.lockTimeoutMs], { write: true });
+  const [{ r }] = await db.query<{ r: BookingRow | null }>("SELECT admit_inventory_cancel($1, $2::uuid, $3::integer) AS r", [item, id, db.lockTimeoutMs], {
+    write: true,
+  });
   return r;
 }

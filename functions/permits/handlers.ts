@@ -1,7 +1,7 @@
 // The permits capability's handlers: HTTP ↔ permit calls (sql.ts), outcomes mapped to answers and problems.
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
-import { notFound, problem, type ProblemError } from "../core/errors";
+import { notFound, type ProblemError, problem } from "../core/errors";
 import { retryAfter } from "../core/http";
 import { orConflict, withTryLock } from "./locks";
 import type * as routes from "./routes";
@@ -29,7 +29,12 @@ export const acquireLock: RouteHandler<typeof routes.acquireLock, AppEnv> = asyn
   const body = c.req.valid("json");
   const r = await sql.acquirePermit<sql.Lease>(c.var.db, "lease", key, body.holder, body.ttl_ms);
   if (r.status === "busy") {
-    throw problem("lock-held", `${JSON.stringify(key)} is held by ${JSON.stringify(r.holder)} until ${r.expires_at}.`, { key, holder: r.holder, expires_at: r.expires_at }, retryAfter(r.retry_after_ms));
+    throw problem(
+      "lock-held",
+      `${JSON.stringify(key)} is held by ${JSON.stringify(r.holder)} until ${r.expires_at}.`,
+      { key, holder: r.holder, expires_at: r.expires_at },
+      retryAfter(r.retry_after_ms),
+    );
   }
   if (r.status !== "acquired") throw new Error(`acquire answered ${r.status}`);
   return c.json(r.permit, 201);
@@ -80,11 +85,16 @@ export const acquireSemaphore: RouteHandler<typeof routes.acquireSemaphore, AppE
   const r = await sql.acquirePermit<sql.Permit>(c.var.db, "semaphore", name, body.holder, body.ttl_ms);
   if (r.status === "not_found") throw semaphoreNotFound(name);
   if (r.status === "busy") {
-    throw problem("semaphore-full", `All ${r.permits} permits of ${JSON.stringify(name)} are in use; the earliest expires at ${r.expires_at}.`, {
-      permits: r.permits,
-      in_use: r.in_use,
-      earliest_expires_at: r.expires_at,
-    }, retryAfter(r.retry_after_ms));
+    throw problem(
+      "semaphore-full",
+      `All ${r.permits} permits of ${JSON.stringify(name)} are in use; the earliest expires at ${r.expires_at}.`,
+      {
+        permits: r.permits,
+        in_use: r.in_use,
+        earliest_expires_at: r.expires_at,
+      },
+      retryAfter(r.retry_after_ms),
+    );
   }
   if (r.status !== "acquired") throw new Error(`acquire answered ${r.status}`);
   return c.json(r.permit, 201);
@@ -114,7 +124,9 @@ export const releaseSemaphore: RouteHandler<typeof routes.releaseSemaphore, AppE
 
 export const generateInvoice: RouteHandler<typeof routes.generateInvoice, AppEnv> = async (c) => {
   const body = c.req.valid("json");
-  const result = await withTryLock(c.var.db, `invoice_gen/${body.subscription_id}`, (tx) => sql.generateInvoice(tx, body.subscription_id, body.kind, body.work_ms));
+  const result = await withTryLock(c.var.db, `invoice_gen/${body.subscription_id}`, (tx) =>
+    sql.generateInvoice(tx, body.subscription_id, body.kind, body.work_ms),
+  );
   const invoice = orConflict(result, `An invoice for ${JSON.stringify(body.subscription_id)} is being generated right now; nothing was done.`);
   return c.json(invoice, 201);
 };

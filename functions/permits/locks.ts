@@ -4,7 +4,7 @@
 // ({acquired: false}) that a route turns into 409 + Retry-After with lockUnavailable().
 // Locks held across requests are leases (routes.ts, /v1/locks/{key}/…): semaphores of one permit.
 import type { RequestDb } from "../core/db";
-import { problem, type ProblemError } from "../core/errors";
+import { type ProblemError, problem } from "../core/errors";
 import { tryXactLock, xactLockWithin } from "./sql";
 
 export type LockResult<T> = { acquired: true; value: T } | { acquired: false; key: string };
@@ -35,7 +35,11 @@ export function withLock<T>(db: RequestDb, key: string, fn: (db: RequestDb) => P
 }
 
 /** The 409 a route answers when an in-request lock is held by another request. */
-export function lockUnavailable(key: string, detail = `Another request holds ${JSON.stringify(key)} right now; nothing was done.`, retryAfterS = 1): ProblemError {
+export function lockUnavailable(
+  key: string,
+  detail = `Another request holds ${JSON.stringify(key)} right now; nothing was done.`,
+  retryAfterS = 1,
+): ProblemError {
   return problem("lock-unavailable", `${detail} Retry after ${retryAfterS} s.`, { key }, { "Retry-After": String(retryAfterS) });
 }
 

@@ -148,7 +148,12 @@ const NameParam = z.object({ name: name().openapi({ param: { name: "name", in: "
 
 const SemaphorePutBody = z
   .object({
-    permits: z.number().int().min(1).max(MAX_PERMITS).openapi({ example: 4, description: `How many holders at once, 1–${MAX_PERMITS}.` }),
+    permits: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PERMITS)
+      .openapi({ example: 4, description: `How many holders at once, 1–${MAX_PERMITS}.` }),
     default_ttl_ms: TtlMs.default(60_000).openapi({ example: 90_000, description: "TTL of a claim that does not give one, 1000–3600000 ms (default 60000)." }),
   })
   .openapi("SemaphoreConfig");
@@ -239,7 +244,9 @@ const GenerateBody = z
       .min(0)
       .max(MAX_WORK_MS)
       .default(0)
-      .openapi({ description: `Simulated generation time, 0–${MAX_WORK_MS} ms (pg_sleep inside the locked transaction), so a second request can be seen to collide. Default 0.` }),
+      .openapi({
+        description: `Simulated generation time, 0–${MAX_WORK_MS} ms (pg_sleep inside the locked transaction), so a second request can be seen to collide. Default 0.`,
+      }),
   })
   .openapi("InvoiceGeneration");
 

@@ -75,17 +75,37 @@ async function permitCall<P>(db: Queryable, text: string, params: unknown[]): Pr
 
 /** Claim the lowest free slot of `key`, or hear at once that none is free. */
 export function acquirePermit<P = unknown>(db: Queryable, kind: PermitKind, key: string, holder: string, ttlMs: number | undefined): Promise<PermitOutcome<P>> {
-  return permitCall<P>(db, "SELECT admit_permit_acquire($1::bigint, $2, $3, $4, $5::integer, $6::integer) AS r", [lockKey(kind, key), kind, key, holder, ttlMs ?? null, db.lockTimeoutMs]);
+  return permitCall<P>(db, "SELECT admit_permit_acquire($1::bigint, $2, $3, $4, $5::integer, $6::integer) AS r", [
+    lockKey(kind, key),
+    kind,
+    key,
+    holder,
+    ttlMs ?? null,
+    db.lockTimeoutMs,
+  ]);
 }
 
 /** Extend the caller's own claim `id` (owner-checked: it must be the current claim of `key`). */
 export function renewPermit<P = unknown>(db: Queryable, kind: PermitKind, key: string, id: string, ttlMs: number | undefined): Promise<PermitOutcome<P>> {
-  return permitCall<P>(db, "SELECT admit_permit_renew($1::bigint, $2, $3, $4::uuid, $5::integer, $6::integer) AS r", [lockKey(kind, key), kind, key, id, ttlMs ?? null, db.lockTimeoutMs]);
+  return permitCall<P>(db, "SELECT admit_permit_renew($1::bigint, $2, $3, $4::uuid, $5::integer, $6::integer) AS r", [
+    lockKey(kind, key),
+    kind,
+    key,
+    id,
+    ttlMs ?? null,
+    db.lockTimeoutMs,
+  ]);
 }
 
 /** Give back the caller's own claim `id` (owner-checked). */
 export function releasePermit(db: Queryable, kind: PermitKind, key: string, id: string): Promise<PermitOutcome<never>> {
-  return permitCall<never>(db, "SELECT admit_permit_release($1::bigint, $2, $3, $4::uuid, $5::integer) AS r", [lockKey(kind, key), kind, key, id, db.lockTimeoutMs]);
+  return permitCall<never>(db, "SELECT admit_permit_release($1::bigint, $2, $3, $4::uuid, $5::integer) AS r", [
+    lockKey(kind, key),
+    kind,
+    key,
+    id,
+    db.lockTimeoutMs,
+  ]);
 }
 
 /** Who holds lease `key` now; a free key answers `held: false`. */
@@ -118,16 +138,17 @@ export async function tryXactLock(db: Queryable, key: string): Promise<boolean> 
 
 /** Wait up to `waitMs` for the in-request advisory lock of `key`; false when the wait runs out (the transaction stays usable). */
 export async function xactLockWithin(db: Queryable, key: string, waitMs: number): Promise<boolean> {
-  const [{ locked }] = await db.query<{ locked: boolean }>("SELECT admit_advisory_xact_lock_within($1::bigint, $2::integer) AS locked", [lockKey("lock", key), Math.round(waitMs)]);
+  const [{ locked }] = await db.query<{ locked: boolean }>("SELECT admit_advisory_xact_lock_within($1::bigint, $2::integer) AS locked", [
+    lockKey("lock", key),
+    Math.round(waitMs),
+  ]);
   return locked;
 }
 
 /** Write the next invoice of a subscription; run it under the subscription's in-request lock. */
 export async function generateInvoice(db: Queryable, subscriptionId: string, kind: Invoice["kind"], workMs: number): Promise<Invoice> {
-  const [{ invoice }] = await db.query<{ invoice: Invoice }>(
-    "SELECT admit_generate_invoice($1, $2, $3::integer) AS invoice",
-    [subscriptionId, kind, workMs],
-    { write: true },
-  );
+  const [{ invoice }] = await db.query<{ invoice: Invoice }>("SELECT admit_generate_invoice($1, $2, $3::integer) AS invoice", [subscriptionId, kind, workMs], {
+    write: true,
+  });
   return invoice;
 }

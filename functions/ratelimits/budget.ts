@@ -56,7 +56,11 @@ const CAUSE = new WeakMap<Unenforced, ProblemError>();
  * (503/504 from the request's handle: the check certainly was not applied, or its outcome is unknown)
  * becomes an `Unenforced` answer; anything else (a 404, a bug) propagates.
  */
-export async function withinBudget<T>(budget: Budget, run: () => Promise<T>, who: { policy?: string; policies?: string[]; key: string }): Promise<T | Unenforced> {
+export async function withinBudget<T>(
+  budget: Budget,
+  run: () => Promise<T>,
+  who: { policy?: string; policies?: string[]; key: string },
+): Promise<T | Unenforced> {
   try {
     return await run();
   } catch (err) {

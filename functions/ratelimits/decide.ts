@@ -3,11 +3,11 @@
 // SQL (through sql.ts): schema/000010_ratelimits.sql (the single-policy check; its fixed-window
 // path: 000011), 000015 (the multi-policy check), 000016 (the check's budget settings).
 import type { Queryable } from "../core/db";
-import { problem, type ProblemError } from "../core/errors";
+import { type ProblemError, problem } from "../core/errors";
 import { type Budget, lockTimeoutWithin } from "./budget";
 import { type DenyCache, type DenyEntry, denyCache } from "./cache";
-import * as sql from "./sql";
 import type { CheckRow } from "./sql";
+import * as sql from "./sql";
 
 /**
  * Why a check answered as it did: `limit` (the database decided), `cache` (this isolate's deny cache
@@ -121,7 +121,12 @@ export function mostRestrictive(results: PolicyResult[]): PolicyResult {
  * statement (policy + override lookup, counting and log row together, on the database clock).
  * Returns null when the policy does not exist.
  */
-export async function checkRateLimit(db: Queryable, input: CheckInput, cache: DenyCache | null = denyCache, budget?: Budget): Promise<RateLimitDecision | null> {
+export async function checkRateLimit(
+  db: Queryable,
+  input: CheckInput,
+  cache: DenyCache | null = denyCache,
+  budget?: Budget,
+): Promise<RateLimitDecision | null> {
   const cost = input.cost ?? 1;
   const started = Date.now();
   const hit = cache?.lookup(input.policy, input.key, cost, started);
@@ -131,7 +136,13 @@ export async function checkRateLimit(db: Queryable, input: CheckInput, cache: De
     return { cached: true, window_ms: hit.windowMs, result, policies: [{ result, window_ms: hit.windowMs }] };
   }
   if (cache) cache.dbCalls++;
-  const r = await sql.check(db, input.policy, { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs });
+  const r = await sql.check(db, input.policy, {
+    key: input.key,
+    cost,
+    info: input.info,
+    lockTimeoutMs: lockTimeoutWithin(db, budget),
+    withinMs: budget?.timeoutMs,
+  });
   if (!r) {
     cache?.forget(input.policy);
     denyCache.policies.delete(input.policy);
@@ -148,7 +159,12 @@ export async function checkRateLimit(db: Queryable, input: CheckInput, cache: De
  * is known (from earlier answers in this isolate) not to log: a logged policy wants every call.
  * Returns `{ missing }` when some policy does not exist (nothing counted).
  */
-export async function checkRateLimits(db: Queryable, input: MultiCheckInput, cache: DenyCache | null = denyCache, budget?: Budget): Promise<RateLimitDecision | { missing: string[] }> {
+export async function checkRateLimits(
+  db: Queryable,
+  input: MultiCheckInput,
+  cache: DenyCache | null = denyCache,
+  budget?: Budget,
+): Promise<RateLimitDecision | { missing: string[] }> {
   const cost = input.cost ?? 1;
   const started = Date.now();
   if (cache && input.policies.every((p) => denyCache.policies.get(p)?.log === false)) {
@@ -164,7 +180,13 @@ export async function checkRateLimits(db: Queryable, input: MultiCheckInput, cac
     }
   }
   if (cache) cache.dbCalls++;
-  const r = await sql.checkMulti(db, input.policies, { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs });
+  const r = await sql.checkMulti(db, input.policies, {
+    key: input.key,
+    cost,
+    info: input.info,
+    lockTimeoutMs: lockTimeoutWithin(db, budget),
+    withinMs: budget?.timeoutMs,
+  });
   if ("missing" in r) {
     for (const p of r.missing) {
       cache?.forget(p);
@@ -206,7 +228,9 @@ function multiDecision(policies: RateLimitDecision["policies"], cached: boolean)
 /** The 429 of a multi-policy check: a quota-exceeded problem naming the violated policies (draft -11, §6). */
 export function quotaExceeded(result: RateLimitResult, headers: Record<string, string>): ProblemError {
   const violated = result.violated_policies ?? [result.policy];
-  return problem("quota-exceeded", `${JSON.stringify(result.key)} is over the limit of ${violated.map((v) => JSON.stringify(v)).join(", ")}; nothing was consumed.`,
+  return problem(
+    "quota-exceeded",
+    `${JSON.stringify(result.key)} is over the limit of ${violated.map((v) => JSON.stringify(v)).join(", ")}; nothing was consumed.`,
     { "violated-policies": violated, ...result },
     headers,
   );

@@ -2,7 +2,7 @@
 // Every change made here clears what this isolate's deny cache and policy memory hold of it.
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
-import { notFound, type Problem, problem, ProblemError, validationProblem } from "../core/errors";
+import { notFound, type Problem, ProblemError, problem, validationProblem } from "../core/errors";
 import { budgetFor, isUnenforced, unenforcedResponse, withinBudget } from "./budget";
 import { denyCache, denyCacheFor } from "./cache";
 import { checkRateLimit as check, checkRateLimits as checkAll, quotaExceeded } from "./decide";
@@ -44,7 +44,9 @@ export const putRateLimitOverride: RouteHandler<typeof routes.putRateLimitOverri
   const r = await sql.putOverride(c.var.db, name, key, { limit: b.limit, valid_from: b.valid_from, valid_to: b.valid_to ?? null });
   if (r.status === "no_policy") throw noPolicy(name);
   if (r.status === "conflict") {
-    throw problem("override-conflict", `${JSON.stringify(key)} already has a ${JSON.stringify(name)} override during part of that period.`, { conflicts: r.conflicts ?? [] });
+    throw problem("override-conflict", `${JSON.stringify(key)} already has a ${JSON.stringify(name)} override during part of that period.`, {
+      conflicts: r.conflicts ?? [],
+    });
   }
   denyCache.forget(name, key);
   return r.status === "created" ? c.json(r.override!, 201) : c.json(r.override!, 200);
@@ -105,7 +107,9 @@ export const getRateLimitUsage: RouteHandler<typeof routes.getRateLimitUsage, Ap
   const r = await sql.usage(c.var.db, q.policy, q.key, q.from ?? null, q.to ?? null);
   if (!r) throw noPolicy(q.policy);
   if (q.from && r.algorithm === "token_bucket") {
-    throw validationProblem("Per-window history (from/to) exists for fixed and sliding windows only.", [{ in: "query", path: "from", message: "no per-window history for token_bucket policies" }]);
+    throw validationProblem("Per-window history (from/to) exists for fixed and sliding windows only.", [
+      { in: "query", path: "from", message: "no per-window history for token_bucket policies" },
+    ]);
   }
   return c.json(r, 200);
 };

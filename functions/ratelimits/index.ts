@@ -9,11 +9,11 @@ import * as handlers from "./handlers";
 import * as routes from "./routes";
 
 export { DenyCache, denyCache, denyCacheFor } from "./cache";
+export type { PolicyResult, RateLimitDecision, RateLimitResult } from "./decide";
 export { checkRateLimit, checkRateLimits } from "./decide";
 export { rateLimitHeaders } from "./headers";
-export { rateLimit } from "./middleware";
-export type { PolicyResult, RateLimitDecision, RateLimitResult } from "./decide";
 export type { ConcurrencyOptions, RateLimitOptions } from "./middleware";
+export { rateLimit } from "./middleware";
 export type { FailMode } from "./sql";
 
 export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

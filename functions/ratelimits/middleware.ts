@@ -4,13 +4,13 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
-import { problem, problemResponse, ProblemError } from "../core/errors";
-import { budgetFor, isUnenforced, lockTimeoutWithin, unenforcedResponse, withinBudget, type Budget } from "./budget";
+import { ProblemError, problem, problemResponse } from "../core/errors";
+import { type Budget, budgetFor, isUnenforced, lockTimeoutWithin, unenforcedResponse, withinBudget } from "./budget";
 import { DEFAULT_TIMEOUT_MS, denyCacheFor } from "./cache";
 import { checkRateLimit, checkRateLimits, quotaExceeded } from "./decide";
 import { rateLimitHeaders, withConcurrency } from "./headers";
-import * as sql from "./sql";
 import type { AcquireRow, FailMode } from "./sql";
+import * as sql from "./sql";
 
 /** A concurrency limit: at most `permits` requests in flight at once (a semaphore of Admit's). */
 export interface ConcurrencyOptions {
@@ -104,7 +104,10 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     // With window limits, their policies' budget and fail mode; a concurrency limit alone: the options', else 5 000 ms / deny.
     const budget = names.length
       ? budgetFor(db, names, opts)
-      : { timeoutMs: Math.max(1, Math.min(opts.timeout_ms ?? DEFAULT_TIMEOUT_MS, db.remainingMs())), onUnavailable: opts.on_unavailable ?? ("deny" as FailMode) };
+      : {
+          timeoutMs: Math.max(1, Math.min(opts.timeout_ms ?? DEFAULT_TIMEOUT_MS, db.remainingMs())),
+          onUnavailable: opts.on_unavailable ?? ("deny" as FailMode),
+        };
     let unenforced = false;
     try {
       if (names.length) {
@@ -128,7 +131,12 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
           console.error(`rateLimit(): policy ${missing.map((m) => JSON.stringify(m)).join(", ")} does not exist`);
           // A setup error of the host Worker, not of the caller: refuse (never let calls through unlimited)
           // with a 503 that names the fix, rather than a 500.
-          const p = problem("ratelimit-policy-missing", `The rate-limit policy ${JSON.stringify(missing[0])} does not exist: create it with PUT /v1/ratelimits/policies/${encodeURIComponent(missing[0])}. Nothing was counted.`, {}, { "Retry-After": "30" });
+          const p = problem(
+            "ratelimit-policy-missing",
+            `The rate-limit policy ${JSON.stringify(missing[0])} does not exist: create it with PUT /v1/ratelimits/policies/${encodeURIComponent(missing[0])}. Nothing was counted.`,
+            {},
+            { "Retry-After": "30" },
+          );
           return problemResponse(c, p.problem, p.headers);
         } else {
           headers = windowHeaders = rateLimitHeaders(outcome);
@@ -146,7 +154,10 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
       // a second budget for a permit; the concurrency limit is not enforced either (the header says so).
       if (opts.concurrency && !unenforced) {
         const conc = opts.concurrency;
-        const r = await withinBudget(budget, () => acquire(db, conc, `${c.req.method} ${c.req.path}`.slice(0, 200), budget), { policy: conc.name, key: conc.name });
+        const r = await withinBudget(budget, () => acquire(db, conc, `${c.req.method} ${c.req.path}`.slice(0, 200), budget), {
+          policy: conc.name,
+          key: conc.name,
+        });
         if (isUnenforced(r)) {
           const u = unenforcedResponse(r);
           if (u.status !== 200) return problemResponse(c, u.body as never, u.headers);
@@ -154,7 +165,12 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
         } else if (r.status === "busy") {
           const h = withConcurrency(windowHeaders, conc, r.permits, 0);
           h["Retry-After"] = String(Math.max(1, Math.ceil(r.retry_after_ms / 1000)));
-          const p = problem("concurrency-limited", `All ${r.permits} permits of ${JSON.stringify(conc.name)} are in use; the earliest expires at ${r.expires_at}.`, { permits: r.permits, in_use: r.in_use, earliest_expires_at: r.expires_at }, h);
+          const p = problem(
+            "concurrency-limited",
+            `All ${r.permits} permits of ${JSON.stringify(conc.name)} are in use; the earliest expires at ${r.expires_at}.`,
+            { permits: r.permits, in_use: r.in_use, earliest_expires_at: r.expires_at },
+            h,
+          );
           return problemResponse(c, p.problem, p.headers);
         } else if (r.status !== "acquired") {
           throw new Error(`rateLimit(): semaphore ${conc.name} answered ${r.status}`);
@@ -179,7 +195,10 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
         closeOwn();
         const releaser = new RequestDb((c.env ?? {}) as Bindings);
         try {
-          await sql.releasePermit(releaser, opts.concurrency!.name, permit.permit_id, { lockTimeoutMs: lockTimeoutWithin(releaser, budget), withinMs: budget.timeoutMs });
+          await sql.releasePermit(releaser, opts.concurrency!.name, permit.permit_id, {
+            lockTimeoutMs: lockTimeoutWithin(releaser, budget),
+            withinMs: budget.timeoutMs,
+          });
         } catch (err) {
           console.error(`rateLimit(): releasing a permit of ${opts.concurrency!.name} failed; its TTL frees it`, err);
         } finally {

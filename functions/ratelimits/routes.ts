@@ -33,13 +33,32 @@ const Policy = z
 
 const PolicyBody = z
   .object({
-    algorithm: Algorithm.openapi({ description: "`fixed_window` (exact), `sliding_window` (weighted previous window, approximate), `token_bucket` (GCRA, exact)" }),
-    limit: z.number().int().min(1).max(1_000_000_000).openapi({ example: 100, description: "Units per window (token bucket: capacity, refilled at `limit` per `window_ms`)" }),
+    algorithm: Algorithm.openapi({
+      description: "`fixed_window` (exact), `sliding_window` (weighted previous window, approximate), `token_bucket` (GCRA, exact)",
+    }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000_000)
+      .openapi({ example: 100, description: "Units per window (token bucket: capacity, refilled at `limit` per `window_ms`)" }),
     window_ms: z.number().int().min(1).max(MAX_WINDOW_MS).openapi({ example: 60_000, description: "1 ms to 366 days" }),
     log: z.boolean().default(false).openapi({ description: "Write one request-log row per check (same statement, no extra round trip)" }),
-    history_ms: z.number().int().min(0).max(MAX_WINDOW_MS).default(7 * 86_400_000).openapi({ description: "How long finished windows (usage history) and log rows are kept; default 7 days" }),
-    timeout_ms: z.number().int().min(1).max(60_000).default(DEFAULT_TIMEOUT_MS).openapi({ description: "The longest a check on this policy may take (1–60000 ms, default 5000, the Worker's default request budget; never more than DB_BUDGET_MS). Past it the check answers per `on_unavailable`." }),
-    on_unavailable: z.enum(["deny", "allow"]).default("deny").openapi({ description: "When the database does not answer within `timeout_ms` or cannot be reached: `deny` (fail closed: 503 + Retry-After) or `allow` (fail open: 200, `allowed: true`, `reason: \"timeout\"` or `\"unavailable\"`, header `Admit-RateLimit-Enforced: false`). With several policies, any `deny` decides." }),
+    history_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WINDOW_MS)
+      .default(7 * 86_400_000)
+      .openapi({ description: "How long finished windows (usage history) and log rows are kept; default 7 days" }),
+    timeout_ms: z.number().int().min(1).max(60_000).default(DEFAULT_TIMEOUT_MS).openapi({
+      description:
+        "The longest a check on this policy may take (1–60000 ms, default 5000, the Worker's default request budget; never more than DB_BUDGET_MS). Past it the check answers per `on_unavailable`.",
+    }),
+    on_unavailable: z.enum(["deny", "allow"]).default("deny").openapi({
+      description:
+        'When the database does not answer within `timeout_ms` or cannot be reached: `deny` (fail closed: 503 + Retry-After) or `allow` (fail open: 200, `allowed: true`, `reason: "timeout"` or `"unavailable"`, header `Admit-RateLimit-Enforced: false`). With several policies, any `deny` decides.',
+    }),
   })
   .openapi("RateLimitPolicyInput");
 
@@ -53,7 +72,10 @@ const OverrideBody = z
     valid_from: Rfc3339.openapi({ description: "Inclusive" }),
     valid_to: Rfc3339.nullable().optional().openapi({ description: "Exclusive; omitted or null = open-ended" }),
   })
-  .refine((b) => !b.valid_to || isLater(b.valid_to, b.valid_from), { path: ["valid_to"], message: "valid_to must be after valid_from (periods are half-open [valid_from, valid_to))" })
+  .refine((b) => !b.valid_to || isLater(b.valid_to, b.valid_from), {
+    path: ["valid_to"],
+    message: "valid_to must be after valid_from (periods are half-open [valid_from, valid_to))",
+  })
   .openapi("RateLimitOverrideInput");
 
 const Info = z
@@ -71,7 +93,11 @@ const CheckBody = z
       .max(8)
       .refine((ps) => new Set(ps).size === ps.length, "policy names must be distinct")
       .optional()
-      .openapi({ example: ["burst", "daily"], description: "1–8 distinct policies checked at once, all-or-nothing: admitted only if every one admits; when any denies, none consumes (each still counts the attempt)" }),
+      .openapi({
+        example: ["burst", "daily"],
+        description:
+          "1–8 distinct policies checked at once, all-or-nothing: admitted only if every one admits; when any denies, none consumes (each still counts the attempt)",
+      }),
     key: Key.openapi({ example: "customer-42" }),
     cost: Cost.default(1).openapi({ description: "Units this call takes (default 1). 0 = peek: consumes nothing; allowed means one unit fits" }),
     info: Info,
@@ -79,12 +105,11 @@ const CheckBody = z
   .refine((b) => (b.policy === undefined) !== (b.policies === undefined), { path: ["policies"], message: "give exactly one of policy and policies" })
   .openapi("RateLimitCheck");
 
-const RefundBody = z
-  .object({ policy: PolicyName, key: Key, cost: Cost.min(1) })
-  .openapi("RateLimitRefund");
+const RefundBody = z.object({ policy: PolicyName, key: Key, cost: Cost.min(1) }).openapi("RateLimitRefund");
 
 const Reason = z.enum(["limit", "cache", "timeout", "unavailable", "not-checked"]).openapi({
-  description: "`limit`: the database decided; `cache`: this isolate's deny cache refused without asking; `timeout`/`unavailable`: the database did not decide within `timeout_ms` and the fail mode answered; `not-checked`: a policy a cached answer did not need",
+  description:
+    "`limit`: the database decided; `cache`: this isolate's deny cache refused without asking; `timeout`/`unavailable`: the database did not decide within `timeout_ms` and the fail mode answered; `not-checked`: a policy a cached answer did not need",
 });
 
 const PolicyCheckResult = z
@@ -103,7 +128,9 @@ const PolicyCheckResult = z
 const CheckResult = z
   .object({
     allowed: z.boolean(),
-    policy: z.string().openapi({ description: "With `policies`: the most restrictive one (denied: the refusing policy with the longest wait; admitted: the fewest units left)" }),
+    policy: z.string().openapi({
+      description: "With `policies`: the most restrictive one (denied: the refusing policy with the longest wait; admitted: the fewest units left)",
+    }),
     key: z.string(),
     limit: z.number().int(),
     remaining: z.number().int(),
@@ -149,7 +176,10 @@ const Usage = WindowUsage.extend({
   algorithm: Algorithm,
   limit: z.number().int(),
   window_ms: z.number().int(),
-  windows: z.array(WindowUsage).nullable().openapi({ description: "With from/to (fixed and sliding windows): stored windows starting in [from, to), oldest first, at most 1000" }),
+  windows: z
+    .array(WindowUsage)
+    .nullable()
+    .openapi({ description: "With from/to (fixed and sliding windows): stored windows starting in [from, to), oldest first, at most 1000" }),
 }).openapi("RateLimitUsage");
 
 const UsageQuery = z
@@ -165,7 +195,10 @@ const UsageQuery = z
 const NameParam = z.object({ name: PolicyName.openapi({ param: { name: "name", in: "path" }, example: "api" }) });
 const OverrideParams = NameParam.extend({ key: Key.openapi({ param: { name: "key", in: "path" }, example: "customer-42" }) });
 const OverrideDeleteQuery = z.object({
-  valid_from: Rfc3339.optional().openapi({ param: { name: "valid_from", in: "query" }, description: "Delete only the period starting here; omitted = every period of the key" }),
+  valid_from: Rfc3339.optional().openapi({
+    param: { name: "valid_from", in: "query" },
+    description: "Delete only the period starting here; omitted = every period of the key",
+  }),
 });
 
 const OverrideConflict = ProblemSchema.extend({ conflicts: z.array(Override) }).openapi("RateLimitOverrideConflict");
@@ -173,16 +206,21 @@ const OverrideConflict = ProblemSchema.extend({ conflicts: z.array(Override) }).
 const RL_HEADERS = {
   "RateLimit-Policy": {
     schema: { type: "string" as const },
-    description: 'draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400`',
+    description:
+      'draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400`',
   },
   RateLimit: {
     schema: { type: "string" as const },
-    description: 'A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000`',
+    description:
+      'A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000`',
   },
   "Admit-Cache": { schema: { type: "string" as const }, description: "`hit` when this isolate's deny cache answered without Postgres, else `miss`" },
 };
 const ENFORCED_HEADER = {
-  [NOT_ENFORCED_HEADER]: { schema: { type: "string" as const }, description: '`false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered' },
+  [NOT_ENFORCED_HEADER]: {
+    schema: { type: "string" as const },
+    description: "`false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered",
+  },
 };
 
 export const putRateLimitPolicy = createRoute({
@@ -269,7 +307,11 @@ export const checkRateLimit = createRoute({
     "200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.",
   request: { body: { required: true, content: { "application/json": { schema: CheckBody } } } },
   responses: {
-    200: { description: "Allowed (or not enforced: fail open)", headers: { ...RL_HEADERS, ...ENFORCED_HEADER }, content: { "application/json": { schema: z.union([CheckResult, Unenforced]) } } },
+    200: {
+      description: "Allowed (or not enforced: fail open)",
+      headers: { ...RL_HEADERS, ...ENFORCED_HEADER },
+      content: { "application/json": { schema: z.union([CheckResult, Unenforced]) } },
+    },
     429: {
       description: "Denied; nothing consumed. `policy`: the result body; `policies`: a quota-exceeded problem",
       headers: { ...RL_HEADERS, "Retry-After": { schema: { type: "string" }, description: "Seconds" } },

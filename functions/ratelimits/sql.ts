@@ -116,7 +116,12 @@ export async function deletePolicy(db: Queryable, name: string): Promise<boolean
   return r;
 }
 
-export async function putOverride(db: Queryable, policy: string, key: string, o: { limit: number; valid_from: string; valid_to: string | null }): Promise<PutOverrideResult> {
+export async function putOverride(
+  db: Queryable,
+  policy: string,
+  key: string,
+  o: { limit: number; valid_from: string; valid_to: string | null },
+): Promise<PutOverrideResult> {
   const [{ r }] = await db.query<{ r: PutOverrideResult }>(
     "SELECT admit_ratelimit_put_override($1, $2, $3::integer, $4::timestamptz, $5::timestamptz) AS r",
     [policy, key, o.limit, o.valid_from, o.valid_to],
@@ -133,7 +138,9 @@ export async function listOverrides(db: Queryable, policy: string, key: string):
 
 /** Deletes a key's override periods (only the one starting at `validFrom` when given); how many went. */
 export async function deleteOverrides(db: Queryable, policy: string, key: string, validFrom: string | null): Promise<number> {
-  const [{ n }] = await db.query<{ n: number }>("SELECT admit_ratelimit_delete_overrides($1, $2, $3::timestamptz) AS n", [policy, key, validFrom], { write: true });
+  const [{ n }] = await db.query<{ n: number }>("SELECT admit_ratelimit_delete_overrides($1, $2, $3::timestamptz) AS n", [policy, key, validFrom], {
+    write: true,
+  });
   return n;
 }
 
@@ -183,7 +190,12 @@ export async function refund(db: Queryable, policy: string, key: string, cost: n
 
 /** The key's current window and, with from/to, its stored windows; null when the policy does not exist. */
 export async function usage(db: Queryable, policy: string, key: string, from: string | null, to: string | null): Promise<UsageRow | null> {
-  const [{ r }] = await db.query<{ r: UsageRow | null }>("SELECT admit_ratelimit_usage($1, $2, $3::timestamptz, $4::timestamptz) AS r", [policy, key, from, to]);
+  const [{ r }] = await db.query<{ r: UsageRow | null }>("SELECT admit_ratelimit_usage($1, $2, $3::timestamptz, $4::timestamptz) AS r", [
+    policy,
+    key,
+    from,
+    to,
+  ]);
   return r;
 }
 
@@ -204,9 +216,17 @@ export async function acquirePermit(db: Queryable, semaphore: string, holder: st
 
 /** Creates (or resizes) a semaphore. */
 export async function putSemaphore(db: Queryable, semaphore: string, permits: number, ttlMs: number, o: PermitCallOptions): Promise<void> {
-  await db.query("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)", [lockKey("semaphore", semaphore), semaphore, permits, ttlMs, o.lockTimeoutMs], { write: true, withinMs: o.withinMs });
+  await db.query(
+    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)",
+    [lockKey("semaphore", semaphore), semaphore, permits, ttlMs, o.lockTimeoutMs],
+    { write: true, withinMs: o.withinMs },
+  );
 }
 
 export async function releasePermit(db: Queryable, semaphore: string, permitId: string, o: PermitCallOptions): Promise<void> {
-  await db.query("SELECT admit_permit_release($1::bigint, 'semaphore', $2, $3::uuid, $4::integer) AS r", [lockKey("semaphore", semaphore), semaphore, permitId, o.lockTimeoutMs], { write: true, withinMs: o.withinMs });
+  await db.query(
+    "SELECT admit_permit_release($1::bigint, 'semaphore', $2, $3::uuid, $4::integer) AS r",
+    [lockKey("semaphore", semaphore), semaphore, permitId, o.lockTimeoutMs],
+    { write: true, withinMs: o.withinMs },
+  );
 }

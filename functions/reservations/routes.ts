@@ -45,8 +45,18 @@ const ListQuery = z
     resource: name().openapi({ param: { name: "resource", in: "query" }, example: "223/345" }),
     from: Rfc3339.optional().openapi({ param: { name: "from", in: "query" }, description: "Window start (inclusive); omitted = unbounded" }),
     to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" }, description: "Window end (exclusive); omitted = unbounded" }),
-    limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(MAX_PAGE).openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1–1000 (default 1000)" }),
-    cursor: z.string().max(200).optional().openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PAGE)
+      .default(MAX_PAGE)
+      .openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1–1000 (default 1000)" }),
+    cursor: z
+      .string()
+      .max(200)
+      .optional()
+      .openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" }),
   })
   .refine((q) => !q.from || !q.to || isLater(q.to, q.from), { path: ["to"], message: "to must be after from" });
 
@@ -59,7 +69,10 @@ const AvailabilityQuery = z
     to: Rfc3339.openapi({ param: { name: "to", in: "query" } }),
   })
   .refine((q) => isLater(q.to, q.from), { path: ["to"], message: "to must be after from" })
-  .refine((q) => Date.parse(q.to) - Date.parse(q.from) <= MAX_AVAILABILITY_DAYS * 86_400_000, { path: ["to"], message: `the window may span at most ${MAX_AVAILABILITY_DAYS} days` });
+  .refine((q) => Date.parse(q.to) - Date.parse(q.from) <= MAX_AVAILABILITY_DAYS * 86_400_000, {
+    path: ["to"],
+    message: `the window may span at most ${MAX_AVAILABILITY_DAYS} days`,
+  });
 
 export const createReservation = createRoute({
   method: "post",
@@ -71,7 +84,10 @@ export const createReservation = createRoute({
   request: { body: { required: true, content: { "application/json": { schema: CreateBody } } } },
   responses: {
     201: { description: "Reserved", content: { "application/json": { schema: Reservation } } },
-    409: { description: "Overlaps active reservations (listed in `conflicts`); nothing was written", content: { "application/problem+json": { schema: ConflictProblem } } },
+    409: {
+      description: "Overlaps active reservations (listed in `conflicts`); nothing was written",
+      content: { "application/problem+json": { schema: ConflictProblem } },
+    },
     ...problemResponses(400, 401, 413, 415, 422, 503, 504),
   },
 });

@@ -87,6 +87,10 @@ export async function cancelReservation(db: Queryable, id: string): Promise<Rese
 
 /** Free and busy intervals of a resource within [from, to), in order, clipped to the window. */
 export async function resourceAvailability(db: Queryable, resource: string, from: string, to: string): Promise<ResourceAvailability> {
-  const [{ a }] = await db.query<{ a: ResourceAvailability }>("SELECT admit_resource_availability($1, $2::timestamptz, $3::timestamptz) AS a", [resource, from, to]);
+  const [{ a }] = await db.query<{ a: ResourceAvailability }>("SELECT admit_resource_availability($1, $2::timestamptz, $3::timestamptz) AS a", [
+    resource,
+    from,
+    to,
+  ]);
   return a;
 }

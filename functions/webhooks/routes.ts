@@ -29,7 +29,7 @@ function secretBytes(secret: string): number {
 const SourceName = z
   .string()
   .regex(SOURCE_PATTERN, "must be 1–100 characters of A–Z, a–z, 0–9, '.', '_', '-', starting with a letter or digit")
-  .refine((s) => s !== "sources", "\"sources\" is reserved");
+  .refine((s) => s !== "sources", '"sources" is reserved');
 
 const SourceParam = z.object({ source: SourceName.openapi({ param: { name: "source", in: "path" }, example: "billing" }) });
 
@@ -50,14 +50,23 @@ const PutSourceBody = z
       .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must be whsec_ followed by base64 (the Standard Webhooks secret format)")
       .refine((s) => secretBytes(s) >= 24 && secretBytes(s) <= 64, "must decode to 24–64 bytes")
       .openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", description: "The signing secret shared with the sender. Write-only: never returned." }),
-    tolerance_s: z.number().int().min(1).max(86_400).default(300).openapi({ description: "Accepted clock skew of `webhook-timestamp`, ±seconds (default 300)" }),
+    tolerance_s: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .default(300)
+      .openapi({ description: "Accepted clock skew of `webhook-timestamp`, ±seconds (default 300)" }),
     ordering_key: z
       .string()
       .max(200)
       .regex(/^(\/([^~/]|~[01])*)+$/, "must be a JSON pointer (RFC 6901) such as /data/subscription_id")
       .nullable()
       .optional()
-      .openapi({ example: "/data/subscription_id", description: "Events with the same value at this JSON pointer are never claimed concurrently, and are handed out in received order" }),
+      .openapi({
+        example: "/data/subscription_id",
+        description: "Events with the same value at this JSON pointer are never claimed concurrently, and are handed out in received order",
+      }),
   })
   .openapi("WebhookSourceInput");
 
@@ -71,7 +80,10 @@ const ClaimedEvent = z
     ordering_value: z.string().nullable(),
     received_at: z.string().openapi({ format: "date-time" }),
     claim_expires_at: z.string().openapi({ format: "date-time" }),
-    receipt: z.uuid().openapi({ description: "This claim's receipt: the ack must carry it. A later claim of the event (after this one lapsed) gets another, and this one no longer acknowledges it." }),
+    receipt: z.uuid().openapi({
+      description:
+        "This claim's receipt: the ack must carry it. A later claim of the event (after this one lapsed) gets another, and this one no longer acknowledges it.",
+    }),
   })
   .openapi("ClaimedWebhookEvent");
 
@@ -95,7 +107,13 @@ const WebhookEvent = z
 export const ClaimBody = z
   .object({
     limit: z.number().int().min(1).max(100).default(10).openapi({ description: "At most this many events (1–100, default 10)" }),
-    visibility_ms: z.number().int().min(100).max(43_200_000).default(30_000).openapi({ description: "Claim lifetime: unacknowledged events become claimable again after it (100 ms–12 h, default 30 s)" }),
+    visibility_ms: z
+      .number()
+      .int()
+      .min(100)
+      .max(43_200_000)
+      .default(30_000)
+      .openapi({ description: "Claim lifetime: unacknowledged events become claimable again after it (100 ms–12 h, default 30 s)" }),
   })
   .openapi("WebhookClaim");
 
@@ -108,9 +126,22 @@ const AckBody = z
 const EventParams = SourceParam.extend({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 
 const ListQuery = z.object({
-  status: EventStatus.optional().openapi({ param: { name: "status", in: "query" }, description: "received (waiting), claimed (live claim) or processed; omitted = all" }),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100).openapi({ param: { name: "limit", in: "query" } }),
-  cursor: z.string().regex(/^\d{1,18}$/, "not a next_cursor of this endpoint").optional().openapi({ param: { name: "cursor", in: "query" } }),
+  status: EventStatus.optional().openapi({
+    param: { name: "status", in: "query" },
+    description: "received (waiting), claimed (live claim) or processed; omitted = all",
+  }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE)
+    .default(100)
+    .openapi({ param: { name: "limit", in: "query" } }),
+  cursor: z
+    .string()
+    .regex(/^\d{1,18}$/, "not a next_cursor of this endpoint")
+    .optional()
+    .openapi({ param: { name: "cursor", in: "query" } }),
 });
 
 export const putWebhookSource = createRoute({
@@ -118,7 +149,8 @@ export const putWebhookSource = createRoute({
   path: "/v1/webhooks/sources/{source}",
   tags: ["Webhooks"],
   summary: "Register or replace a webhook sender",
-  description: "Stores the sender's signing secret (write-only: no endpoint returns it), its timestamp tolerance and optional ordering key. Replacing a source keeps its events.",
+  description:
+    "Stores the sender's signing secret (write-only: no endpoint returns it), its timestamp tolerance and optional ordering key. Replacing a source keeps its events.",
   request: { params: SourceParam, body: { required: true, content: { "application/json": { schema: PutSourceBody } } } },
   responses: {
     200: { description: "Replaced", content: { "application/json": { schema: WebhookSource } } },
@@ -151,13 +183,16 @@ export const receiveWebhook = createRoute({
   description: [
     "Authenticated by `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, several space-separated for key rotation), verified with the `standardwebhooks` package over the raw body bytes. The body is any JSON.",
     "`webhook-timestamp` must be within ±`tolerance_s` of the database clock. A bad or missing signature, an unknown source or a stale/future timestamp → 401 and nothing is stored.",
-    "The event is stored once per (source, webhook-id): the first delivery → 200 `{id, status: \"received\"}`; a redelivery → the same answer with `Idempotent-Replayed: true`.",
+    'The event is stored once per (source, webhook-id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`.',
   ].join("\n\n"),
   security: [],
   request: { params: z.object({ source: z.string().openapi({ param: { name: "source", in: "path" }, example: "billing" }) }) },
   responses: {
     200: { description: "Stored (or already stored: `Idempotent-Replayed: true`)", content: { "application/json": { schema: Received } } },
-    401: { description: "Not verified: missing/bad signature, unknown source, or timestamp outside the tolerance. Nothing stored", content: { "application/problem+json": { schema: problemResponses(401)[401].content["application/problem+json"].schema } } },
+    401: {
+      description: "Not verified: missing/bad signature, unknown source, or timestamp outside the tolerance. Nothing stored",
+      content: { "application/problem+json": { schema: problemResponses(401)[401].content["application/problem+json"].schema } },
+    },
     ...problemResponses(400, 413, 415, 503, 504),
   },
 });
@@ -199,7 +234,10 @@ export const listWebhookEvents = createRoute({
     "Optionally of one status; up to `limit` (default 100, max 1000) per page, then follow `next_cursor`.\n\nNot ambiguous with `GET /v1/webhooks/sources/{source}` although a linter says so: no source may be named `sources` (422 on registering it), so `/v1/webhooks/sources/events` is always the settings of source `events`.",
   request: { params: SourceParam, query: ListQuery },
   responses: {
-    200: { description: "A page of events", content: { "application/json": { schema: z.object({ items: z.array(WebhookEvent), next_cursor: z.string().nullable() }) } } },
+    200: {
+      description: "A page of events",
+      content: { "application/json": { schema: z.object({ items: z.array(WebhookEvent), next_cursor: z.string().nullable() }) } },
+    },
     ...problemResponses(401, 404, 422, 503),
   },
 });

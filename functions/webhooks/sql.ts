@@ -96,7 +96,15 @@ export interface Delivery {
 export async function receiveWebhook(db: Queryable, d: Delivery): Promise<{ id: string | null; duplicate: boolean }> {
   const [{ r }] = await db.query<{ r: { id: string | null; duplicate: boolean } }>(
     "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6::bigint, $7::integer) AS r",
-    [d.source, d.webhookId, d.timestamp, d.body, d.ordering ?? null, d.ordering === undefined ? null : lockKey("webhook", `${d.source}/${d.ordering}`), db.lockTimeoutMs],
+    [
+      d.source,
+      d.webhookId,
+      d.timestamp,
+      d.body,
+      d.ordering ?? null,
+      d.ordering === undefined ? null : lockKey("webhook", `${d.source}/${d.ordering}`),
+      db.lockTimeoutMs,
+    ],
     { write: true },
   );
   return r;
@@ -114,11 +122,9 @@ export async function claimWebhookEvents(db: Queryable, source: string, limit: n
 
 /** `id` and `receipt` must be UUIDs. null: no such event of this source. */
 export async function ackWebhookEvent(db: Queryable, source: string, id: string, receipt: string): Promise<WebhookEventRow | NotCurrent | null> {
-  const [{ r }] = await db.query<{ r: WebhookEventRow | NotCurrent | null }>(
-    "SELECT admit_webhook_ack($1, $2::uuid, $3::uuid) AS r",
-    [source, id, receipt],
-    { write: true },
-  );
+  const [{ r }] = await db.query<{ r: WebhookEventRow | NotCurrent | null }>("SELECT admit_webhook_ack($1, $2::uuid, $3::uuid) AS r", [source, id, receipt], {
+    write: true,
+  });
   return r;
 }
 

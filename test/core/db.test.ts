@@ -1,6 +1,6 @@
 // The request database handle's explicit transactions, against real Postgres through the bridge.
 import { beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge } from "../../dev/bridge";
+import { type Bridge, startBridge } from "../../dev/bridge";
 import { coalescedWebSocket, RequestDb } from "../../functions/core/db";
 import { ProblemError } from "../../functions/core/errors";
 import { bindings, freshDatabase, sql, until } from "../support";

@@ -20,13 +20,20 @@ describe("problem catalogue", () => {
     const documented = Object.fromEntries(rows);
     expect(rows.length, "a slug documented twice").toBe(Object.keys(documented).length);
     // method-not-allowed is mapped for completeness but never answered (a method with no route is a 404): documented in prose.
-    const catalogued = Object.fromEntries(Object.entries(PROBLEMS).filter(([slug]) => slug !== "method-not-allowed").map(([slug, p]) => [slug, p.status]));
+    const catalogued = Object.fromEntries(
+      Object.entries(PROBLEMS)
+        .filter(([slug]) => slug !== "method-not-allowed")
+        .map(([slug, p]) => [slug, p.status]),
+    );
     expect(documented).toEqual(catalogued);
   });
 
   it("every /problems/<slug> the code mentions (descriptions, examples, checks) is catalogued", () => {
     const unknown = files(join(ROOT, "functions")).flatMap((f) =>
-      [...readFileSync(f, "utf8").matchAll(/\/problems\/([a-z-]+)/g)].map((m) => m[1]).filter((slug) => !(slug in PROBLEMS)).map((slug) => `${f}: ${slug}`),
+      [...readFileSync(f, "utf8").matchAll(/\/problems\/([a-z-]+)/g)]
+        .map((m) => m[1])
+        .filter((slug) => !(slug in PROBLEMS))
+        .map((slug) => `${f}: ${slug}`),
     );
     expect(unknown).toEqual([]);
   });

@@ -48,7 +48,9 @@ describe("20 simultaneous identical POST /v1/reservations with one Idempotency-K
       }),
     );
     // Each key ran once: its outcome (201 or 409 overlap) is stored, and every fresh answer per key is unique.
-    const fresh = results.filter(({ r }) => r.status !== 409 || r.json.type !== "/problems/idempotency-key-in-use").filter(({ r }) => !r.headers.get("idempotent-replayed"));
+    const fresh = results
+      .filter(({ r }) => r.status !== 409 || r.json.type !== "/problems/idempotency-key-in-use")
+      .filter(({ r }) => !r.headers.get("idempotent-replayed"));
     const perKey = new Map<number, number>();
     for (const { i } of fresh) perKey.set(i, (perKey.get(i) ?? 0) + 1);
     expect([...perKey.values()].every((c) => c === 1)).toBe(true);
@@ -57,7 +59,10 @@ describe("20 simultaneous identical POST /v1/reservations with one Idempotency-K
     expect(new Set(winners.map(({ i }) => i)).size).toBe(1);
     expect(await sql(suite.db, "SELECT count(*)::int AS c FROM reservations WHERE resource = 'idem-shared'")).toEqual([{ c: 1 }]);
     // Every key that finished has its outcome stored; no key is stored twice.
-    const stored = await sql<{ key: string; response_status: number }>(suite.db, "SELECT key, response_status FROM idempotency_keys WHERE key LIKE 'shared-%' ORDER BY key");
+    const stored = await sql<{ key: string; response_status: number }>(
+      suite.db,
+      "SELECT key, response_status FROM idempotency_keys WHERE key LIKE 'shared-%' ORDER BY key",
+    );
     expect(stored.filter((s) => s.response_status === 201)).toHaveLength(1);
     expect(stored.every((s) => s.response_status === 201 || s.response_status === 409)).toBe(true);
   });

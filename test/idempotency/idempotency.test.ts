@@ -1,10 +1,10 @@
 // Idempotency-Key contract over HTTP against real Postgres: replay, mismatch, what is stored, what
 // rolls back, in-progress keys, expiry and the sweep.
 import { request as httpRequest } from "node:http";
-import { connect as tcpConnect, createServer, type Server, type Socket } from "node:net";
+import { createServer, type Server, type Socket, connect as tcpConnect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { lockKey } from "../../functions/core/keys";
-import { TOKEN, bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
+import { bindings, client, connect, serveApp, servedApp, sql, TOKEN, whileHolding, withServedApp } from "../support";
 
 const suite = servedApp("idempotency");
 
@@ -27,11 +27,23 @@ async function storedKeys(k: string) {
 }
 
 /** One request on its own connection, returning the exact body bytes as received. */
-function rawPost(base: string, path: string, body: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; bytes: Buffer }> {
+function rawPost(
+  base: string,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, unknown>; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, base);
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent: false, headers: { ...headers, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        agent: false,
+        headers: { ...headers, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -176,7 +188,8 @@ describe("what is stored", () => {
   it("a key still held by an open transaction → 409 + Retry-After within lock_timeout, nothing run; then it runs", async () => {
     const body = booking("held");
     const k = key("held");
-    const claim = "INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, expires_at) VALUES ($1, 'POST', '/v1/reservations', 'x', now() + interval '1 h')";
+    const claim =
+      "INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, expires_at) VALUES ($1, 'POST', '/v1/reservations', 'x', now() + interval '1 h')";
     await whileHolding(suite.db, claim, [k], () =>
       withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
         const res = await api("POST", "/v1/reservations", body, { "Idempotency-Key": k });
@@ -232,9 +245,17 @@ describe("expiry", () => {
     } finally {
       await short.close();
     }
-    const [{ ttl }] = await sql<{ ttl: number }>(suite.db, "SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM idempotency_keys WHERE key = $1", [k]);
+    const [{ ttl }] = await sql<{ ttl: number }>(
+      suite.db,
+      "SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM idempotency_keys WHERE key = $1",
+      [k],
+    );
     expect(ttl).toBe(120);
-    const [{ dflt }] = await sql<{ dflt: number }>(suite.db, "SELECT max(extract(epoch FROM expires_at - created_at))::int AS dflt FROM idempotency_keys WHERE key <> $1", [k]);
+    const [{ dflt }] = await sql<{ dflt: number }>(
+      suite.db,
+      "SELECT max(extract(epoch FROM expires_at - created_at))::int AS dflt FROM idempotency_keys WHERE key <> $1",
+      [k],
+    );
     expect(dflt).toBe(86_400);
 
     await sql(suite.db, "UPDATE idempotency_keys SET expires_at = now() - interval '1 s' WHERE key = $1", [k]);
@@ -256,7 +277,8 @@ describe("expiry", () => {
 describe("documentation", () => {
   it("the OpenAPI document lists the Idempotency-Key header on every write under /v1 except the webhook delivery", async () => {
     const doc = (await suite.api("GET", "/openapi.json")).json;
-    const has = (method: string, path: string) => (doc.paths[path][method].parameters ?? []).some((p: { name: string; in: string }) => p.in === "header" && p.name === "Idempotency-Key");
+    const has = (method: string, path: string) =>
+      (doc.paths[path][method].parameters ?? []).some((p: { name: string; in: string }) => p.in === "header" && p.name === "Idempotency-Key");
     expect(has("post", "/v1/reservations")).toBe(true);
     expect(has("delete", "/v1/reservations/{id}")).toBe(true);
     expect(has("put", "/v1/webhooks/sources/{source}")).toBe(true);

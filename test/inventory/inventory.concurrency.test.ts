@@ -82,7 +82,11 @@ describe("seed 003: no overselling under a burst", () => {
     const counts = tally(results);
     console.log("inventory burst outcomes by status:", counts);
     // Lost races are 409 (short, or a deadlock that cannot happen but would be 409); a long lock queue may be 503. Never a 500.
-    expect(Object.keys(counts).map(Number).every((s) => s === 201 || s === 409 || s === 503)).toBe(true);
+    expect(
+      Object.keys(counts)
+        .map(Number)
+        .every((s) => s === 201 || s === 409 || s === 503),
+    ).toBe(true);
     expect(counts[201]).toBeGreaterThan(3);
     expect(counts[409]).toBeGreaterThan(100);
 
@@ -103,7 +107,13 @@ describe("seed 003: no overselling under a burst", () => {
     const byId = new Map(stored.map((s) => [s.id, s]));
     const created = results.filter((r) => r.status === 201);
     for (const r of created) {
-      expect(byId.get(r.json.booking_id)).toEqual({ id: r.json.booking_id, check_in: r.json.check_in, check_out: r.json.check_out, quantity: r.json.quantity, holder: r.json.holder });
+      expect(byId.get(r.json.booking_id)).toEqual({
+        id: r.json.booking_id,
+        check_in: r.json.check_in,
+        check_out: r.json.check_out,
+        quantity: r.json.quantity,
+        holder: r.json.holder,
+      });
     }
     expect(stored.length).toBe(created.length);
     const refusedHolders = new Set(results.flatMap((r, i) => (r.status === 201 ? [] : [requests[i].holder])));
@@ -122,7 +132,9 @@ describe("seed 003: no overselling under a burst", () => {
 
     // And the availability view says the same.
     const avail = await suite.api("GET", `/v1/inventory/${enc(item)}/availability?from=${first}&to=${day(first, 3)}`);
-    expect(avail.json.nights.map((n: { booked: number; available: number }) => [n.booked, n.available])).toEqual(ledger.map((l) => [l.booked_rows, 10 - l.booked_rows]));
+    expect(avail.json.nights.map((n: { booked: number; available: number }) => [n.booked, n.available])).toEqual(
+      ledger.map((l) => [l.booked_rows, 10 - l.booked_rows]),
+    );
   });
 
   it("a mixed burst of bookings, holds, confirms and cancels: tokens match the bookings and available = capacity − booked − held", async () => {
@@ -141,36 +153,55 @@ describe("seed 003: no overselling under a burst", () => {
     expect(won.length).toBeGreaterThan(0);
     const round2 = await Promise.all([
       ...won.map((b, i) =>
-        i % 2 ? suite.api("DELETE", `/v1/inventory/${enc(item)}/bookings/${b.booking_id}`) : suite.api("POST", `/v1/inventory/${enc(item)}/bookings/${b.booking_id}/confirm`),
+        i % 2
+          ? suite.api("DELETE", `/v1/inventory/${enc(item)}/bookings/${b.booking_id}`)
+          : suite.api("POST", `/v1/inventory/${enc(item)}/bookings/${b.booking_id}/confirm`),
       ),
       ...Array.from({ length: 80 }, (_, i) => suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, body(100 + i))),
     ]);
     const counts = tally([...round1, ...round2]);
     console.log("mixed burst outcomes by status:", counts);
-    expect(Object.keys(counts).map(Number).every((s) => [200, 201, 204, 409, 503].includes(s))).toBe(true);
+    expect(
+      Object.keys(counts)
+        .map(Number)
+        .every((s) => [200, 201, 204, 409, 503].includes(s)),
+    ).toBe(true);
     // Confirms of live holds and cancels always succeed.
     for (const r of round2.slice(0, won.length)) expect([200, 204]).toContain(r.status);
 
     const ledger = await checkLedger(item);
     const avail = await suite.api("GET", `/v1/inventory/${enc(item)}/availability?from=${first}&to=${day(first, 4)}`);
-    expect(avail.json.nights).toEqual(ledger.map((l) => ({ date: l.night, capacity: 8, booked: l.booked_rows, held: l.held_rows, available: 8 - l.booked_rows - l.held_rows })));
+    expect(avail.json.nights).toEqual(
+      ledger.map((l) => ({ date: l.night, capacity: 8, booked: l.booked_rows, held: l.held_rows, available: 8 - l.booked_rows - l.held_rows })),
+    );
   });
 
   it("an expired hold races its own confirm and ten buyers: confirm → 409, exactly the freed rooms are sold", async () => {
     const item = "burst/expiry";
     await stock(item, "2030-09-01", "2030-09-03", 2);
-    const hold = await suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2030-09-01", check_out: "2030-09-03", quantity: 2, holder: "cart", hold_ms: 600_000 });
+    const hold = await suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, {
+      check_in: "2030-09-01",
+      check_out: "2030-09-03",
+      quantity: 2,
+      holder: "cart",
+      hold_ms: 600_000,
+    });
     await sql(suite.db, "UPDATE inventory_bookings SET expires_at = now() - interval '1 s' WHERE id = $1", [hold.json.booking_id]);
     await sql(suite.db, "UPDATE inventory_tokens SET held_until = now() - interval '1 s' WHERE booking_id = $1", [hold.json.booking_id]);
     const [confirm, ...buyers] = await Promise.all([
       suite.api("POST", `/v1/inventory/${enc(item)}/bookings/${hold.json.booking_id}/confirm`),
-      ...Array.from({ length: 10 }, (_, i) => suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2030-09-01", check_out: "2030-09-03", quantity: 1, holder: `b${i}` })),
+      ...Array.from({ length: 10 }, (_, i) =>
+        suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: "2030-09-01", check_out: "2030-09-03", quantity: 1, holder: `b${i}` }),
+      ),
     ]);
     expect(confirm.status).toBe(409);
     expect(buyers.filter((b) => b.status === 201)).toHaveLength(2);
     expect(buyers.filter((b) => b.status !== 201).every((b) => b.status === 409)).toBe(true);
     const ledger = await checkLedger(item);
-    expect(ledger.map((l) => [l.booked, l.booked_rows, l.held, l.held_rows])).toEqual([[2, 2, 0, 0], [2, 2, 0, 0]]);
+    expect(ledger.map((l) => [l.booked, l.booked_rows, l.held, l.held_rows])).toEqual([
+      [2, 2, 0, 0],
+      [2, 2, 0, 0],
+    ]);
   });
 });
 
@@ -183,12 +214,21 @@ describe("stock changes during a burst", () => {
     const calls = Array.from({ length: 170 }, (_, i) => {
       if (i % 10 === 5) return stock(item, first, day(first, 3), [4, 9, 5, 12][Math.floor(i / 10) % 4]);
       const ci = rand(3);
-      return suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, { check_in: day(first, ci), check_out: day(first, ci + 1 + rand(3 - ci)), quantity: 1 + rand(2), holder: `r${i}` });
+      return suite.api("POST", `/v1/inventory/${enc(item)}/bookings`, {
+        check_in: day(first, ci),
+        check_out: day(first, ci + 1 + rand(3 - ci)),
+        quantity: 1 + rand(2),
+        holder: `r${i}`,
+      });
     });
     const results = await Promise.all(calls);
     const counts = tally(results);
     console.log("restock burst outcomes by status:", counts);
-    expect(Object.keys(counts).map(Number).every((s) => [200, 201, 409, 503].includes(s))).toBe(true);
+    expect(
+      Object.keys(counts)
+        .map(Number)
+        .every((s) => [200, 201, 409, 503].includes(s)),
+    ).toBe(true);
     // Raising to the highest capacity of the run is never refused; lowering may be (409 naming the nights), bookings may be short.
     for (const [i, r] of results.entries()) if (i % 10 === 5 && [4, 9, 5, 12][Math.floor(i / 10) % 4] === 12) expect(r.status).toBe(200);
     for (const r of results.filter((x) => x.status === 409)) {

@@ -60,7 +60,15 @@ const model: Model<State, Op> = {
 };
 
 const opArb = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("book" as const), first: fc.integer({ min: 0, max: NIGHTS - 2 }), nights: fc.integer({ min: 1, max: 2 }), quantity: fc.integer({ min: 1, max: 2 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("book" as const),
+      first: fc.integer({ min: 0, max: NIGHTS - 2 }),
+      nights: fc.integer({ min: 1, max: 2 }),
+      quantity: fc.integer({ min: 1, max: 2 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("cancel" as const), pick: fc.nat() }) },
 );
 

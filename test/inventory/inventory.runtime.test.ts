@@ -13,7 +13,12 @@ describe("inventory in wrangler dev", () => {
       ["2030-03-30", "2030-03-31"],
       ["2030-03-29", "2030-03-31"],
     ];
-    const requests = Array.from({ length: 60 }, (_, i) => ({ check_in: ranges[i % 3][0], check_out: ranges[i % 3][1], quantity: 1 + (i % 2), holder: `g${i}` }));
+    const requests = Array.from({ length: 60 }, (_, i) => ({
+      check_in: ranges[i % 3][0],
+      check_out: ranges[i % 3][1],
+      quantity: 1 + (i % 2),
+      holder: `g${i}`,
+    }));
     const results = await Promise.all(requests.map((r) => suite.api("POST", "/v1/inventory/rt%2Fhotel/bookings", r)));
     expect(results.every((r) => [201, 409, 503].includes(r.status))).toBe(true);
     expect(results.filter((r) => r.status === 409).length).toBeGreaterThan(0);
@@ -30,15 +35,28 @@ describe("inventory in wrangler dev", () => {
       expect(n.booked).toBe(n.rows);
     }
     const stored = (await sql<{ id: string }>(suite.db, "SELECT id FROM inventory_bookings WHERE item = 'rt/hotel' ORDER BY id")).map((r) => r.id);
-    expect(stored).toEqual(results.filter((r) => r.status === 201).map((r) => r.json.booking_id).sort());
+    expect(stored).toEqual(
+      results
+        .filter((r) => r.status === 201)
+        .map((r) => r.json.booking_id)
+        .sort(),
+    );
   });
 
   it("hold → blocks → lapses (database clock) → sells again; confirm after expiry 409; cancel frees at once", async () => {
     await suite.api("PUT", "/v1/inventory/rt%2Fhold/stock", { from: "2030-04-01", to: "2030-04-02", quantity: 1 });
-    const hold = await suite.api("POST", "/v1/inventory/rt%2Fhold/bookings", { check_in: "2030-04-01", check_out: "2030-04-02", quantity: 1, holder: "cart", hold_ms: 600_000 });
+    const hold = await suite.api("POST", "/v1/inventory/rt%2Fhold/bookings", {
+      check_in: "2030-04-01",
+      check_out: "2030-04-02",
+      quantity: 1,
+      holder: "cart",
+      hold_ms: 600_000,
+    });
     expect(hold.status).toBe(201);
     expect(hold.json.status).toBe("held");
-    expect((await suite.api("POST", "/v1/inventory/rt%2Fhold/bookings", { check_in: "2030-04-01", check_out: "2030-04-02", quantity: 1, holder: "x" })).status).toBe(409);
+    expect(
+      (await suite.api("POST", "/v1/inventory/rt%2Fhold/bookings", { check_in: "2030-04-01", check_out: "2030-04-02", quantity: 1, holder: "x" })).status,
+    ).toBe(409);
     await sql(suite.db, "UPDATE inventory_bookings SET expires_at = now() - interval '1 s' WHERE id = $1", [hold.json.booking_id]);
     await sql(suite.db, "UPDATE inventory_tokens SET held_until = now() - interval '1 s' WHERE booking_id = $1", [hold.json.booking_id]);
     const again = await suite.api("POST", "/v1/inventory/rt%2Fhold/bookings", { check_in: "2030-04-01", check_out: "2030-04-02", quantity: 1, holder: "y" });

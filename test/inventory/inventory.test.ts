@@ -8,7 +8,8 @@ import { bindings, servedApp, sql } from "../support";
 // nights are dates, and nothing about them may depend on the session's zone.
 const suite = servedApp("inventory", {}, { timezone: "America/Santiago" });
 
-const stock = (item: string, from: string, to: string, quantity: number) => suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from, to, quantity });
+const stock = (item: string, from: string, to: string, quantity: number) =>
+  suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from, to, quantity });
 const book = (item: string, check_in: string, check_out: string, quantity: number, extra: Record<string, unknown> = {}) =>
   suite.api("POST", `/v1/inventory/${encodeURIComponent(item)}/bookings`, { check_in, check_out, quantity, holder: "h", ...extra });
 const availability = async (item: string, from: string, to: string) => {
@@ -47,18 +48,33 @@ describe("nights across a DST change that skips midnight (session TimeZone Ameri
   it("stock over 2024-09-08 … 2024-09-10 (the first night starts at the skipped midnight) stocks both nights; bookings take both or answer 409 naming the night", async () => {
     const res = await stock("dst/room", "2024-09-08", "2024-09-10", 2);
     expect(res.status).toBe(200);
-    expect(res.json.nights.map((n: { date: string; capacity: number }) => [n.date, n.capacity])).toEqual([["2024-09-08", 2], ["2024-09-09", 2]]);
+    expect(res.json.nights.map((n: { date: string; capacity: number }) => [n.date, n.capacity])).toEqual([
+      ["2024-09-08", 2],
+      ["2024-09-09", 2],
+    ]);
     expect(await tokens("dst/room")).toEqual([
       { night: "2024-09-08", total: 2, free: 2, confirmed: 0, held: 0 },
       { night: "2024-09-09", total: 2, free: 2, confirmed: 0, held: 0 },
     ]);
     const booked = await book("dst/room", "2024-09-08", "2024-09-10", 2);
     expect(booked.status).toBe(201);
-    expect((await tokens("dst/room")).map((t) => [t.night, t.confirmed])).toEqual([["2024-09-08", 2], ["2024-09-09", 2]]);
+    expect((await tokens("dst/room")).map((t) => [t.night, t.confirmed])).toEqual([
+      ["2024-09-08", 2],
+      ["2024-09-09", 2],
+    ]);
     const short = await book("dst/room", "2024-09-08", "2024-09-10", 1);
     expect(short.status).toBe(409);
-    expect(short.json).toMatchObject({ type: "/problems/inventory-short", short: [{ date: "2024-09-08", available: 0 }, { date: "2024-09-09", available: 0 }] });
-    expect((await availability("dst/room", "2024-09-08", "2024-09-10")).map((n) => [n.date, n.booked])).toEqual([["2024-09-08", 2], ["2024-09-09", 2]]);
+    expect(short.json).toMatchObject({
+      type: "/problems/inventory-short",
+      short: [
+        { date: "2024-09-08", available: 0 },
+        { date: "2024-09-09", available: 0 },
+      ],
+    });
+    expect((await availability("dst/room", "2024-09-08", "2024-09-10")).map((n) => [n.date, n.booked])).toEqual([
+      ["2024-09-08", 2],
+      ["2024-09-09", 2],
+    ]);
   });
 
   it("a booking whose first night starts at the skipped midnight takes every night (stock set night by night)", async () => {
@@ -66,7 +82,10 @@ describe("nights across a DST change that skips midnight (session TimeZone Ameri
     expect((await stock("dst/single", "2024-09-09", "2024-09-10", 1)).status).toBe(200);
     const res = await book("dst/single", "2024-09-08", "2024-09-10", 1);
     expect(res.status).toBe(201);
-    expect((await tokens("dst/single")).map((t) => [t.night, t.confirmed])).toEqual([["2024-09-08", 1], ["2024-09-09", 1]]);
+    expect((await tokens("dst/single")).map((t) => [t.night, t.confirmed])).toEqual([
+      ["2024-09-08", 1],
+      ["2024-09-09", 1],
+    ]);
   });
 });
 
@@ -81,7 +100,9 @@ describe("stock", () => {
       nights: ["2030-03-29", "2030-03-30", "2030-03-31"].map((date) => ({ date, capacity: 10, booked: 0, held: 0, available: 10 })),
     });
     // Raising and re-setting is fine.
-    expect((await stock("hotel/a", "2030-03-30", "2030-03-31", 12)).json.nights).toEqual([{ date: "2030-03-30", capacity: 12, booked: 0, held: 0, available: 12 }]);
+    expect((await stock("hotel/a", "2030-03-30", "2030-03-31", 12)).json.nights).toEqual([
+      { date: "2030-03-30", capacity: 12, booked: 0, held: 0, available: 12 },
+    ]);
   });
 
   it("lowering below booked + held → 409 naming the nights, nothing changed", async () => {
@@ -128,7 +149,15 @@ describe("bookings", () => {
     await stock("hotel/c", "2030-06-01", "2030-06-04", 2);
     const ok = await book("hotel/c", "2030-06-01", "2030-06-03", 2, { holder: "alice" });
     expect(ok.status).toBe(201);
-    expect(ok.json).toMatchObject({ item: "hotel/c", holder: "alice", check_in: "2030-06-01", check_out: "2030-06-03", quantity: 2, status: "confirmed", expires_at: null });
+    expect(ok.json).toMatchObject({
+      item: "hotel/c",
+      holder: "alice",
+      check_in: "2030-06-01",
+      check_out: "2030-06-03",
+      quantity: 2,
+      status: "confirmed",
+      expires_at: null,
+    });
     expect(ok.headers.get("location")).toBe(path("hotel/c", ok.json.booking_id));
 
     // Night 06-03 is free, 06-02 is full, 06-04 has no stock: 409 and nothing taken on 06-03.
@@ -204,14 +233,20 @@ describe("holds", () => {
     expect(hold.status).toBe(201);
     expect(hold.json.status).toBe("held");
     expect(Date.parse(hold.json.expires_at) - Date.parse(hold.json.created_at)).toBe(600_000);
-    expect((await availability("hotel/f", "2030-09-01", "2030-09-03")).map((n) => [n.held, n.available])).toEqual([[2, 0], [2, 0]]);
+    expect((await availability("hotel/f", "2030-09-01", "2030-09-03")).map((n) => [n.held, n.available])).toEqual([
+      [2, 0],
+      [2, 0],
+    ]);
     const blocked = await book("hotel/f", "2030-09-02", "2030-09-03", 1);
     expect(blocked.status).toBe(409);
     expect(blocked.json.short).toEqual([{ date: "2030-09-02", available: 0 }]);
 
     await expireNow(hold.json.booking_id);
     expect((await suite.api("GET", path("hotel/f", hold.json.booking_id))).json.status).toBe("expired");
-    expect((await availability("hotel/f", "2030-09-01", "2030-09-03")).map((n) => [n.held, n.available])).toEqual([[0, 2], [0, 2]]);
+    expect((await availability("hotel/f", "2030-09-01", "2030-09-03")).map((n) => [n.held, n.available])).toEqual([
+      [0, 2],
+      [0, 2],
+    ]);
     const resold = await book("hotel/f", "2030-09-01", "2030-09-03", 2);
     expect(resold.status).toBe(201);
 
@@ -255,7 +290,11 @@ describe("holds", () => {
     expect(ok.status).toBe(200);
     expect(ok.json).toMatchObject({ status: "confirmed", expires_at: hold.json.expires_at, quantity: 3 });
     expect(ok.json.confirmed_at).toMatch(/Z$/);
-    expect((await availability("hotel/h", "2030-11-01", "2030-11-04")).map((n) => [n.booked, n.held, n.available])).toEqual([[3, 0, 1], [3, 0, 1], [3, 0, 1]]);
+    expect((await availability("hotel/h", "2030-11-01", "2030-11-04")).map((n) => [n.booked, n.held, n.available])).toEqual([
+      [3, 0, 1],
+      [3, 0, 1],
+      [3, 0, 1],
+    ]);
     // Confirmed bookings do not lapse: moving the old deadline into the past changes nothing.
     await expireNow(hold.json.booking_id);
     expect((await suite.api("GET", path("hotel/h", hold.json.booking_id))).json.status).toBe("confirmed");
@@ -311,8 +350,15 @@ describe("changing existing stock costs what the change is", () => {
     expect(lowered.json.nights.map((n: { capacity: number }) => n.capacity)).toEqual([2565, 2565, 2565]);
     const raised = await stock("change/r", "2000-01-01", "2000-01-04", 5000);
     expect(raised.status).toBe(200);
-    expect((await tokens("change/r")).map((t) => [t.total, t.free])).toEqual([[5000, 5000], [5000, 5000], [5000, 5000]]);
-    const [{ dup }] = await sql<{ dup: number }>(suite.db, "SELECT count(*) - count(DISTINCT (night, slot)) AS dup FROM inventory_tokens WHERE item = 'change/r'");
+    expect((await tokens("change/r")).map((t) => [t.total, t.free])).toEqual([
+      [5000, 5000],
+      [5000, 5000],
+      [5000, 5000],
+    ]);
+    const [{ dup }] = await sql<{ dup: number }>(
+      suite.db,
+      "SELECT count(*) - count(DISTINCT (night, slot)) AS dup FROM inventory_tokens WHERE item = 'change/r'",
+    );
     expect(Number(dup)).toBe(0);
   });
 

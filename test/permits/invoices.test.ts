@@ -5,7 +5,8 @@ import { heldAdvisoryKeys, servedApp, sql, until } from "../support";
 
 const suite = servedApp("invoices");
 
-const generate = (subscription_id: string, kind: "usage" | "recurring", work_ms = 0) => suite.api("POST", "/v1/invoices/generate", { subscription_id, kind, work_ms });
+const generate = (subscription_id: string, kind: "usage" | "recurring", work_ms = 0) =>
+  suite.api("POST", "/v1/invoices/generate", { subscription_id, kind, work_ms });
 const lockOf = (sub: string) => lockKey("lock", `invoice_gen/${sub}`);
 
 /** The backend running the generation for `sub` (found by its advisory lock). */
@@ -14,7 +15,11 @@ async function generatorPid(sub: string): Promise<number | undefined> {
     const k = BigInt.asUintN(64, BigInt(lockOf(sub)));
     return [String(k >> 32n), String(k & 0xffffffffn)];
   })();
-  const rows = await sql<{ pid: number }>(suite.db, "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid AND objsubid = 1", [classid, objid]);
+  const rows = await sql<{ pid: number }>(
+    suite.db,
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid AND objsubid = 1",
+    [classid, objid],
+  );
   return rows[0]?.pid;
 }
 
@@ -55,10 +60,14 @@ describe("seed 002: invoice generation under invoice_gen/<subscription_id>", () 
   it("generations for different subscriptions run at the same time", async () => {
     const both = Promise.all([generate("SUB-A", "usage", 3000), generate("SUB-B", "usage", 3000)]);
     // Both locks are held at one moment: neither waited for the other.
-    await until(async () => {
-      const held = await heldAdvisoryKeys(suite.db);
-      return held.includes(lockOf("SUB-A")) && held.includes(lockOf("SUB-B"));
-    }, 10_000, "both generations to hold their locks at once");
+    await until(
+      async () => {
+        const held = await heldAdvisoryKeys(suite.db);
+        return held.includes(lockOf("SUB-A")) && held.includes(lockOf("SUB-B"));
+      },
+      10_000,
+      "both generations to hold their locks at once",
+    );
     const [a, b] = await both;
     expect([a.status, b.status]).toEqual([201, 201]);
     // And the database's own clock agrees: the two generations' [started, finished] intervals overlap.

@@ -29,7 +29,10 @@ describe("100 simultaneous acquires of one lease key", () => {
 describe("workers contending for one lease, some crashing (abandoning their lease)", () => {
   it("grants never overlap in time and fencing tokens increase in grant order", async () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed / 2 ** 31);
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const granted: number[] = [];
     const worker = async (w: number) => {
       // Keep contending until the run has enough grants to say something (a loaded machine grants
@@ -87,8 +90,19 @@ interface Claim {
 }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("acquire" as const), kind: fc.constantFrom<Kind>("lease", "semaphore"), ttl: fc.integer({ min: 1000, max: 5000 }) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("renew" as const), kind: fc.constantFrom<Kind>("lease", "semaphore"), pick: fc.nat(), ttl: fc.integer({ min: 1000, max: 5000 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ op: fc.constant("acquire" as const), kind: fc.constantFrom<Kind>("lease", "semaphore"), ttl: fc.integer({ min: 1000, max: 5000 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("renew" as const),
+      kind: fc.constantFrom<Kind>("lease", "semaphore"),
+      pick: fc.nat(),
+      ttl: fc.integer({ min: 1000, max: 5000 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("release" as const), kind: fc.constantFrom<Kind>("lease", "semaphore"), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 4000 }) }) },
 );
@@ -125,7 +139,13 @@ describe("fencing tokens over long random sequences (test clock, checked against
             expire(k);
             const active = claims[k].filter((c) => !c.ended);
             if (o.op === "acquire") {
-              const r = await call("SELECT admit_permit_acquire($1::bigint, $2, $3, 'h', $4::integer, 1000, $5::timestamptz) AS r", [key, k, name, o.ttl, at()]);
+              const r = await call("SELECT admit_permit_acquire($1::bigint, $2, $3, 'h', $4::integer, 1000, $5::timestamptz) AS r", [
+                key,
+                k,
+                name,
+                o.ttl,
+                at(),
+              ]);
               if (active.length >= capacity[k]) {
                 const earliest = Math.min(...active.map((c) => c.expires));
                 expect(r).toMatchObject({ status: "busy", in_use: active.length, retry_after_ms: earliest - now });
@@ -150,7 +170,14 @@ describe("fencing tokens over long random sequences (test clock, checked against
             const target = claims[k][o.pick % claims[k].length];
             const r =
               o.op === "renew"
-                ? await call("SELECT admit_permit_renew($1::bigint, $2, $3, $4::uuid, $5::integer, 1000, $6::timestamptz) AS r", [key, k, name, target.id, o.ttl, at()])
+                ? await call("SELECT admit_permit_renew($1::bigint, $2, $3, $4::uuid, $5::integer, 1000, $6::timestamptz) AS r", [
+                    key,
+                    k,
+                    name,
+                    target.id,
+                    o.ttl,
+                    at(),
+                  ])
                 : await call("SELECT admit_permit_release($1::bigint, $2, $3, $4::uuid, 1000, $5::timestamptz) AS r", [key, k, name, target.id, at()]);
             if (target.ended) {
               expect(r).toMatchObject({ status: "not_current", state: target.ended });
@@ -167,7 +194,12 @@ describe("fencing tokens over long random sequences (test clock, checked against
 
           // The history in the database is the model's: every claim, how it ended, tokens increasing.
           for (const k of ["lease", "semaphore"] as const) {
-            const rows = (await db.query("SELECT id, fencing_token, released_at IS NOT NULL AS released, timed_out_at IS NOT NULL AS timed_out FROM permits WHERE kind = $1 AND name = $2 ORDER BY fencing_token", [k, name])).rows;
+            const rows = (
+              await db.query(
+                "SELECT id, fencing_token, released_at IS NOT NULL AS released, timed_out_at IS NOT NULL AS timed_out FROM permits WHERE kind = $1 AND name = $2 ORDER BY fencing_token",
+                [k, name],
+              )
+            ).rows;
             expect(rows.map((r) => r.id)).toEqual(claims[k].map((c) => c.id));
             for (const [i, c] of claims[k].entries()) {
               expect(rows[i].released).toBe(c.ended === "released");

@@ -55,7 +55,7 @@ describe("withTryLock", () => {
       expect((thrown as ProblemError).problem).toMatchObject({ status: 409, type: "/problems/lock-unavailable", key: "lib/held" });
       expect((thrown as ProblemError).headers["Retry-After"]).toBe("1");
       // Another key is not behind it.
-      expect((await withTryLock(db, "lib/other", async () => 7))).toEqual({ acquired: true, value: 7 });
+      expect(await withTryLock(db, "lib/other", async () => 7)).toEqual({ acquired: true, value: 7 });
     } finally {
       await holder.query("ROLLBACK");
       await holder.end();
@@ -66,10 +66,12 @@ describe("withTryLock", () => {
   it("fn throwing rolls back and frees the lock", async () => {
     const db = newDb();
     try {
-      await expect(withTryLock(db, "lib/throws", async (tx) => {
-        await tx.query("CREATE TABLE lib_probe (x integer)", [], { write: true });
-        throw new Error("boom");
-      })).rejects.toThrow("boom");
+      await expect(
+        withTryLock(db, "lib/throws", async (tx) => {
+          await tx.query("CREATE TABLE lib_probe (x integer)", [], { write: true });
+          throw new Error("boom");
+        }),
+      ).rejects.toThrow("boom");
       expect(await withTryLock(db, "lib/throws", async () => "again")).toEqual({ acquired: true, value: "again" });
       expect(await sql(suite.db, "SELECT to_regclass('lib_probe') AS t")).toEqual([{ t: null }]);
     } finally {
@@ -101,9 +103,15 @@ describe("withLock (bounded wait)", () => {
     const holder = await holdLock(suite.db, "lib/handover");
     const db = newDb();
     try {
-      const waiting = withLock(db, "lib/handover", async (tx) => (await tx.query<{ lt: string }>("SELECT current_setting('lock_timeout') AS lt"))[0].lt, { waitMs: 4_000 });
+      const waiting = withLock(db, "lib/handover", async (tx) => (await tx.query<{ lt: string }>("SELECT current_setting('lock_timeout') AS lt"))[0].lt, {
+        waitMs: 4_000,
+      });
       // The waiter is queued on the advisory lock (not granted) before the holder lets go.
-      await until(async () => (await sql(suite.db, "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).length > 0, 10_000, "the waiter to queue");
+      await until(
+        async () => (await sql(suite.db, "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).length > 0,
+        10_000,
+        "the waiter to queue",
+      );
       await holder.query("COMMIT");
       expect(await waiting).toEqual({ acquired: true, value: "0" });
     } finally {
@@ -132,7 +140,14 @@ describe("leases over HTTP", () => {
 
     const got = await suite.api("GET", "/v1/locks/report%2Fnightly");
     expect(got.status).toBe(200);
-    expect(got.json).toEqual({ key: "report/nightly", held: true, holder: "a", fencing_token: a.json.fencing_token, claimed_at: a.json.claimed_at, expires_at: a.json.expires_at });
+    expect(got.json).toEqual({
+      key: "report/nightly",
+      held: true,
+      holder: "a",
+      fencing_token: a.json.fencing_token,
+      claimed_at: a.json.claimed_at,
+      expires_at: a.json.expires_at,
+    });
     expect(JSON.stringify(got.json)).not.toContain(a.json.lease_id);
   });
 
@@ -177,7 +192,10 @@ describe("leases over HTTP", () => {
     expect((await suite.api("POST", "/v1/locks/ttl/release", { lease_id: a.json.lease_id })).status).toBe(409);
     expect((await suite.api("GET", "/v1/locks/ttl")).json).toMatchObject({ holder: "b", fencing_token: b.json.fencing_token });
 
-    const history = await sql(suite.db, "SELECT holder, admit_rfc3339(timed_out_at) AS timed_out_at, released_at FROM permits WHERE kind = 'lease' AND name = 'ttl' ORDER BY fencing_token");
+    const history = await sql(
+      suite.db,
+      "SELECT holder, admit_rfc3339(timed_out_at) AS timed_out_at, released_at FROM permits WHERE kind = 'lease' AND name = 'ttl' ORDER BY fencing_token",
+    );
     expect(history).toEqual([
       { holder: "a", timed_out_at: a.json.expires_at, released_at: null },
       { holder: "b", timed_out_at: null, released_at: null },

@@ -9,7 +9,11 @@ import { bindings, connect, freshDatabase, sql, until, whileHolding } from "../s
 /** A lease of `key` claimed 10 s ago for 1 s (so expired by the database clock); returns its id and that instant. */
 async function expiredLease(db: string, key: string): Promise<{ id: string; t0: string }> {
   const [{ t0 }] = await sql<{ t0: string }>(db, "SELECT (clock_timestamp() - interval '10 s')::text AS t0");
-  const [{ r }] = await sql<{ r: any }>(db, "SELECT admit_permit_acquire($1::bigint, 'lease', $2, 'first', 1000, 1000, $3::timestamptz) AS r", [lockKey("lease", key), key, t0]);
+  const [{ r }] = await sql<{ r: any }>(db, "SELECT admit_permit_acquire($1::bigint, 'lease', $2, 'first', 1000, 1000, $3::timestamptz) AS r", [
+    lockKey("lease", key),
+    key,
+    t0,
+  ]);
   expect(r.status).toBe("acquired");
   return { id: r.permit.lease_id, t0 };
 }
@@ -25,11 +29,18 @@ async function raceWithSweep(db: string, call: (c: Awaited<ReturnType<typeof con
     await sweeper.query("BEGIN");
     await sweeper.query("SELECT admit_sweep_permits()");
     const [{ pid }] = (await caller.query("SELECT pg_backend_pid() AS pid")).rows;
-    const pending = call(caller).then((value) => ({ value }), (error) => ({ error }));
-    await until(async () => {
-      const rows = await sql(db, "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid]);
-      return rows.length > 0;
-    }, 10_000, "the call to wait for the sweep");
+    const pending = call(caller).then(
+      (value) => ({ value }),
+      (error) => ({ error }),
+    );
+    await until(
+      async () => {
+        const rows = await sql(db, "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid]);
+        return rows.length > 0;
+      },
+      10_000,
+      "the call to wait for the sweep",
+    );
     await sweeper.query("COMMIT");
     return await pending;
   } finally {
@@ -42,8 +53,16 @@ describe("the sweeper against renew and release of the same claim", () => {
   it("renew checked before expiry, sweeper ends the claim meanwhile: renew answers not_current, and the next acquire is the only live holder", async () => {
     const db = await freshDatabase("permits_race_renew");
     const { id, t0 } = await expiredLease(db, "race");
-    const out = await raceWithSweep(db, async (c) =>
-      (await c.query("SELECT admit_permit_renew($1::bigint, 'lease', 'race', $2::uuid, 60000, 5000, $3::timestamptz + interval '500 ms') AS r", [lockKey("lease", "race"), id, t0])).rows[0].r,
+    const out = await raceWithSweep(
+      db,
+      async (c) =>
+        (
+          await c.query("SELECT admit_permit_renew($1::bigint, 'lease', 'race', $2::uuid, 60000, 5000, $3::timestamptz + interval '500 ms') AS r", [
+            lockKey("lease", "race"),
+            id,
+            t0,
+          ])
+        ).rows[0].r,
     );
     expect(out.error).toBeUndefined();
     expect(out.value).toMatchObject({ status: "not_current", state: "timed_out" });
@@ -58,8 +77,16 @@ describe("the sweeper against renew and release of the same claim", () => {
   it("release checked before expiry, sweeper ends the claim meanwhile: release answers not_current, not a broken constraint", async () => {
     const db = await freshDatabase("permits_race_release");
     const { id, t0 } = await expiredLease(db, "race");
-    const out = await raceWithSweep(db, async (c) =>
-      (await c.query("SELECT admit_permit_release($1::bigint, 'lease', 'race', $2::uuid, 5000, $3::timestamptz + interval '500 ms') AS r", [lockKey("lease", "race"), id, t0])).rows[0].r,
+    const out = await raceWithSweep(
+      db,
+      async (c) =>
+        (
+          await c.query("SELECT admit_permit_release($1::bigint, 'lease', 'race', $2::uuid, 5000, $3::timestamptz + interval '500 ms') AS r", [
+            lockKey("lease", "race"),
+            id,
+            t0,
+          ])
+        ).rows[0].r,
     );
     expect(out.error?.code).toBeUndefined();
     expect(out.value).toMatchObject({ status: "not_current", state: "timed_out" });
@@ -86,7 +113,10 @@ describe("the sweeper against renew and release of the same claim", () => {
   });
 
   it("a CHECK constraint broken by a write (23514) is a 409 problem, never a 500", () => {
-    const p = mapSqlError("23514", Object.assign(new Error('new row for relation "permits" violates check constraint "permits_one_ending"'), { constraint: "permits_one_ending" }));
+    const p = mapSqlError(
+      "23514",
+      Object.assign(new Error('new row for relation "permits" violates check constraint "permits_one_ending"'), { constraint: "permits_one_ending" }),
+    );
     expect(p.problem).toMatchObject({ status: 409, type: "/problems/conflict" });
     expect(p.problem.detail).toContain("permits_one_ending");
   });

@@ -5,10 +5,13 @@ import { bindings, connect, servedApp, sql, whileHolding, withServedApp } from "
 
 const suite = servedApp("semaphores_burst");
 
-const ACTIVE = "SELECT slot, holder, fencing_token FROM permits WHERE kind = 'semaphore' AND name = $1 AND released_at IS NULL AND timed_out_at IS NULL ORDER BY slot";
+const ACTIVE =
+  "SELECT slot, holder, fencing_token FROM permits WHERE kind = 'semaphore' AND name = $1 AND released_at IS NULL AND timed_out_at IS NULL ORDER BY slot";
 
 async function burst(name: string, n: number, tag: string) {
-  const results = await Promise.all(Array.from({ length: n }, (_, i) => suite.api("POST", `/v1/semaphores/${name}/acquire`, { holder: `${tag}${i}`, ttl_ms: 60_000 })));
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, i) => suite.api("POST", `/v1/semaphores/${name}/acquire`, { holder: `${tag}${i}`, ttl_ms: 60_000 })),
+  );
   const counts: Record<number, number> = {};
   for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
   console.log(`${n} acquires of ${name} by status:`, counts);
@@ -28,7 +31,9 @@ describe("200 simultaneous acquires of a 4-permit semaphore", () => {
       if (r.status === 429) expect(r.json).toMatchObject({ type: "/problems/semaphore-full", permits: 4, in_use: 4 });
     }
     const active = await sql(suite.db, ACTIVE.replace("$1", "'upstream'"));
-    expect(active).toEqual(won.map((r) => ({ slot: r.json.slot, holder: r.json.holder, fencing_token: String(r.json.fencing_token) })).sort((a, b) => a.slot - b.slot));
+    expect(active).toEqual(
+      won.map((r) => ({ slot: r.json.slot, holder: r.json.holder, fencing_token: String(r.json.fencing_token) })).sort((a, b) => a.slot - b.slot),
+    );
     // Every attempt that was refused left no row behind.
     expect(await sql(suite.db, "SELECT count(*)::int AS n FROM permits WHERE name = 'upstream'")).toEqual([{ n: 4 }]);
 
@@ -48,7 +53,10 @@ describe("serialised per semaphore, not per table", () => {
     await suite.api("PUT", "/v1/semaphores/free", { permits: 2 });
     await whileHolding(suite.db, "SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("semaphore", "held")], () =>
       withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
-        const [blocked, other] = await Promise.all([api("POST", "/v1/semaphores/held/acquire", { holder: "x" }), api("POST", "/v1/semaphores/free/acquire", { holder: "y" })]);
+        const [blocked, other] = await Promise.all([
+          api("POST", "/v1/semaphores/held/acquire", { holder: "x" }),
+          api("POST", "/v1/semaphores/free/acquire", { holder: "y" }),
+        ]);
         expect(blocked.status).toBe(503);
         expect(blocked.json.type).toBe("/problems/lock-timeout");
         expect(blocked.headers.get("retry-after")).toBe("1");

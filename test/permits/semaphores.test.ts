@@ -11,7 +11,8 @@ async function create(name: string, permits: number, default_ttl_ms = 60_000) {
   return res;
 }
 
-const acquire = (name: string, holder: string, ttl_ms?: number) => suite.api("POST", `/v1/semaphores/${encodeURIComponent(name)}/acquire`, { holder, ...(ttl_ms ? { ttl_ms } : {}) });
+const acquire = (name: string, holder: string, ttl_ms?: number) =>
+  suite.api("POST", `/v1/semaphores/${encodeURIComponent(name)}/acquire`, { holder, ...(ttl_ms ? { ttl_ms } : {}) });
 
 describe("PUT and GET", () => {
   it("creates (201), resizes (200), reports holders by slot; unknown → 404", async () => {
@@ -30,7 +31,9 @@ describe("PUT and GET", () => {
 
     const got = await suite.api("GET", "/v1/semaphores/upstream%2Fa");
     expect(got.status).toBe(200);
-    expect(got.json.holders).toEqual([{ slot: 0, holder: "w1", fencing_token: p.json.fencing_token, claimed_at: p.json.claimed_at, expires_at: p.json.expires_at }]);
+    expect(got.json.holders).toEqual([
+      { slot: 0, holder: "w1", fencing_token: p.json.fencing_token, claimed_at: p.json.claimed_at, expires_at: p.json.expires_at },
+    ]);
 
     for (const [method, path, body] of [
       ["GET", "/v1/semaphores/nope", undefined],
@@ -50,7 +53,12 @@ describe("PUT and GET", () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
     }
     await create("valid", 1);
-    for (const [op, body] of [["acquire", { holder: "" }], ["acquire", { holder: "h", ttl_ms: 3_600_001 }], ["renew", { permit_id: "x" }], ["release", {}]] as const) {
+    for (const [op, body] of [
+      ["acquire", { holder: "" }],
+      ["acquire", { holder: "h", ttl_ms: 3_600_001 }],
+      ["renew", { permit_id: "x" }],
+      ["release", {}],
+    ] as const) {
       expect((await suite.api("POST", `/v1/semaphores/valid/${op}`, body)).status, JSON.stringify(body)).toBe(422);
     }
   });
@@ -119,8 +127,11 @@ describe("acquire, renew, release", () => {
     expect((await suite.api("POST", "/v1/semaphores/ttl/release", { permit_id: a.json.permit_id })).status).toBe(409);
 
     // The history keeps every claim: a timed out at its expiry, b and c active.
-    const history = await sql(suite.db, `SELECT holder, slot, admit_rfc3339(claimed_at) AS claimed_at, admit_rfc3339(timed_out_at) AS timed_out_at, released_at
-      FROM permits WHERE kind = 'semaphore' AND name = 'ttl' ORDER BY fencing_token`);
+    const history = await sql(
+      suite.db,
+      `SELECT holder, slot, admit_rfc3339(claimed_at) AS claimed_at, admit_rfc3339(timed_out_at) AS timed_out_at, released_at
+      FROM permits WHERE kind = 'semaphore' AND name = 'ttl' ORDER BY fencing_token`,
+    );
     expect(history).toEqual([
       { holder: "a", slot: 0, claimed_at: a.json.claimed_at, timed_out_at: a.json.expires_at, released_at: null },
       { holder: "b", slot: 1, claimed_at: b.json.claimed_at, timed_out_at: null, released_at: null },
@@ -152,8 +163,11 @@ describe("the scheduled sweep", () => {
       "SELECT admit_permit_acquire(0, 'semaphore', 'sweep', 'crashed', 1000, 1000, now() - interval '2 hours') AS r",
     );
     expect([live.json.slot, r.permit.slot]).toEqual([0, 1]);
-    await sql(suite.db, `INSERT INTO permits (kind, name, slot, holder, fencing_token, ttl_ms, claimed_at, expires_at, released_at)
-      VALUES ('semaphore', 'sweep', 1, 'ancient', nextval('admit_fencing_token'), 1000, now() - interval '40 days', now() - interval '40 days', now() - interval '31 days')`);
+    await sql(
+      suite.db,
+      `INSERT INTO permits (kind, name, slot, holder, fencing_token, ttl_ms, claimed_at, expires_at, released_at)
+      VALUES ('semaphore', 'sweep', 1, 'ancient', nextval('admit_fencing_token'), 1000, now() - interval '40 days', now() - interval '40 days', now() - interval '31 days')`,
+    );
 
     const report = await sweep(bindings(suite.db));
     expect(report.permits).toBeGreaterThanOrEqual(2);

@@ -43,8 +43,13 @@ describe("a 10 000-request burst on one key with limit 100", () => {
     );
     const dbCalls = denyCache.dbCalls - before.dbCalls;
     const hits = denyCache.hits - before.hits;
-    const [row] = await sql<{ admitted: number; attempted: number }>(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'burst' AND key = 'hot'");
-    console.log(`deny cache, ${TOTAL} requests (${IN_FLIGHT} in flight): outcomes ${JSON.stringify(statuses)}; Postgres decided ${row.attempted}, cache answered ${hits}; 503 retried ${retried}`);
+    const [row] = await sql<{ admitted: number; attempted: number }>(
+      suite.db,
+      "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'burst' AND key = 'hot'",
+    );
+    console.log(
+      `deny cache, ${TOTAL} requests (${IN_FLIGHT} in flight): outcomes ${JSON.stringify(statuses)}; Postgres decided ${row.attempted}, cache answered ${hits}; 503 retried ${retried}`,
+    );
     expect(cachedAdmits).toBe(0);
     expect((statuses["200 miss"] ?? 0) + (statuses["200 hit"] ?? 0)).toBe(100);
     expect(row.admitted).toBe(100);

@@ -41,10 +41,17 @@ describe("simultaneous bursts on one key", () => {
     console.log("fixed window burst:", tally(results), "503s retried:", retried503);
     expect(tally(results)).toEqual({ 200: 50, 429: 450 });
     expect(results.every((r) => r.json.remaining >= 0)).toBe(true);
-    expect(results.filter((r) => r.status === 200).map((r) => r.json.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(
+      results
+        .filter((r) => r.status === 200)
+        .map((r) => r.json.remaining)
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 50 }, (_, i) => i));
     const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=fw&key=cust");
     expect(usage.json).toMatchObject({ admitted: 50, attempted: 500, rejected: 450, consumed: 50 });
-    expect(await sql(suite.db, "SELECT consumed::int, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'fw'")).toEqual([{ consumed: 50, admitted: 50, attempted: 500, rejected: 450 }]);
+    expect(await sql(suite.db, "SELECT consumed::int, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'fw'")).toEqual([
+      { consumed: 50, admitted: 50, attempted: 500, rejected: 450 },
+    ]);
   }, 240_000);
 
   it("token bucket (GCRA): 300 simultaneous checks, capacity 100 → exactly 100 allowed; the stored TAT is exactly 100 emission intervals after the first call to take the row", async () => {
@@ -80,7 +87,10 @@ describe("simultaneous bursts on one key", () => {
     const admittedUnits = results.reduce((s, r, i) => s + (r.status === 200 ? costs[i] : 0), 0);
     expect(admittedUnits).toBeLessThanOrEqual(100);
     expect(admittedUnits).toBeGreaterThanOrEqual(96); // only a cost above what is left can be refused while units remain
-    const [row] = await sql<{ consumed: number; admitted: number; attempted: number }>(suite.db, "SELECT consumed::int, admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'mix'");
+    const [row] = await sql<{ consumed: number; admitted: number; attempted: number }>(
+      suite.db,
+      "SELECT consumed::int, admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'mix'",
+    );
     expect(row).toEqual({ consumed: admittedUnits, admitted: results.filter((r) => r.status === 200).length, attempted: 200 });
     expect(results.every((r) => r.json.remaining >= 0)).toBe(true);
   }, 240_000);
@@ -102,7 +112,10 @@ describe("sliding window: the documented approximation bound on a generated work
     const t0 = Date.parse("2033-01-01T00:00:00Z"); // a multiple of W: aligned windows start at t0 + k·W
     // Phases of different rates (quiet, bursty, steady over the limit), costs 1–3: deterministic PRNG.
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed / 2 ** 31);
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const events: Array<{ t: number; cost: number }> = [];
     let t = 0;
     for (let i = 0; i < 1500; i++) {
@@ -115,7 +128,10 @@ describe("sliding window: the documented approximation bound on a generated work
     const decided: Array<{ t: number; cost: number; allowed: boolean }> = [];
     try {
       for (const e of events) {
-        const { rows } = await c.query("SELECT (admit_ratelimit_check('approx', 'k', $1::integer, NULL, 1000, $2::timestamptz)->>'allowed')::boolean AS a", [e.cost, new Date(t0 + e.t).toISOString()]);
+        const { rows } = await c.query("SELECT (admit_ratelimit_check('approx', 'k', $1::integer, NULL, 1000, $2::timestamptz)->>'allowed')::boolean AS a", [
+          e.cost,
+          new Date(t0 + e.t).toISOString(),
+        ]);
         decided.push({ ...e, allowed: rows[0].a });
       }
     } finally {
@@ -143,7 +159,9 @@ describe("sliding window: the documented approximation bound on a generated work
     });
     for (let ws = 0; ws <= t; ws += W) expect(unitsInWindow(ws)).toBeLessThanOrEqual(L);
     const denied = decided.length - admitted.length;
-    console.log(`sliding window approximation on ${decided.length} calls (${admitted.length} admitted, ${denied} denied): worst overshoot of the true sliding count ${worstOver} units over L=${L}; worst false denial ${worstUnder} units below L`);
+    console.log(
+      `sliding window approximation on ${decided.length} calls (${admitted.length} admitted, ${denied} denied): worst overshoot of the true sliding count ${worstOver} units over L=${L}; worst false denial ${worstUnder} units below L`,
+    );
     expect(admitted.length).toBeGreaterThan(200);
     expect(denied).toBeGreaterThan(100);
   }, 240_000);
@@ -155,10 +173,17 @@ async function tenAtOnce(table: string, send: () => Promise<{ status: number; js
   let pending: Promise<Array<{ status: number; json: any }>> | undefined;
   await whileHolding(suite.db, `LOCK TABLE ${table} IN SHARE MODE`, [], async () => {
     pending = Promise.all(Array.from({ length: 10 }, send));
-    await until(async () => {
-      const [{ n }] = await sql<{ n: number }>(suite.db, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%admit_ratelimit_put%'");
-      return n === 10;
-    }, 10_000, "ten PUTs waiting on the table");
+    await until(
+      async () => {
+        const [{ n }] = await sql<{ n: number }>(
+          suite.db,
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%admit_ratelimit_put%'",
+        );
+        return n === 10;
+      },
+      10_000,
+      "ten PUTs waiting on the table",
+    );
   });
   return pending!;
 }
@@ -169,7 +194,8 @@ describe("identical simultaneous PUTs are idempotent", () => {
     const body = { limit: 1000, valid_from: "2026-01-01T00:00:00Z", valid_to: "2027-01-01T00:00:00Z" };
     const results = await tenAtOnce("ratelimit_overrides", () => suite.api("PUT", "/v1/ratelimits/policies/put-race/overrides/cust", body));
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
-    for (const r of results) expect(r.json).toMatchObject({ policy: "put-race", key: "cust", limit: 1000, valid_from: body.valid_from, valid_to: body.valid_to });
+    for (const r of results)
+      expect(r.json).toMatchObject({ policy: "put-race", key: "cust", limit: 1000, valid_from: body.valid_from, valid_to: body.valid_to });
     expect(await sql(suite.db, "SELECT quota FROM ratelimit_overrides WHERE policy = 'put-race' AND key = 'cust'")).toEqual([{ quota: 1000 }]);
     // A different overlapping period is still a conflict.
     const other = await suite.api("PUT", "/v1/ratelimits/policies/put-race/overrides/cust", { ...body, valid_from: "2026-06-01T00:00:00Z" });

@@ -6,11 +6,11 @@
 // it is the feature's promise ("answered before timeout_ms + bound"), not a performance claim.
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge, type Faults } from "../../dev/bridge";
+import { type Bridge, type Faults, startBridge } from "../../dev/bridge";
 import { RequestDb } from "../../functions/core/db";
 import { denyCache, rateLimit } from "../../functions/ratelimits";
-import { putPolicy, type PolicyInput } from "../../functions/ratelimits/sql";
-import { bindings, client, freshDatabase, serveApp, settled, sql, type Served, withFaults as withBridgeFaults } from "../support";
+import { type PolicyInput, putPolicy } from "../../functions/ratelimits/sql";
+import { bindings, client, freshDatabase, type Served, serveApp, settled, sql, withFaults as withBridgeFaults } from "../support";
 
 const BOUND_MS = 1_000;
 let db: string;
@@ -23,8 +23,18 @@ beforeAll(async () => {
   bridge = await startBridge();
   app = await serveApp(bindings(db, { NEON_WS_PROXY: bridge.wsProxy, RATELIMIT_DENY_CACHE: "off" }));
   api = client(app.url);
-  for (const [name, on_unavailable] of [["open", "allow"], ["open2", "allow"], ["closed", "deny"]] as const) {
-    const put = await api("PUT", `/v1/ratelimits/policies/${name}`, { algorithm: "fixed_window", limit: 100, window_ms: 86_400_000, timeout_ms: 400, on_unavailable });
+  for (const [name, on_unavailable] of [
+    ["open", "allow"],
+    ["open2", "allow"],
+    ["closed", "deny"],
+  ] as const) {
+    const put = await api("PUT", `/v1/ratelimits/policies/${name}`, {
+      algorithm: "fixed_window",
+      limit: 100,
+      window_ms: 86_400_000,
+      timeout_ms: 400,
+      on_unavailable,
+    });
     expect(put.status).toBe(201);
     expect(put.json).toMatchObject({ timeout_ms: 400, on_unavailable });
   }
@@ -119,7 +129,15 @@ describe("a check against a stalled database answers within timeout_ms + bound",
 
   it("the very first time (a policy this isolate has never seen) the defaults apply: the request budget (5 000 ms), fail closed", async () => {
     // Created behind the app's back: no PUT, GET or check through this process has told it the settings.
-    await putPolicyDirectly("unseen", { algorithm: "fixed_window", limit: 10, window_ms: 60000, log: false, history_ms: 0, timeout_ms: 200, on_unavailable: "allow" });
+    await putPolicyDirectly("unseen", {
+      algorithm: "fixed_window",
+      limit: 10,
+      window_ms: 60000,
+      log: false,
+      history_ms: 0,
+      timeout_ms: 200,
+      on_unavailable: "allow",
+    });
     expect(denyCache.policies.has("unseen")).toBe(false);
     const first = await withFaults(stall, () => timedCheck({ policy: "unseen", key: "k" }));
     expect(first.status, first.text).toBe(504);
@@ -146,7 +164,10 @@ describe("the rateLimit() middleware under the same faults", () => {
     const other = new Hono();
     other.use("/open/*", rateLimit({ policy: "open", key: () => "mw" }));
     other.use("/closed/*", rateLimit({ policies: ["open", "closed"], key: () => "mw" }));
-    other.get("*", (c) => (ran++, c.json({ ran: true })));
+    other.get("*", (c) => {
+      ran++;
+      return c.json({ ran: true });
+    });
     const started = Date.now();
     const open = await withFaults(stall, async () => other.request("/open/x", {}, env()));
     expect(open.status).toBe(200);
@@ -163,7 +184,15 @@ describe("the rateLimit() middleware under the same faults", () => {
   });
 
   it("the middleware's own timeout_ms / on_unavailable apply from the very first request", async () => {
-    await putPolicyDirectly("mw-unseen", { algorithm: "fixed_window", limit: 10, window_ms: 60000, log: false, history_ms: 0, timeout_ms: 5000, on_unavailable: "deny" });
+    await putPolicyDirectly("mw-unseen", {
+      algorithm: "fixed_window",
+      limit: 10,
+      window_ms: 60000,
+      log: false,
+      history_ms: 0,
+      timeout_ms: 5000,
+      on_unavailable: "deny",
+    });
     const other = new Hono();
     other.use("*", rateLimit({ policy: "mw-unseen", key: () => "k", timeout_ms: 300, on_unavailable: "allow" }));
     other.get("*", (c) => c.json({ ran: true }));
@@ -180,7 +209,13 @@ describe("the rateLimit() middleware under the same faults", () => {
 describe("rateLimit({ concurrency }) under the same faults", () => {
   const env = (extra: Record<string, string> = {}) => bindings(db, { NEON_WS_PROXY: bridge.wsProxy, ...extra });
   const live = async (name: string) =>
-    (await sql<{ n: number }>(db, "SELECT count(*)::int AS n FROM permits WHERE kind = 'semaphore' AND name = $1 AND released_at IS NULL AND timed_out_at IS NULL AND expires_at > now()", [name]))[0].n;
+    (
+      await sql<{ n: number }>(
+        db,
+        "SELECT count(*)::int AS n FROM permits WHERE kind = 'semaphore' AND name = $1 AND released_at IS NULL AND timed_out_at IS NULL AND expires_at > now()",
+        [name],
+      )
+    )[0].n;
 
   it("a handler slower than the request's budget still gives its permit back before the response leaves", async () => {
     const other = new Hono();

@@ -16,18 +16,35 @@ afterAll(async () => {
   await c?.end();
 });
 
-type Step =
-  | { kind: "check"; key: string; cost: number; advanceUs: number }
-  | { kind: "override"; key: string; limit: number; spanWindows: number };
+type Step = { kind: "check"; key: string; cost: number; advanceUs: number } | { kind: "override"; key: string; limit: number; spanWindows: number };
 
 /** A clock step: none, or up to three windows (in thousandths of one) plus 0–999 µs. fast-check integers are 32-bit. */
 const advance = (windowMs: number): fc.Arbitrary<number> =>
-  fc.oneof(fc.constant(0), fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 999 })).map(([k, us]) => k * windowMs + us));
+  fc.oneof(
+    fc.constant(0),
+    fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 999 })).map(([k, us]) => k * windowMs + us),
+  );
 
 const step = (windowMs: number, limit: number): fc.Arbitrary<Step> =>
   fc.oneof(
-    { weight: 8, arbitrary: fc.record({ kind: fc.constant("check" as const), key: fc.constantFrom("a", "b"), cost: fc.integer({ min: 1, max: limit + 2 }), advanceUs: advance(windowMs) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("override" as const), key: fc.constantFrom("a", "b"), limit: fc.integer({ min: 1, max: limit + 3 }), spanWindows: fc.integer({ min: 1, max: 3 }) }) },
+    {
+      weight: 8,
+      arbitrary: fc.record({
+        kind: fc.constant("check" as const),
+        key: fc.constantFrom("a", "b"),
+        cost: fc.integer({ min: 1, max: limit + 2 }),
+        advanceUs: advance(windowMs),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("override" as const),
+        key: fc.constantFrom("a", "b"),
+        limit: fc.integer({ min: 1, max: limit + 3 }),
+        spanWindows: fc.integer({ min: 1, max: 3 }),
+      }),
+    },
   );
 
 const run = fc
@@ -49,7 +66,12 @@ describe("fixed-window fast path", () => {
         const fast = `fw-fast-${n}`;
         const general = `fw-any-${n}`;
         for (const name of [fast, general]) {
-          await c.query("SELECT admit_ratelimit_put_policy($1, 'fixed_window', $2::integer, $3::bigint, false, $4::bigint)", [name, p.limit, p.windowMs, p.history]);
+          await c.query("SELECT admit_ratelimit_put_policy($1, 'fixed_window', $2::integer, $3::bigint, false, $4::bigint)", [
+            name,
+            p.limit,
+            p.windowMs,
+            p.history,
+          ]);
         }
         let us = p.startUs;
         const at = (): string => String(us);

@@ -9,10 +9,10 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Bridge } from "../../dev/bridge";
+import { type Bridge, startBridge } from "../../dev/bridge";
 import { migrate } from "../../dev/migrate";
-import { startPostgres, type PgHandle } from "../../dev/postgres";
-import { client, serveApp, settled, signalPostgres, TOKEN, type Served } from "../support";
+import { type PgHandle, startPostgres } from "../../dev/postgres";
+import { client, type Served, serveApp, settled, signalPostgres, TOKEN } from "../support";
 
 const BOUND_MS = 1_000;
 let tmp: string;
@@ -68,8 +68,14 @@ async function timed(body: Record<string, unknown>) {
 
 describe("rate-limit checks with Postgres frozen", () => {
   it("fail open → 200 timeout, fail closed → 504/503, each within timeout_ms + bound; thawed, checks decide again and never over the limit", async () => {
-    for (const [name, on_unavailable] of [["open", "allow"], ["closed", "deny"]] as const) {
-      expect((await api("PUT", `/v1/ratelimits/policies/${name}`, { algorithm: "fixed_window", limit: 5, window_ms: 86_400_000, timeout_ms: 500, on_unavailable })).status).toBe(201);
+    for (const [name, on_unavailable] of [
+      ["open", "allow"],
+      ["closed", "deny"],
+    ] as const) {
+      expect(
+        (await api("PUT", `/v1/ratelimits/policies/${name}`, { algorithm: "fixed_window", limit: 5, window_ms: 86_400_000, timeout_ms: 500, on_unavailable }))
+          .status,
+      ).toBe(201);
     }
     expect((await timed({ policy: "open", key: "k" })).status).toBe(200);
     freeze();

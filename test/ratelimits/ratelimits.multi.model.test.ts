@@ -17,17 +17,34 @@ afterAll(async () => {
   await c?.end();
 });
 
-type Step =
-  | { kind: "check"; key: string; cost: number; advanceUs: number }
-  | { kind: "override"; key: string; limit: number; spanWindows: number };
+type Step = { kind: "check"; key: string; cost: number; advanceUs: number } | { kind: "override"; key: string; limit: number; spanWindows: number };
 
 const advance = (windowMs: number): fc.Arbitrary<number> =>
-  fc.oneof(fc.constant(0), fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 999 })).map(([k, us]) => Math.floor((k * windowMs) / 1000) * 1000 + us));
+  fc.oneof(
+    fc.constant(0),
+    fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 999 })).map(([k, us]) => Math.floor((k * windowMs) / 1000) * 1000 + us),
+  );
 
 const step = (windowMs: number, limit: number): fc.Arbitrary<Step> =>
   fc.oneof(
-    { weight: 8, arbitrary: fc.record({ kind: fc.constant("check" as const), key: fc.constantFrom("a", "b"), cost: fc.integer({ min: 0, max: limit + 2 }), advanceUs: advance(windowMs) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("override" as const), key: fc.constantFrom("a", "b"), limit: fc.integer({ min: 1, max: limit + 3 }), spanWindows: fc.integer({ min: 1, max: 3 }) }) },
+    {
+      weight: 8,
+      arbitrary: fc.record({
+        kind: fc.constant("check" as const),
+        key: fc.constantFrom("a", "b"),
+        cost: fc.integer({ min: 0, max: limit + 2 }),
+        advanceUs: advance(windowMs),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("override" as const),
+        key: fc.constantFrom("a", "b"),
+        limit: fc.integer({ min: 1, max: limit + 3 }),
+        spanWindows: fc.integer({ min: 1, max: 3 }),
+      }),
+    },
   );
 
 const run = fc
@@ -83,8 +100,11 @@ describe("admit_ratelimit_check_multi", () => {
             continue;
           }
           us += s.advanceUs;
-          const a = (await c.query(`SELECT admit_ratelimit_check_multi(ARRAY[$1], $2, $3::integer, NULL, 1000, ${NOW}) AS r`, [multi, s.key, s.cost, String(us)])).rows[0].r;
-          const b = (await c.query(`SELECT admit_ratelimit_check_any($1, $2, $3::integer, NULL, 1000, ${NOW}) AS r`, [single, s.key, s.cost, String(us)])).rows[0].r;
+          const a = (
+            await c.query(`SELECT admit_ratelimit_check_multi(ARRAY[$1], $2, $3::integer, NULL, 1000, ${NOW}) AS r`, [multi, s.key, s.cost, String(us)])
+          ).rows[0].r;
+          const b = (await c.query(`SELECT admit_ratelimit_check_any($1, $2, $3::integer, NULL, 1000, ${NOW}) AS r`, [single, s.key, s.cost, String(us)]))
+            .rows[0].r;
           expect(a.results).toHaveLength(1);
           expect(a.allowed).toBe(b.allowed);
           expect({ ...a.results[0], policy: "" }, `${p.algorithm} step ${JSON.stringify(s)} at ${us} µs`).toEqual({ ...b, policy: "" });
@@ -101,7 +121,12 @@ describe("admit_ratelimit_check_multi", () => {
       fc.asyncProperty(run, run, async (x, y) => {
         const n = runs++;
         const [p1, p2, t1, t2] = [`mp-1-${n}`, `mp-2-${n}`, `mt-1-${n}`, `mt-2-${n}`];
-        for (const [name, p] of [[p1, x.p], [t1, x.p], [p2, y.p], [t2, y.p]] as const) {
+        for (const [name, p] of [
+          [p1, x.p],
+          [t1, x.p],
+          [p2, y.p],
+          [t2, y.p],
+        ] as const) {
           await c.query("SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, false, 0)", [name, p.algorithm, p.limit, p.windowMs]);
         }
         const single = async (name: string, key: string, cost: number, at: string) =>
@@ -116,15 +141,23 @@ describe("admit_ratelimit_check_multi", () => {
           await c.query("BEGIN");
           const alone = [await single(t2, s.key, s.cost, at), await single(t1, s.key, s.cost, at)];
           await c.query("ROLLBACK");
-          const m = (await c.query(`SELECT admit_ratelimit_check_multi(ARRAY[$1, $5], $2, $3::integer, NULL, 1000, ${NOW}) AS r`, [p2, s.key, s.cost, at, p1])).rows[0].r;
+          const m = (await c.query(`SELECT admit_ratelimit_check_multi(ARRAY[$1, $5], $2, $3::integer, NULL, 1000, ${NOW}) AS r`, [p2, s.key, s.cost, at, p1]))
+            .rows[0].r;
           expect(m.results.map((r: { policy: string }) => r.policy)).toEqual([p2, p1]);
-          expect(m.results.map((r: { allowed: boolean }) => r.allowed), `step ${JSON.stringify(s)}`).toEqual(alone.map((r) => r.allowed));
+          expect(
+            m.results.map((r: { allowed: boolean }) => r.allowed),
+            `step ${JSON.stringify(s)}`,
+          ).toEqual(alone.map((r) => r.allowed));
           expect(m.allowed).toBe(alone.every((r) => r.allowed));
           // Admitted: the twins take the cost for real; refused: they stay as they were.
           if (m.allowed && s.cost > 0) for (const t of [t2, t1]) await single(t, s.key, s.cost, at);
           // Each policy now stands exactly where its twin does (a peek answers from the state alone).
-          const after = (await c.query(`SELECT admit_ratelimit_check_multi(ARRAY[$1, $5], $2, $3::integer, NULL, 1000, ${NOW}) AS r`, [p2, s.key, 0, at, p1])).rows[0].r;
-          expect(after.results.map(strip), `state after step ${JSON.stringify(s)}`).toEqual([strip(await single(t2, s.key, 0, at)), strip(await single(t1, s.key, 0, at))]);
+          const after = (await c.query(`SELECT admit_ratelimit_check_multi(ARRAY[$1, $5], $2, $3::integer, NULL, 1000, ${NOW}) AS r`, [p2, s.key, 0, at, p1]))
+            .rows[0].r;
+          expect(after.results.map(strip), `state after step ${JSON.stringify(s)}`).toEqual([
+            strip(await single(t2, s.key, 0, at)),
+            strip(await single(t1, s.key, 0, at)),
+          ]);
         }
       }),
       { numRuns: 30 },

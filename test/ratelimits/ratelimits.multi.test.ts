@@ -175,7 +175,9 @@ describe("multi-policy checks under simultaneous bursts", () => {
     const statuses: Record<number, number> = {};
     for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
     expect(statuses).toEqual({ 200: 20, 429: 280 });
-    expect(results.filter((r) => r.status === 429).every((r) => r.json["violated-policies"].includes("c-20") && !r.json["violated-policies"].includes("c-50"))).toBe(true);
+    expect(
+      results.filter((r) => r.status === 429).every((r) => r.json["violated-policies"].includes("c-20") && !r.json["violated-policies"].includes("c-50")),
+    ).toBe(true);
     expect(await counters(suite.db, "hot")).toEqual([
       { policy: "c-20", consumed: 20, admitted: 20, attempted: 300, rejected: 280 },
       { policy: "c-50", consumed: 20, admitted: 20, attempted: 300, rejected: 280 },
@@ -184,7 +186,14 @@ describe("multi-policy checks under simultaneous bursts", () => {
 
   it("1000 mixed checks over overlapping policy sets in opposite orders never deadlock: zero 409/503/500", async () => {
     for (const p of ["d-a", "d-b", "d-c"]) await putPolicy(suite.api, p, { algorithm: "fixed_window", limit: 600, window_ms: LONG });
-    const sets = [["d-a", "d-b"], ["d-b", "d-a"], ["d-a", "d-b", "d-c"], ["d-c", "d-b", "d-a"], ["d-c", "d-a"], ["d-b", "d-c"]];
+    const sets = [
+      ["d-a", "d-b"],
+      ["d-b", "d-a"],
+      ["d-a", "d-b", "d-c"],
+      ["d-c", "d-b", "d-a"],
+      ["d-c", "d-a"],
+      ["d-b", "d-c"],
+    ];
     const jobs = Array.from({ length: 1000 }, (_, i) => ({ policies: sets[i % sets.length], key: i % 5 === 0 ? "cold" : "shared" }));
     // 100 in flight at a time: every check overlaps others on the same rows, within the bridge's pool.
     const statuses: Record<number, number> = {};
@@ -200,14 +209,19 @@ describe("multi-policy checks under simultaneous bursts", () => {
         }
       }),
     );
-    expect(Object.keys(statuses).sort()).toEqual(Object.keys(statuses).filter((s) => s === "200" || s === "429").sort());
+    expect(Object.keys(statuses).sort()).toEqual(
+      Object.keys(statuses)
+        .filter((s) => s === "200" || s === "429")
+        .sort(),
+    );
     expect((statuses[200] ?? 0) + (statuses[429] ?? 0)).toBe(1000);
     // What was admitted is what the counters hold, on every policy.
     const rows = await sql<{ policy: string; key: string; admitted: number; attempted: number }>(
       suite.db,
       "SELECT policy, key, admitted::int, attempted::int FROM ratelimit_counters WHERE policy LIKE 'd-%' ORDER BY policy, key",
     );
-    const count = (p: string, key: string, status?: number) => jobs.filter((j, i) => j.key === key && j.policies.includes(p) && (status === undefined || outcome[i] === status)).length;
+    const count = (p: string, key: string, status?: number) =>
+      jobs.filter((j, i) => j.key === key && j.policies.includes(p) && (status === undefined || outcome[i] === status)).length;
     expect(rows).toHaveLength(6);
     for (const r of rows) {
       expect(r.attempted).toBe(count(r.policy, r.key));
@@ -255,6 +269,8 @@ describe("the deny cache with several policies", () => {
       expect(r.headers.get("admit-cache")).toBe("miss");
     }
     expect(statuses).toEqual([200, 429, 429, 429]);
-    expect(await sql(cached.db, "SELECT count(*)::int AS n, count(*) FILTER (WHERE allowed)::int AS ok FROM ratelimit_log WHERE policy = 'dl-logged' AND key = 'k'")).toEqual([{ n: 4, ok: 1 }]);
+    expect(
+      await sql(cached.db, "SELECT count(*)::int AS n, count(*) FILTER (WHERE allowed)::int AS ok FROM ratelimit_log WHERE policy = 'dl-logged' AND key = 'k'"),
+    ).toEqual([{ n: 4, ok: 1 }]);
   });
 });

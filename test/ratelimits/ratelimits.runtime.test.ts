@@ -8,17 +8,25 @@ import { sql, until, workerSuite } from "../support";
 const suite = workerSuite("ratelimits_runtime", { config: "test/fixtures/ratelimit-worker/wrangler.toml" });
 
 const hello = (clientId: string, cost?: number) =>
-  fetch(`${suite.worker.url}/limited/hello`, { headers: { "X-Client": clientId, ...(cost === undefined ? {} : { "X-Cost": String(cost) }) } }).then(async (res) => ({
-    status: res.status,
-    headers: res.headers,
-    json: JSON.parse(await res.text()),
-  }));
+  fetch(`${suite.worker.url}/limited/hello`, { headers: { "X-Client": clientId, ...(cost === undefined ? {} : { "X-Cost": String(cost) }) } }).then(
+    async (res) => ({
+      status: res.status,
+      headers: res.headers,
+      json: JSON.parse(await res.text()),
+    }),
+  );
 
 const stats = async () => (await fetch(`${suite.worker.url}/cache-stats`)).json() as Promise<{ hits: number; dbCalls: number }>;
 
 describe("rateLimit() middleware in wrangler dev", () => {
   it("20 simultaneous requests, limit 5 → five pass through to the handler with RateLimit headers, fifteen get 429 problem+json with Retry-After", async () => {
-    const put = await suite.api("PUT", "/v1/ratelimits/policies/fixture", { algorithm: "fixed_window", limit: 5, window_ms: 366 * 86_400_000, log: true, timeout_ms: 60_000 });
+    const put = await suite.api("PUT", "/v1/ratelimits/policies/fixture", {
+      algorithm: "fixed_window",
+      limit: 5,
+      window_ms: 366 * 86_400_000,
+      log: true,
+      timeout_ms: 60_000,
+    });
     expect(put.status).toBe(201);
     const results = await Promise.all(Array.from({ length: 20 }, () => hello("tenant-a")));
     const ok = results.filter((r) => r.status === 200);
@@ -38,10 +46,18 @@ describe("rateLimit() middleware in wrangler dev", () => {
       expect(r.headers.get("ratelimit")).toMatch(/^"fixture";r=0;t=\d+$/);
     }
     // The database agrees, and the log (log: true) has one row per call with the info the middleware passed.
-    expect(await sql(suite.db, "SELECT consumed::int, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-a'")).toEqual([
-      { consumed: 5, admitted: 5, attempted: 20, rejected: 15 },
-    ]);
-    expect(await sql(suite.db, "SELECT count(*)::int AS n, count(*) FILTER (WHERE allowed)::int AS allowed, min(info->>'path') AS path FROM ratelimit_log WHERE key = 'tenant-a'")).toEqual([{ n: 20, allowed: 5, path: "/limited/hello" }]);
+    expect(
+      await sql(
+        suite.db,
+        "SELECT consumed::int, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-a'",
+      ),
+    ).toEqual([{ consumed: 5, admitted: 5, attempted: 20, rejected: 15 }]);
+    expect(
+      await sql(
+        suite.db,
+        "SELECT count(*)::int AS n, count(*) FILTER (WHERE allowed)::int AS allowed, min(info->>'path') AS path FROM ratelimit_log WHERE key = 'tenant-a'",
+      ),
+    ).toEqual([{ n: 20, allowed: 5, path: "/limited/hello" }]);
     // Another client has its own budget.
     expect((await hello("tenant-b")).status).toBe(200);
   });
@@ -57,7 +73,9 @@ describe("rateLimit() middleware in wrangler dev", () => {
     expect(after.dbCalls - before.dbCalls).toBe(3);
     expect(after.hits - before.hits).toBe(12);
     expect(results.slice(3).every((r) => r.headers.get("admit-cache") === "hit" && Number(r.headers.get("retry-after")) > 0)).toBe(true);
-    expect(await sql(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-c'")).toEqual([{ admitted: 3, attempted: 3 }]);
+    expect(await sql(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'tenant-c'")).toEqual([
+      { admitted: 3, attempted: 3 },
+    ]);
     // A refund through this isolate clears the cached denial at once.
     expect((await suite.api("POST", "/v1/ratelimits/refund", { policy: "fixture", key: "tenant-c", cost: 1 })).json.refunded).toBe(1);
     const again = await hello("tenant-c");
@@ -98,7 +116,13 @@ const get = (path: string, clientId = "c") =>
   });
 
 const livePermits = async (name: string) =>
-  (await sql<{ n: number }>(suite.db, "SELECT count(*)::int AS n FROM permits WHERE kind = 'semaphore' AND name = $1 AND released_at IS NULL AND timed_out_at IS NULL AND expires_at > now()", [name]))[0].n;
+  (
+    await sql<{ n: number }>(
+      suite.db,
+      "SELECT count(*)::int AS n FROM permits WHERE kind = 'semaphore' AND name = $1 AND released_at IS NULL AND timed_out_at IS NULL AND expires_at > now()",
+      [name],
+    )
+  )[0].n;
 
 describe("rateLimit() with several policies and a concurrency limit, in wrangler dev", () => {
   it("policies: [burst, daily] → all-or-nothing; the 429 is a quota-exceeded problem; headers are one list item per policy", async () => {
@@ -147,7 +171,9 @@ describe("rateLimit() with several policies and a concurrency limit, in wrangler
     }
     // Released before each response left: nothing is held now.
     expect(await livePermits("fixture-inflight")).toBe(0);
-    expect(await sql(suite.db, "SELECT count(*)::int AS n, count(released_at)::int AS released FROM permits WHERE kind = 'semaphore' AND name = 'fixture-inflight'")).toEqual([{ n: 3, released: 3 }]);
+    expect(
+      await sql(suite.db, "SELECT count(*)::int AS n, count(released_at)::int AS released FROM permits WHERE kind = 'semaphore' AND name = 'fixture-inflight'"),
+    ).toEqual([{ n: 3, released: 3 }]);
   }, 60_000);
 
   it("a handler that throws still gives its permit back; three more then run at once", async () => {

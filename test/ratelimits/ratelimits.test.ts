@@ -15,7 +15,8 @@ async function putPolicy(name: string, body: Record<string, unknown>) {
   return res;
 }
 
-const check = (policy: string, key: string, cost?: number, info?: unknown) => suite.api("POST", "/v1/ratelimits/check", { policy, key, ...(cost === undefined ? {} : { cost }), ...(info === undefined ? {} : { info }) });
+const check = (policy: string, key: string, cost?: number, info?: unknown) =>
+  suite.api("POST", "/v1/ratelimits/check", { policy, key, ...(cost === undefined ? {} : { cost }), ...(info === undefined ? {} : { info }) });
 
 /** One check at the SQL function with the clock input set to `at` (ISO string). */
 async function checkAt(client: Awaited<ReturnType<typeof connect>>, policy: string, key: string, cost: number, at: string) {
@@ -54,7 +55,9 @@ describe("policies", () => {
     }
     expect((await suite.api("PUT", "/v1/ratelimits/policies/v", { algorithm: "fixed_window", limit: 1, window_ms: 366 * DAY })).status).toBe(201);
     expect((await suite.api("PUT", "/v1/ratelimits/policies/v", { algorithm: "fixed_window", limit: 1, window_ms: 1 })).status).toBe(200);
-    expect((await suite.api("PUT", `/v1/ratelimits/policies/${encodeURIComponent('a"b')}`, { algorithm: "fixed_window", limit: 1, window_ms: 1 })).status).toBe(422);
+    expect((await suite.api("PUT", `/v1/ratelimits/policies/${encodeURIComponent('a"b')}`, { algorithm: "fixed_window", limit: 1, window_ms: 1 })).status).toBe(
+      422,
+    );
     expect((await suite.api("POST", "/v1/ratelimits/check", { policy: "v", key: "" })).status).toBe(422);
     expect((await suite.api("POST", "/v1/ratelimits/check", { policy: "v", key: "k", cost: -1 })).status).toBe(422);
   });
@@ -82,7 +85,10 @@ describe("check", () => {
       expect(denied.headers.get("retry-after")).toBe(String(Math.ceil(denied.json.retry_after_ms / 1000)));
       expect(denied.headers.get("ratelimit")).toMatch(/^"api";r=0;t=\d+$/);
     }
-    const [row] = await sql<{ consumed: string; admitted: number; attempted: number; rejected: number }>(suite.db, "SELECT consumed, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'api' AND key = 'cust-1'");
+    const [row] = await sql<{ consumed: string; admitted: number; attempted: number; rejected: number }>(
+      suite.db,
+      "SELECT consumed, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'api' AND key = 'cust-1'",
+    );
     expect(row).toEqual({ consumed: "3", admitted: 2, attempted: 5, rejected: 3 });
     // Other keys are untouched.
     expect((await check("api", "cust-2")).json.remaining).toBe(2);
@@ -123,7 +129,11 @@ describe("overrides (the seed's per-customer limits over periods that cannot ove
   it("a key with an override valid now gets its own limit; others keep the policy's", async () => {
     await putPolicy("ov", { algorithm: "fixed_window", limit: 2, window_ms: DAY });
     const now = Date.now();
-    const put = await suite.api("PUT", "/v1/ratelimits/policies/ov/overrides/vip", { limit: 5, valid_from: new Date(now - 3_600_000).toISOString(), valid_to: new Date(now + 3_600_000).toISOString() });
+    const put = await suite.api("PUT", "/v1/ratelimits/policies/ov/overrides/vip", {
+      limit: 5,
+      valid_from: new Date(now - 3_600_000).toISOString(),
+      valid_to: new Date(now + 3_600_000).toISOString(),
+    });
     expect(put.status).toBe(201);
     expect(put.json).toMatchObject({ policy: "ov", key: "vip", limit: 5 });
     const future = await suite.api("PUT", "/v1/ratelimits/policies/ov/overrides/later", { limit: 50, valid_from: new Date(now + DAY).toISOString() });
@@ -144,7 +154,9 @@ describe("overrides (the seed's per-customer limits over periods that cannot ove
     const clash = await suite.api("PUT", p, { limit: 9, valid_from: "2020-06-01T00:00:00Z", valid_to: "2020-12-31T00:00:00Z" });
     expect(clash.status).toBe(409);
     expect(clash.json.type).toBe("/problems/override-conflict");
-    expect(clash.json.conflicts).toEqual([{ policy: "ov2", key: "hans company", limit: 4, valid_from: "2020-01-01T00:00:00Z", valid_to: "2020-06-30T00:00:00Z" }]);
+    expect(clash.json.conflicts).toEqual([
+      { policy: "ov2", key: "hans company", limit: 4, valid_from: "2020-01-01T00:00:00Z", valid_to: "2020-06-30T00:00:00Z" },
+    ]);
     expect((await suite.api("PUT", p, { limit: 9, valid_from: "2020-06-30T00:00:00Z", valid_to: "2020-12-31T00:00:00Z" })).status).toBe(201);
     const same = await suite.api("PUT", p, { limit: 7, valid_from: "2020-01-01T00:00:00Z", valid_to: "2020-06-30T00:00:00Z" });
     expect(same.status).toBe(200);
@@ -164,7 +176,13 @@ describe("overrides (the seed's per-customer limits over periods that cannot ove
   it("20 simultaneous overlapping PUTs → exactly one 201, nineteen 409 (the EXCLUDE constraint decides)", async () => {
     await putPolicy("ov3", { algorithm: "fixed_window", limit: 2, window_ms: DAY });
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => suite.api("PUT", "/v1/ratelimits/policies/ov3/overrides/k", { limit: 10 + i, valid_from: `2030-01-${String(1 + i).padStart(2, "0")}T00:00:00Z`, valid_to: "2030-02-01T00:00:00Z" })),
+      Array.from({ length: 20 }, (_, i) =>
+        suite.api("PUT", "/v1/ratelimits/policies/ov3/overrides/k", {
+          limit: 10 + i,
+          valid_from: `2030-01-${String(1 + i).padStart(2, "0")}T00:00:00Z`,
+          valid_to: "2030-02-01T00:00:00Z",
+        }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(19).fill(409)]);
     expect(await sql(suite.db, "SELECT count(*)::int AS n FROM ratelimit_overrides WHERE policy = 'ov3'")).toEqual([{ n: 1 }]);
@@ -221,7 +239,10 @@ describe("token bucket (GCRA)", () => {
       const t0 = Date.parse("2032-01-01T00:00:00Z");
       let t = 0;
       let seed = 7;
-      const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed / 2 ** 31);
+      const rand = () => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed / 2 ** 31;
+      };
       const admitted: Array<[number, number]> = [];
       for (let i = 0; i < 400; i++) {
         t += Math.floor(rand() * 400);
@@ -278,7 +299,11 @@ describe("usage", () => {
     try {
       // Three windows in the past, on the moved clock: 3, 1 and 5 attempts.
       const base = Date.parse("2026-01-01T00:00:00Z");
-      for (const [w, n] of [[0, 3], [1, 1], [3, 5]] as const) {
+      for (const [w, n] of [
+        [0, 3],
+        [1, 1],
+        [3, 5],
+      ] as const) {
         for (let i = 0; i < n; i++) await checkAt(c, "us", "k", 1, new Date(base + w * 60_000 + i * 1000).toISOString());
       }
     } finally {
@@ -287,7 +312,17 @@ describe("usage", () => {
     await check("us", "k");
     const now = await suite.api("GET", "/v1/ratelimits/usage?policy=us&key=k");
     expect(now.status).toBe(200);
-    expect(now.json).toMatchObject({ policy: "us", key: "k", algorithm: "fixed_window", limit: 2, admitted: 1, attempted: 1, rejected: 0, consumed: 1, windows: null });
+    expect(now.json).toMatchObject({
+      policy: "us",
+      key: "k",
+      algorithm: "fixed_window",
+      limit: 2,
+      admitted: 1,
+      attempted: 1,
+      rejected: 0,
+      consumed: 1,
+      windows: null,
+    });
     const hist = await suite.api("GET", "/v1/ratelimits/usage?policy=us&key=k&from=2026-01-01T00:00:00Z&to=2026-01-01T01:00:00Z");
     expect(hist.json.windows).toEqual([
       { window_start: "2026-01-01T00:00:00Z", window_end: "2026-01-01T00:01:00Z", admitted: 2, attempted: 3, rejected: 1, consumed: 2 },
@@ -346,7 +381,11 @@ describe("counters are built for constant update", () => {
         await c.query("SELECT admit_ratelimit_check('hot', 'k', 1, NULL, 1000)");
         await c.query("SELECT admit_ratelimit_check('hottb', 'k', 1, NULL, 1000)");
       }
-      const [s] = (await c.query("SELECT pg_stat_get_xact_tuples_updated('ratelimit_counters'::regclass)::int AS upd, pg_stat_get_xact_tuples_hot_updated('ratelimit_counters'::regclass)::int AS hot")).rows;
+      const [s] = (
+        await c.query(
+          "SELECT pg_stat_get_xact_tuples_updated('ratelimit_counters'::regclass)::int AS upd, pg_stat_get_xact_tuples_hot_updated('ratelimit_counters'::regclass)::int AS hot",
+        )
+      ).rows;
       expect(s).toEqual({ upd: 38, hot: 38 });
       await c.query("COMMIT");
     } finally {
@@ -394,7 +433,9 @@ describe("sweep: a token bucket is never swept while its TAT is in the future", 
     const [row] = await sql<{ future: boolean }>(suite.db, "SELECT admit_ms_to_ts(tat) > now() AS future FROM ratelimit_counters WHERE policy = 'tbsweep'");
     expect(row).toEqual({ future: true });
     await sql(suite.db, "SELECT admit_sweep_ratelimits()");
-    expect(await sql(suite.db, "SELECT key, admit_ms_to_ts(tat) > now() AS future FROM ratelimit_counters WHERE policy = 'tbsweep'")).toEqual([{ key: "k", future: true }]);
+    expect(await sql(suite.db, "SELECT key, admit_ms_to_ts(tat) > now() AS future FROM ratelimit_counters WHERE policy = 'tbsweep'")).toEqual([
+      { key: "k", future: true },
+    ]);
     // ~6 of the 10 tokens are back by now, not 10: a call of 7 is refused (a bucket reset to full would serve it).
     const now = await check("tbsweep", "k", 7);
     expect(now.json.allowed).toBe(false);
@@ -425,7 +466,8 @@ describe("no hangs, honest failures", () => {
     const c = await connect(suite.db);
     try {
       for (let i = 0; i < 3; i++) expect((await checkAt(c, "nw", "k", 1, "2034-01-01T00:00:00Z")).allowed).toBe(true);
-      for (let i = 0; i < 50; i++) expect(await checkAt(c, "nw", "k", 1, `2034-01-01T00:00:${String(1 + (i % 58)).padStart(2, "0")}Z`)).toMatchObject({ allowed: false, remaining: 0 });
+      for (let i = 0; i < 50; i++)
+        expect(await checkAt(c, "nw", "k", 1, `2034-01-01T00:00:${String(1 + (i % 58)).padStart(2, "0")}Z`)).toMatchObject({ allowed: false, remaining: 0 });
       const denied = await checkAt(c, "nw", "k", 1, "2034-01-01T00:00:59.5Z");
       expect(denied).toMatchObject({ retry_after_ms: 500, reset_ms: 500 });
       expect(await checkAt(c, "nw", "k", 1, "2034-01-01T00:01:00Z")).toMatchObject({ allowed: true, remaining: 2, reset_ms: 60_000 });
@@ -475,6 +517,9 @@ describe("no hangs, honest failures", () => {
     expect(res.status).toBe(503);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(res.headers.get("retry-after")).toBe("30");
-    expect(await res.json()).toMatchObject({ type: "/problems/ratelimit-policy-missing", detail: expect.stringContaining("PUT /v1/ratelimits/policies/never-created") });
+    expect(await res.json()).toMatchObject({
+      type: "/problems/ratelimit-policy-missing",
+      detail: expect.stringContaining("PUT /v1/ratelimits/policies/never-created"),
+    });
   });
 });

@@ -33,7 +33,10 @@ describe("a burst of random overlapping and adjacent reservations", () => {
     const hour = 3_600_000;
     // Start and length in whole hours over 5 days: plenty of overlaps and of exact back-to-back edges.
     let seed = 42;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
     const requests = Array.from({ length: 300 }, (_, i) => {
       const start = base + rand(120) * hour;
       const end = start + (1 + rand(8)) * hour;
@@ -45,13 +48,18 @@ describe("a burst of random overlapping and adjacent reservations", () => {
     for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
     console.log("burst outcomes by status:", counts);
     // Lost races are 409; a lock queue longer than lock_timeout may answer 503 (nothing applied). Never a 500.
-    expect(Object.keys(counts).map(Number).every((s) => s === 201 || s === 409 || s === 503)).toBe(true);
+    expect(
+      Object.keys(counts)
+        .map(Number)
+        .every((s) => s === 201 || s === 409 || s === 503),
+    ).toBe(true);
     expect(counts[201]).toBeGreaterThan(10);
     expect(counts[409]).toBeGreaterThan(10);
 
     expect(await sql(suite.db, OVERLAPS)).toEqual([]);
 
-    const stored = await sql<{ id: string; resource: string; start: string; end: string }>(suite.db,
+    const stored = await sql<{ id: string; resource: string; start: string; end: string }>(
+      suite.db,
       "SELECT id, resource, admit_rfc3339(lower(during)) AS start, admit_rfc3339(upper(during)) AS end FROM reservations WHERE resource LIKE 'burst/%' AND cancelled_at IS NULL",
     );
     const byId = new Map(stored.map((s) => [s.id, s]));
@@ -77,7 +85,11 @@ describe("the EXCLUDE constraint on its own", () => {
         const c = await connect(suite.db);
         try {
           // All start on the same day, so every pair overlaps.
-          await c.query("INSERT INTO reservations (resource, holder, during) VALUES ('raw', $1, tstzrange($2::timestamptz, $3::timestamptz, '[)'))", [`h${i}`, "2031-01-01T00:00:00Z", `2031-01-0${2 + (i % 5)}T00:00:00Z`]);
+          await c.query("INSERT INTO reservations (resource, holder, during) VALUES ('raw', $1, tstzrange($2::timestamptz, $3::timestamptz, '[)'))", [
+            `h${i}`,
+            "2031-01-01T00:00:00Z",
+            `2031-01-0${2 + (i % 5)}T00:00:00Z`,
+          ]);
         } finally {
           await c.end();
         }
@@ -85,7 +97,10 @@ describe("the EXCLUDE constraint on its own", () => {
     );
     const ok = attempts.filter((a) => a.status === "fulfilled").length;
     const codes = attempts.flatMap((a) => (a.status === "rejected" ? [(a.reason as { code?: string }).code] : []));
-    expect(codes.every((c) => c === "23P01" || c === "40P01"), JSON.stringify(codes)).toBe(true);
+    expect(
+      codes.every((c) => c === "23P01" || c === "40P01"),
+      JSON.stringify(codes),
+    ).toBe(true);
     expect(ok).toBe(1);
     expect(codes.every((c) => c === "23P01" || c === "40P01")).toBe(true);
     expect(await sql(suite.db, OVERLAPS)).toEqual([]);
@@ -107,7 +122,9 @@ describe("bounded lock waits", () => {
     );
     expect(await sql(suite.db, "SELECT 1 FROM reservations WHERE resource = 'held'")).toEqual([]);
     // Once the holder is gone the same request goes through.
-    expect((await suite.api("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" })).status).toBe(201);
+    expect(
+      (await suite.api("POST", "/v1/reservations", { resource: "held", holder: "h", start: "2021-01-01T00:00:00Z", end: "2021-01-02T00:00:00Z" })).status,
+    ).toBe(201);
   });
 
   it("a connection that dies while holding the lock frees it at once", async () => {

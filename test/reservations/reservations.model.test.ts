@@ -50,7 +50,10 @@ const model: Model<State, Op> = {
     }
     // list: exactly the active reservations of the resource, in start order
     if (status !== 200) return undefined;
-    const want = [...s.entries()].filter(([, r]) => r.active && r.resource === op.resource).sort((a, b) => a[1].start - b[1].start).map(([id]) => id);
+    const want = [...s.entries()]
+      .filter(([, r]) => r.active && r.resource === op.resource)
+      .sort((a, b) => a[1].start - b[1].start)
+      .map(([id]) => id);
     const got = (json?.items ?? []).map((i: { id: string }) => i.id);
     return JSON.stringify(want) === JSON.stringify(got) ? s : undefined;
   },
@@ -66,7 +69,16 @@ const model: Model<State, Op> = {
 
 const opArb = (resources: string[]) =>
   fc.oneof(
-    { weight: 5, arbitrary: fc.record({ kind: fc.constant("reserve" as const), resource: fc.constantFrom(...resources), start: fc.integer({ min: 0, max: 12 }), len: fc.integer({ min: 1, max: 4 }), holder: fc.constantFrom("h1", "h2") }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        kind: fc.constant("reserve" as const),
+        resource: fc.constantFrom(...resources),
+        start: fc.integer({ min: 0, max: 12 }),
+        len: fc.integer({ min: 1, max: 4 }),
+        holder: fc.constantFrom("h1", "h2"),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("cancel" as const), pick: fc.nat() }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("list" as const), resource: fc.constantFrom(...resources) }) },
   );
@@ -90,7 +102,8 @@ describe("reservations: concurrent batches against a sequential model", () => {
             return { ...op, id: ids.length && op.pick % 4 !== 0 ? ids[op.pick % ids.length] : UNKNOWN };
           },
           send: async (op) => {
-            if (op.kind === "reserve") return suite.api("POST", "/v1/reservations", { resource: op.resource, holder: op.holder, start: iso(op.start), end: iso(op.start + op.len) });
+            if (op.kind === "reserve")
+              return suite.api("POST", "/v1/reservations", { resource: op.resource, holder: op.holder, start: iso(op.start), end: iso(op.start + op.len) });
             if (op.kind === "cancel") return suite.api("DELETE", `/v1/reservations/${op.id}`);
             return suite.api("GET", `/v1/reservations?resource=${encodeURIComponent(op.resource)}`);
           },

@@ -16,14 +16,20 @@ async function source(name: string, extra: Record<string, unknown> = {}) {
 async function deliverAll(name: string, secret: string, events: Array<{ id: string; payload: unknown }>) {
   const ts = await dbNowS(suite.db);
   const anon = client(suite.server.url, null);
-  return Promise.all(events.map((e) => anon("POST", `/v1/webhooks/${name}`, JSON.stringify(e.payload), signedHeaders([secret], e.id, ts, JSON.stringify(e.payload)))));
+  return Promise.all(
+    events.map((e) => anon("POST", `/v1/webhooks/${name}`, JSON.stringify(e.payload), signedHeaders([secret], e.id, ts, JSON.stringify(e.payload)))),
+  );
 }
 
 describe("20 simultaneous deliveries of one signed webhook", () => {
   it("→ one inbox row; all 200 with the same id; exactly one is the first, the rest Idempotent-Replayed", async () => {
     const secret = await source("burst");
     const payload = { type: "invoice.created", data: { id: "in_burst" } };
-    const results = await deliverAll("burst", secret, Array.from({ length: 20 }, () => ({ id: "msg_burst", payload })));
+    const results = await deliverAll(
+      "burst",
+      secret,
+      Array.from({ length: 20 }, () => ({ id: "msg_burst", payload })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect(new Set(results.map((r) => r.json.id)).size).toBe(1);
     expect(results.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1);
@@ -35,8 +41,14 @@ describe("20 simultaneous deliveries of one signed webhook", () => {
 describe("consumers claiming at once", () => {
   it("20 simultaneous claims over 150 events: no event handed to two consumers, every event handed out once", async () => {
     const secret = await source("shared-queue");
-    await deliverAll("shared-queue", secret, Array.from({ length: 150 }, (_, i) => ({ id: `ev_${i}`, payload: { i } })));
-    const claims = await Promise.all(Array.from({ length: 20 }, () => suite.api("POST", "/v1/webhooks/shared-queue/events/claim", { limit: 10, visibility_ms: 120_000 })));
+    await deliverAll(
+      "shared-queue",
+      secret,
+      Array.from({ length: 150 }, (_, i) => ({ id: `ev_${i}`, payload: { i } })),
+    );
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, () => suite.api("POST", "/v1/webhooks/shared-queue/events/claim", { limit: 10, visibility_ms: 120_000 })),
+    );
     expect(claims.every((c) => c.status === 200)).toBe(true);
     const got = claims.flatMap((c) => c.json.events.map((e: { id: string }) => e.id));
     expect(new Set(got).size).toBe(got.length); // disjoint
@@ -47,7 +59,11 @@ describe("consumers claiming at once", () => {
 
   it("two consumers draining a queue concurrently (claim, ack, repeat) never receive the same event", async () => {
     const secret = await source("two-consumers");
-    await deliverAll("two-consumers", secret, Array.from({ length: 120 }, (_, i) => ({ id: `tc_${i}`, payload: { i } })));
+    await deliverAll(
+      "two-consumers",
+      secret,
+      Array.from({ length: 120 }, (_, i) => ({ id: `tc_${i}`, payload: { i } })),
+    );
     const consume = async () => {
       const mine: string[] = [];
       for (;;) {
@@ -65,7 +81,9 @@ describe("consumers claiming at once", () => {
     expect(a.length + b.length).toBe(120);
     expect(a.length).toBeGreaterThan(0);
     expect(b.length).toBeGreaterThan(0);
-    expect(await sql(suite.db, "SELECT count(*)::int AS c FROM webhook_events WHERE source = 'two-consumers' AND (processed_at IS NULL OR claims <> 1)")).toEqual([{ c: 0 }]);
+    expect(
+      await sql(suite.db, "SELECT count(*)::int AS c FROM webhook_events WHERE source = 'two-consumers' AND (processed_at IS NULL OR claims <> 1)"),
+    ).toEqual([{ c: 0 }]);
   });
 
   it("ordering key: 4 consumers over 5 subscriptions × 8 events → never two of one subscription in hand at once, each in received order", async () => {
@@ -101,10 +119,14 @@ describe("consumers claiming at once", () => {
 
 /** Pairs of one ordering value processed against received order: must be empty. */
 function processedOutOfOrder(name: string) {
-  return sql(suite.db, `
+  return sql(
+    suite.db,
+    `
     SELECT a.webhook_id FROM webhook_events a JOIN webhook_events b
       ON a.source = b.source AND a.ordering_value = b.ordering_value AND a.seq < b.seq
-     WHERE a.source = $1 AND a.processed_at >= b.processed_at`, [name]);
+     WHERE a.source = $1 AND a.processed_at >= b.processed_at`,
+    [name],
+  );
 }
 
 /**

@@ -70,7 +70,14 @@ const model: Model<State, Op> = {
 };
 
 const opArb = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("deliver" as const), webhookId: fc.constantFrom("msg_1", "msg_2", "msg_3", "msg_4"), variant: fc.constantFrom(1, 2) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("deliver" as const),
+      webhookId: fc.constantFrom("msg_1", "msg_2", "msg_3", "msg_4"),
+      variant: fc.constantFrom(1, 2),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("claim" as const), limit: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("ack" as const), pick: fc.nat() }) },
 );
@@ -146,10 +153,17 @@ describe("webhooks: two simultaneous acks of one event", () => {
       await holder.query("BEGIN");
       await holder.query("SELECT 1 FROM webhook_events WHERE id = $1 FOR UPDATE", [json.id]);
       const pending = Promise.all([1, 2].map(() => suite.api("POST", `/v1/webhooks/${source}/events/${json.id}/ack`, { receipt })));
-      await until(async () => {
-        const [{ n }] = await sql<{ n: number }>(suite.db, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%admit_webhook_ack%'");
-        return n === 2;
-      }, 10_000, "both acks waiting on the row");
+      await until(
+        async () => {
+          const [{ n }] = await sql<{ n: number }>(
+            suite.db,
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%admit_webhook_ack%'",
+          );
+          return n === 2;
+        },
+        10_000,
+        "both acks waiting on the row",
+      );
       await holder.query("ROLLBACK");
       acks = await pending;
     } finally {

@@ -15,15 +15,26 @@ async function register(source: string, orderingKey: string | null) {
 
 async function deliver(source: string, secret: string, id: string, payload: unknown): Promise<string> {
   const body = JSON.stringify(payload);
-  const res = await fetch(`${suite.server.url}/v1/webhooks/${source}`, { method: "POST", headers: { "Content-Type": "application/json", ...signedHeaders([secret], id, await dbNowS(suite.db), body) }, body });
+  const res = await fetch(`${suite.server.url}/v1/webhooks/${source}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...signedHeaders([secret], id, await dbNowS(suite.db), body) },
+    body,
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { id: string }).id;
 }
 
-const claim = async (source: string, visibility_ms: number) => (await suite.api("POST", `/v1/webhooks/${source}/events/claim`, { limit: 10, visibility_ms })).json.events as Array<{ id: string; receipt: string }>;
+const claim = async (source: string, visibility_ms: number) =>
+  (await suite.api("POST", `/v1/webhooks/${source}/events/claim`, { limit: 10, visibility_ms })).json.events as Array<{ id: string; receipt: string }>;
 const ack = (source: string, id: string, receipt: string) => suite.api("POST", `/v1/webhooks/${source}/events/${id}/ack`, { receipt });
 /** Waits until the event's claim has lapsed on the database clock. */
-const lapsed = (id: string) => until(async () => (await sql<{ gone: boolean }>(suite.db, "SELECT claim_expires_at <= clock_timestamp() AS gone FROM webhook_events WHERE id = $1", [id]))[0].gone, 10_000, "the claim to lapse");
+const lapsed = (id: string) =>
+  until(
+    async () =>
+      (await sql<{ gone: boolean }>(suite.db, "SELECT claim_expires_at <= clock_timestamp() AS gone FROM webhook_events WHERE id = $1", [id]))[0].gone,
+    10_000,
+    "the claim to lapse",
+  );
 
 describe("webhook acks with receipts, claims lapsing while held", () => {
   it("A's claim lapses, B re-claims, A acks late: 409 claim-not-current; B keeps the event, and the next of its ordering value waits for B's ack", async () => {
@@ -42,7 +53,11 @@ describe("webhook acks with receipts, claims lapsing while held", () => {
     expect(b.receipt).not.toBe(a.receipt);
     expect(late.headers.get("content-type")).toContain("application/problem+json");
     expect(late.json).toMatchObject({ type: "/problems/claim-not-current", status: 409, state: "superseded" });
-    const [row] = await sql<{ processed: boolean; live: boolean }>(suite.db, "SELECT processed_at IS NOT NULL AS processed, claim_expires_at > clock_timestamp() AS live FROM webhook_events WHERE id = $1", [e1]);
+    const [row] = await sql<{ processed: boolean; live: boolean }>(
+      suite.db,
+      "SELECT processed_at IS NOT NULL AS processed, claim_expires_at > clock_timestamp() AS live FROM webhook_events WHERE id = $1",
+      [e1],
+    );
     expect(row).toEqual({ processed: false, live: true });
     expect(await claim("stale-ack", 600_000)).toEqual([]); // consumer C: e2 must wait while B holds e1
 

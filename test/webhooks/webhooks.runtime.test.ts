@@ -50,6 +50,8 @@ describe("in wrangler dev", () => {
 
     const claimed = await suite.api("POST", "/v1/webhooks/rt-billing/events/claim", { limit: 5 });
     expect(claimed.json.events.map((e: { id: string }) => e.id)).toEqual([first.json.id]);
-    expect((await suite.api("POST", `/v1/webhooks/rt-billing/events/${first.json.id}/ack`, { receipt: claimed.json.events[0].receipt })).json.status).toBe("processed");
+    expect((await suite.api("POST", `/v1/webhooks/rt-billing/events/${first.json.id}/ack`, { receipt: claimed.json.events[0].receipt })).json.status).toBe(
+      "processed",
+    );
   });
 });

@@ -10,14 +10,24 @@ const suite = servedApp("webhooks");
 
 const anon = () => client(suite.server.url, null);
 
-async function deliver(source: string, secrets: string[], id: string, payload: unknown, opts: { ageS?: number; body?: string; headers?: Record<string, string> } = {}) {
+async function deliver(
+  source: string,
+  secrets: string[],
+  id: string,
+  payload: unknown,
+  opts: { ageS?: number; body?: string; headers?: Record<string, string> } = {},
+) {
   const body = opts.body ?? JSON.stringify(payload);
   const ts = (await dbNowS(suite.db)) - (opts.ageS ?? 0);
   return anon()("POST", `/v1/webhooks/${source}`, body, { ...signedHeaders(secrets, id, ts, JSON.stringify(payload)), ...opts.headers });
 }
 
 async function rows(source: string, webhookId?: string) {
-  return sql<{ webhook_id: string }>(suite.db, "SELECT webhook_id FROM webhook_events WHERE source = $1 AND ($2::text IS NULL OR webhook_id = $2) ORDER BY seq", [source, webhookId ?? null]);
+  return sql<{ webhook_id: string }>(
+    suite.db,
+    "SELECT webhook_id FROM webhook_events WHERE source = $1 AND ($2::text IS NULL OR webhook_id = $2) ORDER BY seq",
+    [source, webhookId ?? null],
+  );
 }
 
 async function register(source: string, body: Record<string, unknown>) {
@@ -31,7 +41,13 @@ describe("sources", () => {
     const secret = newSecret();
     const created = await suite.api("PUT", "/v1/webhooks/sources/stripe-like", { secret, ordering_key: "/data/subscription_id" });
     expect(created.status).toBe(201);
-    expect(created.json).toEqual({ source: "stripe-like", tolerance_s: 300, ordering_key: "/data/subscription_id", created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(created.json).toEqual({
+      source: "stripe-like",
+      tolerance_s: 300,
+      ordering_key: "/data/subscription_id",
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     const secret2 = newSecret();
     const replaced = await suite.api("PUT", "/v1/webhooks/sources/stripe-like", { secret: secret2, tolerance_s: 60 });
     expect(replaced.status).toBe(200);
@@ -103,7 +119,14 @@ describe("POST /v1/webhooks/:source — signature is the only authentication", (
       ["10 min ahead", () => deliver("billing", [secret], "msg_bad_4", payload, { ageS: -600 })],
       ["no signature", () => deliver("billing", [secret], "msg_bad_5", payload, { headers: { "webhook-signature": "" } })],
       ["v2 only", () => deliver("billing", [secret], "msg_bad_6", payload, { headers: { "webhook-signature": "v2,abc" } })],
-      ["bad timestamp", () => anon()("POST", "/v1/webhooks/billing", JSON.stringify(payload), { ...signedHeaders([secret], "msg_bad_7", 1, JSON.stringify(payload)), "webhook-timestamp": "soon" })],
+      [
+        "bad timestamp",
+        () =>
+          anon()("POST", "/v1/webhooks/billing", JSON.stringify(payload), {
+            ...signedHeaders([secret], "msg_bad_7", 1, JSON.stringify(payload)),
+            "webhook-timestamp": "soon",
+          }),
+      ],
       ["unknown source", () => deliver("nobody", [secret], "msg_bad_8", payload)],
     ];
     for (const [label, send] of cases) {
@@ -179,7 +202,15 @@ describe("consumers", () => {
     const claimed = await suite.api("POST", "/v1/webhooks/queue/events/claim", { limit: 2, visibility_ms: 60_000 });
     expect(claimed.status).toBe(200);
     expect(claimed.json.events.map((e: any) => e.id)).toEqual(ids.slice(0, 2));
-    expect(claimed.json.events[0]).toEqual({ id: ids[0], webhook_id: "msg_q_0", payload: { i: 0 }, ordering_value: null, received_at: expect.any(String), claim_expires_at: expect.any(String), receipt: expect.any(String) });
+    expect(claimed.json.events[0]).toEqual({
+      id: ids[0],
+      webhook_id: "msg_q_0",
+      payload: { i: 0 },
+      ordering_value: null,
+      received_at: expect.any(String),
+      claim_expires_at: expect.any(String),
+      receipt: expect.any(String),
+    });
     expect((await suite.api("GET", "/v1/webhooks/queue/events?status=claimed")).json.items.map((e: any) => e.id)).toEqual(ids.slice(0, 2));
     expect((await suite.api("GET", "/v1/webhooks/queue/events?status=received")).json.items.map((e: any) => e.id)).toEqual([ids[2]]);
     const receipt = claimed.json.events[0].receipt;
@@ -221,7 +252,11 @@ describe("consumers", () => {
       again = (await suite.api("POST", "/v1/webhooks/visibility/events/claim", { limit: 5, visibility_ms: 60_000 })).json.events;
     }
     expect(again.map((e) => e.id)).toEqual([json.id]);
-    const [row] = await sql<{ claims: number; lapsed: boolean }>(suite.db, "SELECT claims, $1::timestamptz < claim_expires_at AS lapsed FROM webhook_events WHERE id = $2", [first.json.events[0].claim_expires_at, json.id]);
+    const [row] = await sql<{ claims: number; lapsed: boolean }>(
+      suite.db,
+      "SELECT claims, $1::timestamptz < claim_expires_at AS lapsed FROM webhook_events WHERE id = $2",
+      [first.json.events[0].claim_expires_at, json.id],
+    );
     expect(row).toEqual({ claims: 2, lapsed: true });
     // Claimed again with a long visibility: nobody else gets it now.
     expect((await suite.api("POST", "/v1/webhooks/visibility/events/claim", { limit: 5 })).json.events).toEqual([]);
@@ -238,8 +273,12 @@ describe("consumers", () => {
     const a3 = await send("a3", "SUB-1");
     const receipts = new Map<string, string>();
     const claim = async () =>
-      (await suite.api("POST", "/v1/webhooks/ordered/events/claim", { limit: 10, visibility_ms: 60_000 })).json.events.map((e: any) => (receipts.set(e.id, e.receipt), e.id));
-    const ack = async (id: string) => expect((await suite.api("POST", `/v1/webhooks/ordered/events/${id}/ack`, { receipt: receipts.get(id) })).status).toBe(200);
+      (await suite.api("POST", "/v1/webhooks/ordered/events/claim", { limit: 10, visibility_ms: 60_000 })).json.events.map((e: any) => {
+        receipts.set(e.id, e.receipt);
+        return e.id;
+      });
+    const ack = async (id: string) =>
+      expect((await suite.api("POST", `/v1/webhooks/ordered/events/${id}/ack`, { receipt: receipts.get(id) })).status).toBe(200);
     expect(await claim()).toEqual([a1, b1, none]);
     expect(await claim()).toEqual([]);
     await ack(a1);
@@ -273,7 +312,11 @@ describe("consumers", () => {
     const pending = (await deliver("retention", [s], "r-pending", {})).json.id;
     const [{ receipt }] = (await suite.api("POST", "/v1/webhooks/retention/events/claim", { limit: 1 })).json.events;
     expect((await suite.api("POST", `/v1/webhooks/retention/events/${old}/ack`, { receipt })).status).toBe(200);
-    await sql(suite.db, "UPDATE webhook_events SET received_at = now() - interval '8 days', processed_at = CASE WHEN processed_at IS NOT NULL THEN now() - interval '8 days' END WHERE id = ANY($1::uuid[])", [[old, pending]]);
+    await sql(
+      suite.db,
+      "UPDATE webhook_events SET received_at = now() - interval '8 days', processed_at = CASE WHEN processed_at IS NOT NULL THEN now() - interval '8 days' END WHERE id = ANY($1::uuid[])",
+      [[old, pending]],
+    );
     const [{ report }] = await sql<{ report: Record<string, number> }>(suite.db, "SELECT admit_sweep() AS report");
     expect(report.webhook_events).toBe(1);
     expect((await rows("retention")).map((r) => r.webhook_id)).toEqual(["r-pending"]);
@@ -307,12 +350,18 @@ describe("the secret stays secret", () => {
       await deliver("quiet", [newSecret()], "q2", { a: 1 });
       await deliver("quiet", [secret], "q3", { a: 1 }, { ageS: 3600 });
       await suite.api("GET", "/v1/webhooks/sources/quiet");
-      const logged = spies.flatMap((s) => s.mock.calls).map((args) => args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+      const logged = spies
+        .flatMap((s) => s.mock.calls)
+        .map((args) => args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
       for (const line of logged) expect(line).not.toContain(secret.slice(6));
     } finally {
       for (const s of spies) s.mockRestore();
     }
-    const [{ found }] = await sql<{ found: number }>(suite.db, "SELECT count(*)::int AS found FROM idempotency_keys WHERE convert_from(response_body, 'UTF8') LIKE '%' || $1 || '%' OR response_headers::text LIKE '%' || $1 || '%'", [secret.slice(6)]);
+    const [{ found }] = await sql<{ found: number }>(
+      suite.db,
+      "SELECT count(*)::int AS found FROM idempotency_keys WHERE convert_from(response_body, 'UTF8') LIKE '%' || $1 || '%' OR response_headers::text LIKE '%' || $1 || '%'",
+      [secret.slice(6)],
+    );
     expect(found).toBe(0);
     expect(await sql(suite.db, "SELECT response_status FROM idempotency_keys WHERE key = 'quiet-put'")).toEqual([{ response_status: 201 }]);
   });

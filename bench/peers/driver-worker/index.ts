@@ -10,7 +10,7 @@
 // statement on this machine, so the report can tell what Admit's own code costs from what the
 // transport costs. Bench only (started by bench/stack.ts on loopback): no auth at all.
 import { neon } from "@neondatabase/serverless";
-import { createClient, DEFAULT_LOCK_TIMEOUT_MS, ENDPOINT, httpEndpoint, installRoutedFetch, type EndpointInit } from "../../../functions/core/db";
+import { createClient, DEFAULT_LOCK_TIMEOUT_MS, ENDPOINT, type EndpointInit, httpEndpoint, installRoutedFetch } from "../../../functions/core/db";
 import type { Bindings } from "../../../functions/core/env";
 import { CHECK_SQL } from "../../../functions/ratelimits/sql";
 
