@@ -159,6 +159,7 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self';");
     expect(csp).toContain("connect-src 'self'");
+    expect(await (await fetch(`${suite.worker.url}/`)).json()).toMatchObject({ docs: "/docs", dashboard: "/dashboard" });
     expect(await page.title()).toMatch(/Admit dashboard/);
     expect(await text("#problem")).toContain("Enter the API token above");
     // Every control has a label a screen reader reads out.

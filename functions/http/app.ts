@@ -145,6 +145,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.get("/openapi.json", (c) => c.json(openApi()));
   // /docs is not a route: it is a static asset (public/docs.html, wrangler.toml [assets]) that the
   // Workers runtime serves before the Worker runs, rendering /openapi.json with Scalar's bundle.
-  app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", openapi: "/openapi.json", health: "/health" }));
+  // /dashboard is a static asset too (public/dashboard.html, docs/dashboard.md).
+  app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", dashboard: "/dashboard", openapi: "/openapi.json", health: "/health" }));
   return app;
 }

@@ -181,7 +181,7 @@ async function showUsage() {
     ),
   );
   const parts = [el("h3", {}, `Key “${key}” in “${policy}”`), stats];
-  if (history) parts.push(chart(u.windows ?? [], pol.window_ms));
+  if (history) parts.push(chart(u.windows ?? [], pol.window_ms, Date.parse(query.from), Date.parse(u.window_end)));
   else parts.push(el("p", { class: "muted" }, "A token bucket keeps no per-window history."));
   const mine = overrides.items.filter((o) => o.key === key);
   parts.push(
@@ -201,7 +201,7 @@ function stat(label, value, id) {
 }
 
 /** Admitted and rejected per window as stacked bars, with a table of the same numbers for screen readers. */
-function chart(windows, windowMs) {
+function chart(windows, windowMs, from, to) {
   const figure = el("figure", { class: "chart" });
   const caption = el("figcaption", {}, `Admitted and rejected per ${duration(windowMs)} window (${windows.length} with traffic)`);
   if (!windows.length) {
@@ -212,8 +212,9 @@ function chart(windows, windowMs) {
   const H = 200;
   const pad = { l: 40, r: 8, t: 8, b: 28 };
   const max = Math.max(1, ...windows.map((w) => w.admitted + w.rejected));
-  const t0 = Date.parse(windows[0].window_start);
-  const t1 = Date.parse(windows[windows.length - 1].window_end);
+  // The whole range asked for (window-aligned), so quiet windows show as gaps.
+  const t0 = Math.min(Math.floor(from / windowMs) * windowMs, Date.parse(windows[0].window_start));
+  const t1 = Math.max(to, Date.parse(windows[windows.length - 1].window_end));
   const slots = Math.max(1, Math.round((t1 - t0) / windowMs));
   const bw = (W - pad.l - pad.r) / slots;
   const y = (v) => pad.t + (H - pad.t - pad.b) * (1 - v / max);
@@ -230,8 +231,8 @@ function chart(windows, windowMs) {
     );
   }
   g.append(
-    svg("text", { x: pad.l, y: H - 8, class: "tick" }, utc(windows[0].window_start)),
-    svg("text", { x: W - pad.r, y: H - 8, "text-anchor": "end", class: "tick" }, utc(windows[windows.length - 1].window_end)),
+    svg("text", { x: pad.l, y: H - 8, class: "tick" }, utc(new Date(t0).toISOString())),
+    svg("text", { x: W - pad.r, y: H - 8, "text-anchor": "end", class: "tick" }, utc(new Date(t1).toISOString())),
   );
   const legend = el("p", { class: "legend" }, el("span", { class: "swatch admitted" }), " admitted ", el("span", { class: "swatch rejected" }), " rejected");
   const details = el("details", {}, el("summary", {}, "The numbers"));
