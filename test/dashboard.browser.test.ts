@@ -218,8 +218,10 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(await text("#rs-list caption")).toBe("Reservations (2 active, 1 cancelled)");
     expect((await rows("#rs-free")).map((r) => `${r[0].slice(11, 16)}–${r[1].slice(11, 16)}`)).toEqual(["08:00–09:00", "10:00–11:00", "12:00–16:00"]);
     // The timeline: the two active holders drawn, the cancelled one not.
-    expect(await page.$$eval(".timeline .busy", (s) => s.map((e) => e.textContent))).toEqual(["alice", "bob"]);
+    expect(await page.$$eval(".timeline:not(.history) .busy", (s) => s.map((e) => e.textContent))).toEqual(["alice", "bob"]);
     expect(await page.$$eval(".timeline .free", (s) => s.length)).toBe(3);
+    // The cancelled one on the history lane.
+    expect(await page.$$eval(".timeline.history .cancelled", (s) => s.map((e) => e.textContent))).toEqual(["carol"]);
     await shot("reservations");
   });
 

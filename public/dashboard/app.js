@@ -277,10 +277,22 @@ async function showReservations() {
     seg.style.width = width(s, e);
     bar.append(seg);
   }
+  // Cancelled reservations, as history, on a lane of their own under the timeline.
+  const cancelled = list.filter((r) => r.status === "cancelled");
+  const lane = el("div", { class: "timeline history", role: "img", "aria-label": `${cancelled.length} cancelled reservations (history)` });
+  for (const r of cancelled) {
+    const s = Date.parse(r.start) < t0 ? from : r.start;
+    const e = Date.parse(r.end) > t0 + span ? to : r.end;
+    const seg = el("div", { class: "seg cancelled", title: `${r.holder} (cancelled ${utc(r.cancelled_at)}): ${utc(r.start)} – ${utc(r.end)}` }, el("span", {}, r.holder));
+    seg.style.left = pct(s);
+    seg.style.width = width(s, e);
+    lane.append(seg);
+  }
   $("rs-out").replaceChildren(
     el("h3", {}, `${resource}: ${utc(from)} – ${utc(to)}`),
     bar,
-    el("p", { class: "legend" }, el("span", { class: "swatch busy" }), " reserved ", el("span", { class: "swatch free" }), " free"),
+    lane,
+    el("p", { class: "legend" }, el("span", { class: "swatch busy" }), " reserved ", el("span", { class: "swatch free" }), " free ", el("span", { class: "swatch cancelled" }), " cancelled (history, lower lane)"),
     table(
       el("table", { id: "rs-free" }),
       `Free intervals (${avail.free.length})`,
