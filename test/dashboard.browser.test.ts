@@ -4,7 +4,8 @@
 // person would (the nav, the forms) and what it shows is read off the page: the denied key's numbers,
 // the lease holder and its fencing token, the booked nights, the lapsed webhook claim. A wrong token
 // shows a clear message; every request the page makes goes to the Worker; the token never appears in
-// a URL or in localStorage. Screenshots go to test/screenshots/dashboard-*.png (git-ignored).
+// a URL or in localStorage. The browser runs in a time zone 14 hours from UTC: what the page shows and
+// sends is UTC all the same. Screenshots go to test/screenshots/dashboard-*.png (git-ignored).
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,8 @@ import { newSecret, signedHeaders } from "./webhooks/webhooks.support";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SHOTS = join(ROOT, "test", "screenshots");
 const CHROMIUM = process.env.ADMIT_CHROMIUM || "/usr/bin/chromium";
+/** The browser's time zone: far from UTC (UTC+14), so a local time read as UTC would show. */
+const BROWSER_TZ = "Pacific/Kiritimati";
 
 const suite = workerSuite("dashboard_browser");
 let browser: Browser;
@@ -122,6 +125,7 @@ beforeAll(async () => {
   browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
+  await page.emulateTimezone(BROWSER_TZ);
   page.on("request", (r) => void requested.push(r.url()));
   page.on("console", (m) => void (m.type() === "error" && consoleErrors.push(`${m.text()} ${m.location()?.url ?? ""}`)));
   page.on("pageerror", (e) => void consoleErrors.push(String(e)));
@@ -144,6 +148,16 @@ async function openView(name: string, label: string) {
   expect(await page.$eval(`nav a[data-view="${name}"]`, (a) => a.getAttribute("aria-current"))).toBe("page");
   expect(await text(`#h-${name}`)).toBe(label);
 }
+
+/** Clears a text field and types `value` into it, as a person would. */
+async function retype(selector: string, value: string) {
+  await page.$eval(selector, (e) => void ((e as HTMLInputElement).value = ""));
+  await page.type(selector, value);
+}
+
+/** The chart's legend: each series' label and value. */
+const legend = () =>
+  page.$$eval("#rl-usage .u-legend tr", (trs) => trs.map((tr) => [...tr.children].map((c) => (c.textContent ?? "").replace(/\s+/g, " ").trim())));
 
 async function submitAndWait(form: string, selector: string) {
   await page.click(`${form} button[type="submit"]`);
@@ -196,20 +210,55 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(await text("#rl-remaining")).toBe("0 of 5");
     expect(await text("#rl-reset")).toMatch(/^(\d+ min )?\d+ s \(\d{4}-\d\d-\d\d \d\d:00:00 UTC\)$/);
     expect(await text("#rl-cache")).toMatch(/^serving denials until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
-    // The chart: one window with traffic, a bar each for admitted and rejected, and its numbers.
-    expect(await page.$$eval("#rl-usage svg rect.admitted", (r) => r.length)).toBe(1);
-    expect(await page.$$eval("#rl-usage svg rect.rejected", (r) => r.length)).toBe(1);
+    // The chart (uPlot, on a canvas): drawn, with pixels in both series' colours, and its legend
+    // gives the totals over the windows shown; the same numbers in the table.
+    await page.waitForSelector("#rl-usage .chart canvas", { timeout: 30_000 });
+    const drawn = await page.$eval("#rl-usage .chart canvas", (c) => {
+      const canvas = c as HTMLCanvasElement;
+      const px = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
+      const count = { admitted: 0, rejected: 0, width: canvas.width, height: canvas.height };
+      for (let i = 0; i < px.length; i += 4) {
+        if (px[i] === 0x1e && px[i + 1] === 0x6b && px[i + 2] === 0x3a) count.admitted++;
+        if (px[i] === 0xb3 && px[i + 1] === 0x26 && px[i + 2] === 0x1e) count.rejected++;
+      }
+      return count;
+    });
+    expect(drawn.width).toBeGreaterThan(600);
+    expect(drawn.admitted).toBeGreaterThan(50);
+    expect(drawn.rejected).toBeGreaterThan(20);
+    const totals = await legend();
+    expect(totals).toEqual([["Window (UTC)", expect.stringMatching(/^\d+ windows$/)], ["Admitted", "2 in all"], ["Rejected", "1 in all"]]);
     expect((await rows("#rl-usage details table")).map((r) => r.slice(1))).toEqual([["2", "1", "3"]]);
+    // Under the pointer, the last window's (the current one's) own numbers, its start in UTC.
+    const slots = Number(totals[0][1].split(" ")[0]);
+    const over = (await (await page.$("#rl-usage .u-over"))!.boundingBox())!;
+    await page.mouse.move(over.x + (over.width * (slots - 0.5)) / slots, over.y + over.height / 2);
+    await page.waitForFunction(() => document.querySelector("#rl-usage .u-legend")?.textContent?.includes(":00:00 UTC"), { timeout: 10_000 });
+    expect(await legend()).toEqual([["Window (UTC)", expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:00:00 UTC$/)], ["Admitted", "2"], ["Rejected", "1"]]);
+    expect((await legend())[0][1]).toBe((await rows("#rl-usage details table"))[0][0]);
     expect(await rows("#rl-usage > table")).toEqual([["customer-7", "50", "2026-01-01 00:00:00 UTC", "open-ended"]]);
     await shot("ratelimits");
   });
 
   it("reservations: a timeline of the reserved and free intervals, and the cancelled one as history", async () => {
     await openView("reservations", "Reservations");
+    // The browser is 14 hours ahead of UTC; the fields start at today's UTC midnight all the same.
+    expect(await page.evaluate(() => [Intl.DateTimeFormat().resolvedOptions().timeZone, new Date().getTimezoneOffset()])).toEqual([BROWSER_TZ, -840]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await page.$eval("#rs-from", (e) => (e as HTMLInputElement).value)).toBe(`${today}T00:00Z`);
+    expect(await page.$eval("#inv-from", (e) => (e as HTMLInputElement).value)).toBe(today);
     await page.type("#rs-resource", "room-101");
-    await page.$eval("#rs-from", (e) => void ((e as HTMLInputElement).value = "2030-05-01T08:00"));
-    await page.$eval("#rs-to", (e) => void ((e as HTMLInputElement).value = "2030-05-01T16:00"));
+    // A time that does not exist is refused at the field, and nothing is asked for.
+    const before = requested.length;
+    await retype("#rs-from", "2030-02-31T08:00Z");
+    await page.click('#rs-form button[type="submit"]');
+    await page.waitForFunction(() => (document.querySelector("#rs-from") as HTMLInputElement).validationMessage.includes("UTC time"), { timeout: 10_000 });
+    expect(requested.slice(before).filter((u) => u.includes("/v1/"))).toEqual([]);
+    // Typed as UTC, sent as UTC.
+    await retype("#rs-from", "2030-05-01T08:00Z");
+    await retype("#rs-to", "2030-05-01T16:00Z");
     await submitAndWait("#rs-form", "#rs-list");
+    expect(requested).toContain(`${origin}/v1/resources/room-101/availability?from=2030-05-01T08%3A00%3A00Z&to=2030-05-01T16%3A00%3A00Z`);
     expect(await rows("#rs-list")).toEqual([
       ["alice", "2030-05-01 09:00:00 UTC", "2030-05-01 10:00:00 UTC", "active", ""],
       ["bob", "2030-05-01 11:00:00 UTC", "2030-05-01 12:00:00 UTC", "active", ""],
@@ -228,9 +277,10 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
   it("inventory: the nights × capacity/booked/held/available grid", async () => {
     await openView("inventory", "Inventory");
     await page.type("#inv-item", "hotel-double");
-    await page.$eval("#inv-from", (e) => void ((e as HTMLInputElement).value = "2030-06-01"));
-    await page.$eval("#inv-to", (e) => void ((e as HTMLInputElement).value = "2030-06-05"));
+    await retype("#inv-from", "2030-06-01");
+    await retype("#inv-to", "2030-06-05");
     await submitAndWait("#inv-form", "#inv-grid");
+    expect(requested).toContain(`${origin}/v1/inventory/hotel-double/availability?from=2030-06-01&to=2030-06-05`);
     expect(await rows("#inv-grid")).toEqual([
       ["2030-06-01", "5", "2", "0", "3"],
       ["2030-06-02", "5", "2", "1", "2"],
@@ -287,6 +337,10 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     await shot("phone-webhooks");
     await openView("ratelimits", "Rate limits");
     await page.waitForSelector("#rl-admitted", { timeout: 30_000 });
+    // The chart is drawn again at the phone's width.
+    await page.waitForFunction(() => (document.querySelector("#rl-usage .chart canvas") as HTMLCanvasElement | null)?.getBoundingClientRect().width! <= 390, {
+      timeout: 30_000,
+    });
     await shot("phone-ratelimits");
     // Nothing but the tables' own scroll areas is wider than the screen.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -306,7 +360,15 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(requested.length).toBeGreaterThan(0);
     const external = requested.filter((u) => !u.startsWith("data:") && new URL(u).origin !== origin);
     expect(external).toEqual([]);
-    expect(requested).toEqual(expect.arrayContaining([`${origin}/dashboard`, `${origin}/dashboard/app.js`, `${origin}/dashboard/style.css`]));
+    expect(requested).toEqual(
+      expect.arrayContaining([
+        `${origin}/dashboard`,
+        `${origin}/dashboard/app.js`,
+        `${origin}/dashboard/style.css`,
+        `${origin}/dashboard/vendor/uPlot.iife.min.js`,
+        `${origin}/dashboard/vendor/uPlot.min.css`,
+      ]),
+    );
     expect(requested.filter((u) => u.includes(TOKEN) || u.includes("not-the-token"))).toEqual([]);
     // Only the wrong token's calls failed, with 401.
     expect(failed.length).toBeGreaterThan(0);

@@ -86,13 +86,6 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-const svg = (tag, attrs = {}, ...children) => {
-  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  for (const c of children) node.append(c);
-  return node;
-};
-
 /** A table with a caption, column headers and rows of cells (strings, numbers or nodes). */
 function table(target, caption, headers, rows, rowClass = () => undefined) {
   const t = typeof target === "string" ? $(target) : target;
@@ -131,9 +124,46 @@ function duration(ms) {
 
 const timeLeft = (expires) => el("span", { class: "time-left", "data-expires": expires }, duration(Date.parse(expires) - Date.now()));
 
-/** `datetime-local` value (read as UTC) ↔ RFC 3339. */
-const toLocalInput = (d) => d.toISOString().slice(0, 16);
-const fromLocalInput = (v) => `${v.length === 16 ? `${v}:00` : v}Z`;
+// Dates and times are typed as UTC text (YYYY-MM-DD, YYYY-MM-DDTHH:MMZ), not the browser's date
+// pickers: those show and read the browser's locale and time zone. What the page sends is what
+// the reader typed, as UTC.
+
+/** "2030-05-01T08:00Z" */
+const toUtcMinute = (d) => `${d.toISOString().slice(0, 16)}Z`;
+/** "2030-05-01" */
+const toUtcDate = (d) => d.toISOString().slice(0, 10);
+
+/**
+ * The input's UTC minute ("2030-05-01T08:00Z", also "2030-05-01 08:00") as RFC 3339
+ * ("2030-05-01T08:00:00Z"); a value that is no such time is refused where it was typed.
+ */
+function utcMinuteOf(input) {
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})Z?$/i.exec(input.value.trim());
+  const iso = m ? `${m[1]}T${m[2]}:00Z` : "";
+  const t = Date.parse(iso); // NaN, or another day (2030-02-31), for a time that does not exist
+  return checked(input, m && !Number.isNaN(t) && toUtcMinute(new Date(t)) === `${m[1]}T${m[2]}Z` ? iso : null, "a UTC time as YYYY-MM-DDTHH:MMZ, e.g. 2030-05-01T08:00Z");
+}
+
+/** The input's UTC calendar day ("2030-06-01"); a value that is no such day is refused where it was typed. */
+function utcDateOf(input) {
+  const v = input.value.trim();
+  const t = /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : Number.NaN;
+  const ok = !Number.isNaN(t) && toUtcDate(new Date(t)) === v;
+  return checked(input, ok ? v : null, "a UTC date as YYYY-MM-DD, e.g. 2030-06-01");
+}
+
+/** `value`, or (null) the input marked invalid with what it wants, focused, and the load stopped. */
+function checked(input, value, wanted) {
+  input.setCustomValidity(value === null ? `Enter ${wanted}.` : "");
+  if (value !== null) return value;
+  input.reportValidity();
+  input.focus();
+  throw new InputError();
+}
+
+/** A typed value that is not what the field wants: the field says so; no problem box. */
+class InputError extends Error {}
+for (const input of document.querySelectorAll('input[pattern]')) input.addEventListener("input", () => input.setCustomValidity(""));
 
 // ------------------------------------------------------------------------------------------------
 // Rate limits.
@@ -158,6 +188,7 @@ async function showUsage() {
   const key = $("rl-key").value;
   const out = $("rl-usage");
   const pol = await api(`/v1/ratelimits/policies/${encodeURIComponent(policy)}`);
+  dropChart();
   const history = pol.algorithm !== "token_bucket";
   const now = Date.now();
   // The last 60 windows (within what the policy keeps), and the current one.
@@ -200,41 +231,93 @@ function stat(label, value, id) {
   return el("div", {}, el("dt", {}, label), el("dd", { id }, value));
 }
 
-/** Admitted and rejected per window as stacked bars, with a table of the same numbers for screen readers. */
+/** The chart on screen (uPlot) and what resizes it: destroyed when the usage is drawn again. */
+let plot;
+let plotResize;
+
+function dropChart() {
+  plotResize?.disconnect();
+  plot?.destroy();
+  plot = plotResize = undefined;
+}
+
+/** The time axis' labels, in UTC whatever the browser's locale: "14:00", with the date under the first tick of each day. */
+function timeTicks(_u, splits) {
+  let day;
+  return splits.map((s) => {
+    const iso = new Date(s * 1000).toISOString();
+    const label = iso.slice(11, 16);
+    if (iso.slice(0, 10) === day) return label;
+    day = iso.slice(0, 10);
+    return `${label}\n${day}`;
+  });
+}
+
+/** A CSS custom property of the page (the canvas cannot use var()). */
+const cssVar = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+
+/**
+ * Admitted and rejected per window, side by side, over the whole range asked for (quiet windows are
+ * gaps), drawn by uPlot (public/dashboard/vendor/, copied by dev/docs-assets.ts) on a canvas. Its
+ * legend gives the totals, or one window's numbers under the pointer; times are UTC. The same
+ * numbers are in a table for screen readers. Returns the figure; the chart is made once the figure
+ * is on the page (it takes the figure's width) and follows its width after.
+ */
 function chart(windows, windowMs, from, to) {
+  dropChart();
   const figure = el("figure", { class: "chart" });
   const caption = el("figcaption", {}, `Admitted and rejected per ${duration(windowMs)} window (${windows.length} with traffic)`);
   if (!windows.length) {
     figure.append(caption, el("p", { class: "muted" }, "No calls in the windows shown."));
     return figure;
   }
-  const W = 720;
-  const H = 200;
-  const pad = { l: 40, r: 8, t: 8, b: 28 };
-  const max = Math.max(1, ...windows.map((w) => w.admitted + w.rejected));
-  // The whole range asked for (window-aligned), so quiet windows show as gaps.
+  // The whole range asked for (window-aligned): one slot per window, 0 where nothing came.
   const t0 = Math.min(Math.floor(from / windowMs) * windowMs, Date.parse(windows[0].window_start));
-  const t1 = Math.max(to, Date.parse(windows[windows.length - 1].window_end));
+  const t1 = Math.max(Math.ceil(to / windowMs) * windowMs, Date.parse(windows[windows.length - 1].window_end));
   const slots = Math.max(1, Math.round((t1 - t0) / windowMs));
-  const bw = (W - pad.l - pad.r) / slots;
-  const y = (v) => pad.t + (H - pad.t - pad.b) * (1 - v / max);
-  const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `Bar chart: ${caption.textContent}` });
-  g.append(svg("line", { x1: pad.l, x2: W - pad.r, y1: y(0), y2: y(0), class: "axis" }));
-  for (const v of [0, max]) g.append(svg("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", class: "tick" }, String(v)));
-  for (const w of windows) {
-    const x = pad.l + ((Date.parse(w.window_start) - t0) / windowMs) * bw;
-    const width = Math.max(bw - 2, 1);
-    const title = `${utc(w.window_start)}: ${w.admitted} admitted, ${w.rejected} rejected`;
-    g.append(
-      svg("rect", { x, y: y(w.admitted), width, height: y(0) - y(w.admitted), class: "admitted" }, svg("title", {}, title)),
-      svg("rect", { x, y: y(w.admitted + w.rejected), width, height: y(0) - y(w.rejected), class: "rejected" }, svg("title", {}, title)),
-    );
+  const byStart = new Map(windows.map((w) => [Date.parse(w.window_start), w]));
+  const xs = [];
+  const admitted = [];
+  const rejected = [];
+  for (let i = 0; i < slots; i++) {
+    const start = t0 + i * windowMs;
+    const w = byStart.get(start);
+    xs.push((start + windowMs / 2) / 1000); // uPlot's time scale is in seconds; a bar sits mid-window
+    admitted.push(w ? w.admitted : 0);
+    rejected.push(w ? w.rejected : 0);
   }
-  g.append(
-    svg("text", { x: pad.l, y: H - 8, class: "tick" }, utc(new Date(t0).toISOString())),
-    svg("text", { x: W - pad.r, y: H - 8, "text-anchor": "end", class: "tick" }, utc(new Date(t1).toISOString())),
-  );
-  const legend = el("p", { class: "legend" }, el("span", { class: "swatch admitted" }), " admitted ", el("span", { class: "swatch rejected" }), " rejected");
+  const sum = (a) => a.reduce((s, v) => s + v, 0);
+  const totals = [sum(admitted), sum(rejected)];
+  // The legend's numbers: under the pointer, that window's; otherwise (no window: null) the totals.
+  const count = (n) => (_u, v) => (v === null ? `${totals[n]} in all` : String(v));
+  const label = `Bar chart: ${caption.textContent}; ${totals[0]} admitted, ${totals[1]} rejected in all`;
+  const box = el("div", { class: "plot" });
+  const { uPlot } = window;
+  const bars = (align) => uPlot.paths.bars({ size: [0.45, 48, 2], align });
+  const opts = (width) => ({
+    width,
+    height: 220,
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
+    cursor: { drag: { x: false, y: false }, points: { show: false }, y: false },
+    scales: {
+      x: { time: true, range: () => [t0 / 1000, t1 / 1000] },
+      y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+    },
+    axes: [
+      { label: "UTC", labelSize: 18, stroke: cssVar("--muted"), grid: { stroke: cssVar("--line"), width: 1 }, values: timeTicks },
+      {
+        stroke: cssVar("--muted"),
+        grid: { stroke: cssVar("--line"), width: 1 },
+        incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000],
+        values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : "")),
+      },
+    ],
+    series: [
+      { label: "Window (UTC)", value: (_u, v) => (v === null ? `${slots} windows` : utc(new Date(v * 1000 - windowMs / 2).toISOString())) },
+      { label: "Admitted", value: count(0), fill: cssVar("--admitted"), stroke: cssVar("--admitted"), width: 0, paths: bars(-1), points: { show: false } },
+      { label: "Rejected", value: count(1), fill: cssVar("--rejected"), stroke: cssVar("--rejected"), width: 0, paths: bars(1), points: { show: false } },
+    ],
+  });
   const details = el("details", {}, el("summary", {}, "The numbers"));
   table(
     details.appendChild(el("table")),
@@ -242,7 +325,19 @@ function chart(windows, windowMs, from, to) {
     ["Window start", "Admitted", "Rejected", "Attempted"],
     windows.map((w) => [utc(w.window_start), w.admitted, w.rejected, w.attempted]),
   );
-  figure.append(caption, g, legend, details);
+  figure.append(caption, box, details);
+  // Made, and resized, once the figure has a width on the page.
+  plotResize = new ResizeObserver(() => {
+    const width = Math.floor(box.clientWidth);
+    if (!width) return;
+    if (!plot) {
+      plot = new uPlot(opts(width), [xs, admitted, rejected], box);
+      plot.root.querySelector("canvas").setAttribute("aria-label", label);
+      plot.root.querySelector("canvas").setAttribute("role", "img");
+    }
+    else if (plot.width !== width) plot.setSize({ width, height: 220 });
+  });
+  plotResize.observe(box);
   return figure;
 }
 
@@ -251,8 +346,8 @@ function chart(windows, windowMs, from, to) {
 
 async function showReservations() {
   const resource = $("rs-resource").value;
-  const from = fromLocalInput($("rs-from").value);
-  const to = fromLocalInput($("rs-to").value);
+  const from = utcMinuteOf($("rs-from"));
+  const to = utcMinuteOf($("rs-to"));
   const [avail, list] = await Promise.all([
     api(`/v1/resources/${encodeURIComponent(resource)}/availability`, { from, to }),
     all("/v1/reservations", { resource, from, to, include_cancelled: "true", limit: 1000 }),
@@ -314,7 +409,7 @@ async function showReservations() {
 
 async function showInventory() {
   const item = $("inv-item").value;
-  const a = await api(`/v1/inventory/${encodeURIComponent(item)}/availability`, { from: $("inv-from").value, to: $("inv-to").value });
+  const a = await api(`/v1/inventory/${encodeURIComponent(item)}/availability`, { from: utcDateOf($("inv-from")), to: utcDateOf($("inv-to")) });
   const grid = table(
     el("table", { id: "inv-grid" }),
     `${item}: nights ${a.from} to ${a.to} (check-out day excluded)`,
@@ -436,6 +531,7 @@ async function run(fn) {
     await fn();
     clearProblem();
   } catch (err) {
+    if (err instanceof InputError) return;
     if (err instanceof ApiError && err.status === 401) stopLive();
     showProblem(err);
   }
@@ -461,11 +557,10 @@ function openView() {
 function defaults() {
   const day = new Date();
   day.setUTCHours(0, 0, 0, 0);
-  $("rs-from").value = toLocalInput(day);
-  $("rs-to").value = toLocalInput(new Date(day.getTime() + 86_400_000));
-  const date = (d) => d.toISOString().slice(0, 10);
-  $("inv-from").value = date(day);
-  $("inv-to").value = date(new Date(day.getTime() + 7 * 86_400_000));
+  $("rs-from").value = toUtcMinute(day);
+  $("rs-to").value = toUtcMinute(new Date(day.getTime() + 86_400_000));
+  $("inv-from").value = toUtcDate(day);
+  $("inv-to").value = toUtcDate(new Date(day.getTime() + 7 * 86_400_000));
 }
 
 function showTokenState() {
