@@ -227,14 +227,22 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(drawn.admitted).toBeGreaterThan(50);
     expect(drawn.rejected).toBeGreaterThan(20);
     const totals = await legend();
-    expect(totals).toEqual([["Window (UTC)", expect.stringMatching(/^\d+ windows$/)], ["Admitted", "2 in all"], ["Rejected", "1 in all"]]);
+    expect(totals).toEqual([
+      ["Window (UTC)", expect.stringMatching(/^\d+ windows$/)],
+      ["Admitted", "2 in all"],
+      ["Rejected", "1 in all"],
+    ]);
     expect((await rows("#rl-usage details table")).map((r) => r.slice(1))).toEqual([["2", "1", "3"]]);
     // Under the pointer, the last window's (the current one's) own numbers, its start in UTC.
     const slots = Number(totals[0][1].split(" ")[0]);
     const over = (await (await page.$("#rl-usage .u-over"))!.boundingBox())!;
     await page.mouse.move(over.x + (over.width * (slots - 0.5)) / slots, over.y + over.height / 2);
     await page.waitForFunction(() => document.querySelector("#rl-usage .u-legend")?.textContent?.includes(":00:00 UTC"), { timeout: 10_000 });
-    expect(await legend()).toEqual([["Window (UTC)", expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:00:00 UTC$/)], ["Admitted", "2"], ["Rejected", "1"]]);
+    expect(await legend()).toEqual([
+      ["Window (UTC)", expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:00:00 UTC$/)],
+      ["Admitted", "2"],
+      ["Rejected", "1"],
+    ]);
     expect((await legend())[0][1]).toBe((await rows("#rl-usage details table"))[0][0]);
     expect(await rows("#rl-usage > table")).toEqual([["customer-7", "50", "2026-01-01 00:00:00 UTC", "open-ended"]]);
     await shot("ratelimits");
@@ -338,7 +346,7 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     await openView("ratelimits", "Rate limits");
     await page.waitForSelector("#rl-admitted", { timeout: 30_000 });
     // The chart is drawn again at the phone's width.
-    await page.waitForFunction(() => (document.querySelector("#rl-usage .chart canvas") as HTMLCanvasElement | null)?.getBoundingClientRect().width! <= 390, {
+    await page.waitForFunction(() => (document.querySelector("#rl-usage .chart canvas")?.getBoundingClientRect().width ?? Infinity) <= 390, {
       timeout: 30_000,
     });
     await shot("phone-ratelimits");

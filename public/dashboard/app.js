@@ -91,12 +91,26 @@ function table(target, caption, headers, rows, rowClass = () => undefined) {
   const t = typeof target === "string" ? $(target) : target;
   t.replaceChildren(
     el("caption", {}, caption),
-    el("thead", {}, el("tr", {}, headers.map((h) => el("th", { scope: "col" }, h)))),
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        headers.map((h) => el("th", { scope: "col" }, h)),
+      ),
+    ),
     el(
       "tbody",
       {},
       rows.length
-        ? rows.map((r, i) => el("tr", { class: rowClass(i) }, r.map((c, j) => (j === 0 ? el("th", { scope: "row" }, c) : el("td", {}, c)))))
+        ? rows.map((r, i) =>
+            el(
+              "tr",
+              { class: rowClass(i) },
+              r.map((c, j) => (j === 0 ? el("th", { scope: "row" }, c) : el("td", {}, c))),
+            ),
+          )
         : el("tr", {}, el("td", { colspan: headers.length, class: "muted" }, "None.")),
     ),
   );
@@ -141,7 +155,11 @@ function utcMinuteOf(input) {
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})Z?$/i.exec(input.value.trim());
   const iso = m ? `${m[1]}T${m[2]}:00Z` : "";
   const t = Date.parse(iso); // NaN, or another day (2030-02-31), for a time that does not exist
-  return checked(input, m && !Number.isNaN(t) && toUtcMinute(new Date(t)) === `${m[1]}T${m[2]}Z` ? iso : null, "a UTC time as YYYY-MM-DDTHH:MMZ, e.g. 2030-05-01T08:00Z");
+  return checked(
+    input,
+    m && !Number.isNaN(t) && toUtcMinute(new Date(t)) === `${m[1]}T${m[2]}Z` ? iso : null,
+    "a UTC time as YYYY-MM-DDTHH:MMZ, e.g. 2030-05-01T08:00Z",
+  );
 }
 
 /** The input's UTC calendar day ("2030-06-01"); a value that is no such day is refused where it was typed. */
@@ -163,7 +181,7 @@ function checked(input, value, wanted) {
 
 /** A typed value that is not what the field wants: the field says so; no problem box. */
 class InputError extends Error {}
-for (const input of document.querySelectorAll('input[pattern]')) input.addEventListener("input", () => input.setCustomValidity(""));
+for (const input of document.querySelectorAll("input[pattern]")) input.addEventListener("input", () => input.setCustomValidity(""));
 
 // ------------------------------------------------------------------------------------------------
 // Rate limits.
@@ -334,8 +352,7 @@ function chart(windows, windowMs, from, to) {
       plot = new uPlot(opts(width), [xs, admitted, rejected], box);
       plot.root.querySelector("canvas").setAttribute("aria-label", label);
       plot.root.querySelector("canvas").setAttribute("role", "img");
-    }
-    else if (plot.width !== width) plot.setSize({ width, height: 220 });
+    } else if (plot.width !== width) plot.setSize({ width, height: 220 });
   });
   plotResize.observe(box);
   return figure;
@@ -357,7 +374,11 @@ async function showReservations() {
   const pct = (iso) => `${(((Date.parse(iso) - t0) / span) * 100).toFixed(3)}%`;
   const width = (a, b) => `${(((Date.parse(b) - Date.parse(a)) / span) * 100).toFixed(3)}%`;
   const active = list.filter((r) => r.status === "active");
-  const bar = el("div", { class: "timeline", role: "img", "aria-label": `Timeline of ${resource}: ${active.length} reserved, ${avail.free.length} free intervals` });
+  const bar = el("div", {
+    class: "timeline",
+    role: "img",
+    "aria-label": `Timeline of ${resource}: ${active.length} reserved, ${avail.free.length} free intervals`,
+  });
   for (const f of avail.free) {
     const seg = el("div", { class: "seg free", title: `free ${utc(f.start)} – ${utc(f.end)}` });
     seg.style.left = pct(f.start);
@@ -378,7 +399,11 @@ async function showReservations() {
   for (const r of cancelled) {
     const s = Date.parse(r.start) < t0 ? from : r.start;
     const e = Date.parse(r.end) > t0 + span ? to : r.end;
-    const seg = el("div", { class: "seg cancelled", title: `${r.holder} (cancelled ${utc(r.cancelled_at)}): ${utc(r.start)} – ${utc(r.end)}` }, el("span", {}, r.holder));
+    const seg = el(
+      "div",
+      { class: "seg cancelled", title: `${r.holder} (cancelled ${utc(r.cancelled_at)}): ${utc(r.start)} – ${utc(r.end)}` },
+      el("span", {}, r.holder),
+    );
     seg.style.left = pct(s);
     seg.style.width = width(s, e);
     lane.append(seg);
@@ -387,7 +412,16 @@ async function showReservations() {
     el("h3", {}, `${resource}: ${utc(from)} – ${utc(to)}`),
     bar,
     lane,
-    el("p", { class: "legend" }, el("span", { class: "swatch busy" }), " reserved ", el("span", { class: "swatch free" }), " free ", el("span", { class: "swatch cancelled" }), " cancelled (history, lower lane)"),
+    el(
+      "p",
+      { class: "legend" },
+      el("span", { class: "swatch busy" }),
+      " reserved ",
+      el("span", { class: "swatch free" }),
+      " free ",
+      el("span", { class: "swatch cancelled" }),
+      " cancelled (history, lower lane)",
+    ),
     table(
       el("table", { id: "rs-free" }),
       `Free intervals (${avail.free.length})`,
