@@ -3,7 +3,7 @@
 // (dev/lifeline.ts) if the process that started it dies first, however: no orphans.
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { copyDocsAssets } from "./docs-assets";
+import { copyBrowserAssets } from "./docs-assets";
 import { guardProcessGroup } from "./lifeline";
 import { freePort, ROOT } from "./local";
 import { describePortHolders, listeningPorts, listProcesses } from "./proc";
@@ -54,8 +54,8 @@ export interface WranglerOptions {
 }
 
 export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerDev> {
-  // The /docs page's library is a static asset copied from node_modules (git-ignored): see dev/docs-assets.ts.
-  copyDocsAssets();
+  // The /docs and /dashboard pages' libraries are static assets copied from node_modules (git-ignored): see dev/docs-assets.ts.
+  copyBrowserAssets();
   // A port found free can be taken before wrangler binds it (by another server, or as the local
   // port of an outgoing connection): with a port of our own choosing, try another one.
   for (let attempt = 1; ; attempt++) {

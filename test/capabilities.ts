@@ -169,6 +169,7 @@ export const leases: Capability = {
     { method: "POST", path: `/v1/locks/${seg(key)}/renew`, body: { lease_id: NO_SUCH_ID, ttl_ms: 30_000 } },
     { method: "POST", path: `/v1/locks/${seg(key)}/release`, body: { lease_id: NO_SUCH_ID } },
     { method: "GET", path: `/v1/locks/${seg(key)}` },
+    { method: "GET", path: `/v1/locks?prefix=${encodeURIComponent(key)}` },
   ],
   lookups: (key, tag) => [{ call: { method: "GET", path: `/v1/locks/${seg(key)}` }, found: (json) => json?.holder === tag }],
   storedKey: permitKey("lease"),
@@ -192,6 +193,7 @@ export const semaphores: Capability = {
   examples: (key) => [
     { method: "PUT", path: `/v1/semaphores/${seg(key)}`, body: { permits: 2, default_ttl_ms: 30_000 } },
     { method: "GET", path: `/v1/semaphores/${seg(key)}` },
+    { method: "GET", path: "/v1/semaphores" },
     { method: "POST", path: `/v1/semaphores/${seg(key)}/acquire`, body: { holder: "h", ttl_ms: 30_000 } },
     { method: "POST", path: `/v1/semaphores/${seg(key)}/renew`, body: { permit_id: NO_SUCH_ID, ttl_ms: 30_000 } },
     { method: "POST", path: `/v1/semaphores/${seg(key)}/release`, body: { permit_id: NO_SUCH_ID } },
@@ -248,6 +250,7 @@ export const webhooks: Capability = {
     return [
       { method: "PUT", path: `/v1/webhooks/sources/${seg(source)}`, body: { secret: webhookSecret(source), tolerance_s: 300, ordering_key: "/data/k" } },
       { method: "GET", path: `/v1/webhooks/sources/${seg(source)}` },
+      { method: "GET", path: "/v1/webhooks/sources" },
       delivery(source, "msg_fuzz", JSON.stringify({ type: "x", data: { k: "v" } })),
       { method: "POST", path: `/v1/webhooks/${seg(source)}/events/claim`, body: { limit: 10, visibility_ms: 30_000 } },
       { method: "POST", path: `/v1/webhooks/${seg(source)}/events/${NO_SUCH_ID}/ack`, body: { receipt: NO_SUCH_ID } },
@@ -312,6 +315,8 @@ export const ratelimits: Capability = {
       body: { algorithm: "fixed_window", limit: 5, window_ms: 60_000, log: true, history_ms: 3_600_000 },
     },
     { method: "GET", path: "/v1/ratelimits/policies/fuzz-policy" },
+    { method: "GET", path: "/v1/ratelimits/policies?limit=10" },
+    { method: "GET", path: "/v1/ratelimits/policies/fuzz-policy/overrides" },
     { method: "DELETE", path: "/v1/ratelimits/policies/no-such-policy" },
     {
       method: "PUT",

@@ -85,3 +85,30 @@ export function validationHook(result: HookResult, _c: Context): void {
   const detail = errors.map((e) => `${e.in} ${e.path}: ${e.message}`).join("; ");
   throw validationProblem(detail, errors);
 }
+
+/** The most items one page of a list (`GET` of a collection) carries. */
+export const MAX_LIST_PAGE = 1000;
+
+/** `limit` and `cursor` of a list keyset-paged by name: the cursor is the previous page's last name. */
+export const PageQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIST_PAGE)
+    .default(100)
+    .openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1–1000 (default 100)" }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" }),
+});
+
+/** One page of `rows` (fetched with LIMIT limit + 1) and the cursor to the next one, or null at the end. */
+export function namePage<T>(rows: T[], limit: number, nameOf: (row: T) => string): { items: T[]; next_cursor: string | null } {
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  return { items, next_cursor: more ? nameOf(items[items.length - 1]) : null };
+}

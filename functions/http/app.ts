@@ -57,8 +57,10 @@ const OPERATION_IDS: Record<string, string> = {
   "POST /v1/locks/{key}/renew": "renewLock",
   "POST /v1/locks/{key}/release": "releaseLock",
   "GET /v1/locks/{key}": "getLock",
+  "GET /v1/locks": "listLocks",
   "PUT /v1/semaphores/{name}": "putSemaphore",
   "GET /v1/semaphores/{name}": "getSemaphore",
+  "GET /v1/semaphores": "listSemaphores",
   "POST /v1/semaphores/{name}/acquire": "acquireSemaphore",
   "POST /v1/semaphores/{name}/renew": "renewSemaphore",
   "POST /v1/semaphores/{name}/release": "releaseSemaphore",
@@ -71,10 +73,13 @@ const OPERATION_IDS: Record<string, string> = {
   "DELETE /v1/inventory/{item}/bookings/{id}": "cancelBooking",
   "PUT /v1/webhooks/sources/{source}": "putWebhookSource",
   "GET /v1/webhooks/sources/{source}": "getWebhookSource",
+  "GET /v1/webhooks/sources": "listWebhookSources",
   "POST /v1/webhooks/{source}": "receiveWebhook",
   "POST /v1/webhooks/{source}/events/claim": "claimWebhookEvents",
   "POST /v1/webhooks/{source}/events/{id}/ack": "ackWebhookEvent",
   "GET /v1/webhooks/{source}/events": "listWebhookEvents",
+  "GET /v1/ratelimits/policies": "listRateLimitPolicies",
+  "GET /v1/ratelimits/policies/{name}/overrides": "listRateLimitPolicyOverrides",
   "PUT /v1/ratelimits/policies/{name}": "putRateLimitPolicy",
   "GET /v1/ratelimits/policies/{name}": "getRateLimitPolicy",
   "DELETE /v1/ratelimits/policies/{name}": "deleteRateLimitPolicy",
@@ -140,6 +145,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.get("/openapi.json", (c) => c.json(openApi()));
   // /docs is not a route: it is a static asset (public/docs.html, wrangler.toml [assets]) that the
   // Workers runtime serves before the Worker runs, rendering /openapi.json with Scalar's bundle.
-  app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", openapi: "/openapi.json", health: "/health" }));
+  // /dashboard is a static asset too (public/dashboard.html, docs/dashboard.md).
+  app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", dashboard: "/dashboard", openapi: "/openapi.json", health: "/health" }));
   return app;
 }

@@ -128,7 +128,10 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
-  listReservations: { params: { from: "2030-05-01T00:00:00Z", to: "2030-05-02T00:00:00Z" }, responses: { 200: { items: [reservation], next_cursor: null } } },
+  listReservations: {
+    params: { from: "2030-05-01T00:00:00Z", to: "2030-05-02T00:00:00Z", include_cancelled: "false" },
+    responses: { 200: { items: [reservation], next_cursor: null } },
+  },
   getReservation: { responses: { 200: reservation }, problems: { 404: { detail: `No reservation ${ID}.` } } },
   cancelReservation: { responses: {}, problems: { 404: { detail: `No reservation ${ID}.` } } },
   getResourceAvailability: {
@@ -166,8 +169,15 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     problems: { 409: notCurrentHolder("Lease") },
   },
   releaseLock: { request: { lease_id: ID }, responses: {}, problems: { 409: notCurrentHolder("Lease") } },
+  listLocks: {
+    params: { prefix: "nightly-", limit: 100 },
+    responses: {
+      200: { items: [{ key: "nightly-report", held: true, holder: "worker-7", fencing_token: 42, claimed_at: NOW, expires_at: LATER }], next_cursor: null },
+    },
+  },
   getLock: { responses: { 200: { key: "nightly-report", held: true, holder: "worker-7", fencing_token: 42, claimed_at: NOW, expires_at: LATER } } },
   putSemaphore: { request: { permits: 4, default_ttl_ms: 60000 }, responses: { 200: semaphore, 201: emptySemaphore } },
+  listSemaphores: { params: { limit: 100 }, responses: { 200: { items: [semaphore], next_cursor: null } } },
   getSemaphore: { responses: { 200: semaphore }, problems: { 404: noSemaphore() } },
   acquireSemaphore: {
     request: { holder: "worker-7", ttl_ms: 60000 },
@@ -245,6 +255,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     request: { secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", tolerance_s: 300, ordering_key: "/data/subscription_id" },
     responses: { 200: source, 201: source },
   },
+  listWebhookSources: { params: { limit: 100 }, responses: { 200: { items: [source], next_cursor: null } } },
   getWebhookSource: { responses: { 200: source }, problems: { 404: noSource() } },
   receiveWebhook: {
     request: { type: "invoice.paid", data: { subscription_id: "SUB-1234" } },
@@ -308,6 +319,8 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
+  listRateLimitPolicies: { params: { limit: 100 }, responses: { 200: { items: [policy], next_cursor: null } } },
+  listRateLimitPolicyOverrides: { responses: { 200: { items: [override] } }, problems: { 404: noPolicy() } },
   listRateLimitOverrides: { responses: { 200: { items: [override] } }, problems: { 404: noPolicy() } },
   deleteRateLimitOverride: {
     params: { valid_from: "2030-05-01T00:00:00Z" },
@@ -357,6 +370,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           { window_start: "2030-04-30T11:58:00.000Z", window_end: "2030-04-30T11:59:00.000Z", admitted: 100, attempted: 140, rejected: 40, consumed: 100 },
           { window_start: "2030-04-30T11:59:00.000Z", window_end: "2030-04-30T12:00:00.000Z", admitted: 64, attempted: 64, rejected: 0, consumed: 64 },
         ],
+        deny_cached_until: null,
       },
     },
     problems: { 404: noPolicy() },

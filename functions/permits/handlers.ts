@@ -3,6 +3,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, type ProblemError, problem } from "../core/errors";
 import { retryAfter } from "../core/http";
+import { namePage } from "../core/validation";
 import { orConflict, withTryLock } from "./locks";
 import type * as routes from "./routes";
 import * as sql from "./sql";
@@ -62,8 +63,26 @@ export const getLock: RouteHandler<typeof routes.getLock, AppEnv> = async (c) =>
   return c.json(await sql.leaseState(c.var.db, key), 200);
 };
 
+export const listLocks: RouteHandler<typeof routes.listLocks, AppEnv> = async (c) => {
+  const q = c.req.valid("query");
+  const rows = await sql.listLeases(c.var.db, q.prefix ?? null, q.cursor ?? null, q.limit);
+  return c.json(
+    namePage(rows, q.limit, (l) => l.key),
+    200,
+  );
+};
+
 // ---------------------------------------------------------------------------------------------
 // Semaphores.
+
+export const listSemaphores: RouteHandler<typeof routes.listSemaphores, AppEnv> = async (c) => {
+  const q = c.req.valid("query");
+  const rows = await sql.listSemaphores(c.var.db, q.cursor ?? null, q.limit);
+  return c.json(
+    namePage(rows, q.limit, (s) => s.name),
+    200,
+  );
+};
 
 export const putSemaphore: RouteHandler<typeof routes.putSemaphore, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");

@@ -12,11 +12,13 @@ export const locks = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(routes.acquireLock, handlers.acquireLock)
   .openapi(routes.renewLock, handlers.renewLock)
   .openapi(routes.releaseLock, handlers.releaseLock)
-  .openapi(routes.getLock, handlers.getLock);
+  .openapi(routes.getLock, handlers.getLock)
+  .openapi(routes.listLocks, handlers.listLocks);
 
 export const semaphores = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(routes.putSemaphore, handlers.putSemaphore)
   .openapi(routes.getSemaphore, handlers.getSemaphore)
+  .openapi(routes.listSemaphores, handlers.listSemaphores)
   .openapi(routes.acquireSemaphore, handlers.acquireSemaphore)
   .openapi(routes.renewSemaphore, handlers.renewSemaphore)
   .openapi(routes.releaseSemaphore, handlers.releaseSemaphore);

@@ -2,7 +2,7 @@
 // invoices), named like their operationIds.
 import { createRoute, z } from "@hono/zod-openapi";
 import { json, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
-import { name } from "../core/validation";
+import { name, PageQuery } from "../core/validation";
 
 export const MIN_TTL_MS = 1_000;
 export const MAX_TTL_MS = 3_600_000;
@@ -109,6 +109,26 @@ export const getLock = createRoute({
   responses: { 200: { description: "The key now", ...json(LeaseState) }, ...problemResponses(401, 422, 503) },
 });
 
+const LockListQuery = PageQuery.extend({
+  prefix: name()
+    .optional()
+    .openapi({ param: { name: "prefix", in: "query" }, example: "nightly-", description: "Only keys starting with this" }),
+});
+
+export const listLocks = createRoute({
+  method: "get",
+  path: "/v1/locks",
+  tags: ["Locks"],
+  summary: "Lock leases held now, by key",
+  description:
+    "Unexpired leases only (a free key is not listed), ordered by key; up to `limit` per page, then follow `next_cursor`. Lease ids are never shown.",
+  request: { query: LockListQuery },
+  responses: {
+    200: { description: "Held leases", ...json(z.object({ items: z.array(LeaseState), next_cursor: z.string().nullable() }).openapi("LeaseList")) },
+    ...problemResponses(401, 422, 503),
+  },
+});
+
 // ---------------------------------------------------------------------------------------------
 // Semaphores.
 
@@ -187,6 +207,19 @@ export const getSemaphore = createRoute({
   summary: "Size, use and current holders of a semaphore",
   request: { params: NameParam },
   responses: { 200: { description: "The semaphore now", ...json(Semaphore) }, ...problemResponses(401, 404, 503) },
+});
+
+export const listSemaphores = createRoute({
+  method: "get",
+  path: "/v1/semaphores",
+  tags: ["Semaphores"],
+  summary: "Every semaphore with its use and holders",
+  description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
+  request: { query: PageQuery },
+  responses: {
+    200: { description: "Semaphores", ...json(z.object({ items: z.array(Semaphore), next_cursor: z.string().nullable() }).openapi("SemaphoreList")) },
+    ...problemResponses(401, 422, 503),
+  },
 });
 
 export const acquireSemaphore = createRoute({

@@ -114,6 +114,18 @@ export async function leaseState(db: Queryable, key: string): Promise<LeaseState
   return s;
 }
 
+/** Leases held now, by key, after `after`, optionally only keys starting with `prefix` (at most limit + 1). */
+export async function listLeases(db: Queryable, prefix: string | null, after: string | null, limit: number): Promise<LeaseState[]> {
+  const [{ items }] = await db.query<{ items: LeaseState[] }>("SELECT admit_lease_list($1, $2, $3::integer) AS items", [prefix, after, limit]);
+  return items;
+}
+
+/** Semaphores by name after `after`, each with its use and holders (at most limit + 1). */
+export async function listSemaphores(db: Queryable, after: string | null, limit: number): Promise<Semaphore[]> {
+  const [{ items }] = await db.query<{ items: Semaphore[] }>("SELECT admit_semaphore_list($1, $2::integer) AS items", [after, limit]);
+  return items;
+}
+
 /** Create or resize semaphore `name`; `created` tells which. */
 export async function putSemaphore(db: Queryable, name: string, permits: number, defaultTtlMs: number): Promise<{ created: boolean; semaphore: Semaphore }> {
   const [{ r }] = await db.query<{ r: { created: boolean; semaphore: Semaphore } }>(

@@ -3,6 +3,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, type Problem, ProblemError, problem, validationProblem } from "../core/errors";
+import { MAX_LIST_PAGE, namePage } from "../core/validation";
 import { budgetFor, isUnenforced, unenforcedResponse, withinBudget } from "./budget";
 import { denyCache, denyCacheFor } from "./cache";
 import { checkRateLimit as check, checkRateLimits as checkAll, quotaExceeded } from "./decide";
@@ -36,6 +37,22 @@ export const deleteRateLimitPolicy: RouteHandler<typeof routes.deleteRateLimitPo
   denyCache.forget(name);
   if (!deleted) throw noPolicy(name);
   return c.body(null, 204);
+};
+
+export const listRateLimitPolicies: RouteHandler<typeof routes.listRateLimitPolicies, AppEnv> = async (c) => {
+  const q = c.req.valid("query");
+  const rows = await sql.listPolicies(c.var.db, q.cursor ?? null, q.limit);
+  return c.json(
+    namePage(rows, q.limit, (p) => p.name),
+    200,
+  );
+};
+
+export const listRateLimitPolicyOverrides: RouteHandler<typeof routes.listRateLimitPolicyOverrides, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const items = await sql.listPolicyOverrides(c.var.db, name, MAX_LIST_PAGE);
+  if (!items) throw noPolicy(name);
+  return c.json({ items }, 200);
 };
 
 export const putRateLimitOverride: RouteHandler<typeof routes.putRateLimitOverride, AppEnv> = async (c) => {
@@ -111,5 +128,6 @@ export const getRateLimitUsage: RouteHandler<typeof routes.getRateLimitUsage, Ap
       { in: "query", path: "from", message: "no per-window history for token_bucket policies" },
     ]);
   }
-  return c.json(r, 200);
+  const hit = denyCacheFor(c.env)?.lookup(q.policy, q.key, 1, Date.now());
+  return c.json({ ...r, deny_cached_until: hit ? new Date(hit.until).toISOString() : null }, 200);
 };

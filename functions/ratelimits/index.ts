@@ -17,6 +17,8 @@ export { rateLimit } from "./middleware";
 export type { FailMode } from "./sql";
 
 export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(routes.listRateLimitPolicies, handlers.listRateLimitPolicies)
+  .openapi(routes.listRateLimitPolicyOverrides, handlers.listRateLimitPolicyOverrides)
   .openapi(routes.putRateLimitPolicy, handlers.putRateLimitPolicy)
   .openapi(routes.getRateLimitPolicy, handlers.getRateLimitPolicy)
   .openapi(routes.deleteRateLimitPolicy, handlers.deleteRateLimitPolicy)

@@ -1,7 +1,7 @@
 // The rate-limit routes: zod schemas and one createRoute() per operation (named as its operationId).
 import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
-import { isLater, name, Rfc3339 } from "../core/validation";
+import { isLater, MAX_LIST_PAGE, name, PageQuery, Rfc3339 } from "../core/validation";
 import { DEFAULT_TIMEOUT_MS } from "./cache";
 import { NOT_ENFORCED_HEADER } from "./headers";
 
@@ -180,6 +180,11 @@ const Usage = WindowUsage.extend({
     .array(WindowUsage)
     .nullable()
     .openapi({ description: "With from/to (fixed and sliding windows): stored windows starting in [from, to), oldest first, at most 1000" }),
+  deny_cached_until: z.string().nullable().openapi({
+    format: "date-time",
+    description:
+      "Until when the deny cache of the isolate that answered refuses this key's one-unit checks without asking the database (its own clock); null when it does not. Other isolates keep their own caches.",
+  }),
 }).openapi("RateLimitUsage");
 
 const UsageQuery = z
@@ -272,6 +277,35 @@ export const putRateLimitOverride = createRoute({
     201: { description: "Created", content: { "application/json": { schema: Override } } },
     409: { description: "Overlaps another period of this key; nothing was written", content: { "application/problem+json": { schema: OverrideConflict } } },
     ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
+  },
+});
+
+export const listRateLimitPolicies = createRoute({
+  method: "get",
+  path: "/v1/ratelimits/policies",
+  tags: ["Rate limits"],
+  summary: "List rate-limit policies",
+  description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
+  request: { query: PageQuery },
+  responses: {
+    200: {
+      description: "Policies",
+      content: { "application/json": { schema: z.object({ items: z.array(Policy), next_cursor: z.string().nullable() }).openapi("RateLimitPolicyList") } },
+    },
+    ...problemResponses(401, 422, 503),
+  },
+});
+
+export const listRateLimitPolicyOverrides = createRoute({
+  method: "get",
+  path: "/v1/ratelimits/policies/{name}/overrides",
+  tags: ["Rate limits"],
+  summary: "List every override of a policy",
+  description: `The override periods of every key of the policy, by key then \`valid_from\`; at most ${MAX_LIST_PAGE}.`,
+  request: { params: NameParam },
+  responses: {
+    200: { description: "Periods", content: { "application/json": { schema: z.object({ items: z.array(Override) }) } } },
+    ...problemResponses(401, 404, 422, 503),
   },
 });
 

@@ -103,6 +103,18 @@ export async function getPolicy(db: Queryable, name: string): Promise<PolicyRow 
   return row ? row.r : null;
 }
 
+/** Policies by name after `after` (at most limit + 1). */
+export async function listPolicies(db: Queryable, after: string | null, limit: number): Promise<PolicyRow[]> {
+  const [{ r }] = await db.query<{ r: PolicyRow[] }>("SELECT admit_ratelimit_list_policies($1, $2::integer) AS r", [after, limit]);
+  return r;
+}
+
+/** Every override of a policy (all keys, by key then start, at most `limit`); null when there is no such policy. */
+export async function listPolicyOverrides(db: Queryable, policy: string, limit: number): Promise<OverrideRow[] | null> {
+  const [{ r }] = await db.query<{ r: OverrideRow[] | null }>("SELECT admit_ratelimit_list_policy_overrides($1, $2::integer) AS r", [policy, limit]);
+  return r;
+}
+
 /** Deletes a policy with its overrides and counters; false when there was none. */
 export async function deletePolicy(db: Queryable, name: string): Promise<boolean> {
   const [{ r }] = await db.query<{ r: boolean }>("SELECT admit_ratelimit_delete_policy($1) AS r", [name], { write: true });

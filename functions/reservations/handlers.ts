@@ -40,7 +40,14 @@ export const createReservation: RouteHandler<typeof routes.createReservation, Ap
 export const listReservations: RouteHandler<typeof routes.listReservations, AppEnv> = async (c) => {
   const q = c.req.valid("query");
   const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-  const items = await sql.listReservations(c.var.db, { resource: q.resource, from: q.from, to: q.to, after, limit: q.limit });
+  const items = await sql.listReservations(c.var.db, {
+    resource: q.resource,
+    from: q.from,
+    to: q.to,
+    after,
+    limit: q.limit,
+    includeCancelled: q.include_cancelled,
+  });
   const more = items.length > q.limit;
   const page = more ? items.slice(0, q.limit) : items;
   const last = page[page.length - 1];

@@ -57,6 +57,11 @@ const ListQuery = z
       .max(200)
       .optional()
       .openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" }),
+    include_cancelled: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true")
+      .openapi({ param: { name: "include_cancelled", in: "query" }, description: "`true`: cancelled reservations too (`status: cancelled`, the history)" }),
   })
   .refine((q) => !q.from || !q.to || isLater(q.to, q.from), { path: ["to"], message: "to must be after from" });
 

@@ -62,12 +62,16 @@ export interface ListWindow {
   /** Keyset position: the start and id of the previous page's last item. */
   after?: { start: string; id: string };
   limit: number;
+  /** Cancelled ones too (the history), not only the active ones. */
+  includeCancelled?: boolean;
 }
 
 /** A resource's reservations in a window, ordered by (start, id): up to limit + 1, so the caller can tell whether another page follows. */
 export async function listReservations(db: Queryable, w: ListWindow): Promise<ReservationRow[]> {
   const [{ items }] = await db.query<{ items: ReservationRow[] }>(
-    "SELECT admit_list_reservations($1, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::uuid, $6::integer) AS items",
+    w.includeCancelled
+      ? "SELECT admit_list_reservations_history($1, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::uuid, $6::integer) AS items"
+      : "SELECT admit_list_reservations($1, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::uuid, $6::integer) AS items",
     [w.resource, w.from ?? null, w.to ?? null, w.after?.start ?? null, w.after?.id ?? null, w.limit],
   );
   return items;

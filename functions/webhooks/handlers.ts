@@ -9,6 +9,7 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { REPLAYED_HEADER } from "../core/http";
+import { namePage } from "../core/validation";
 import * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -57,6 +58,15 @@ export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppE
   const body = c.req.valid("json");
   const r = await sql.putWebhookSource(c.var.db, source, { secret: body.secret, toleranceS: body.tolerance_s, orderingKey: body.ordering_key ?? null });
   return r.created ? c.json(r.source, 201) : c.json(r.source, 200);
+};
+
+export const listWebhookSources: RouteHandler<typeof routes.listWebhookSources, AppEnv> = async (c) => {
+  const q = c.req.valid("query");
+  const rows = await sql.listWebhookSources(c.var.db, q.cursor ?? null, q.limit);
+  return c.json(
+    namePage(rows, q.limit, (s) => s.source),
+    200,
+  );
 };
 
 export const getWebhookSource: RouteHandler<typeof routes.getWebhookSource, AppEnv> = async (c) => {

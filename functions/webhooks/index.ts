@@ -8,6 +8,7 @@ import * as routes from "./routes";
 
 export const webhooks = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(routes.putWebhookSource, handlers.putWebhookSource)
+  .openapi(routes.listWebhookSources, handlers.listWebhookSources)
   .openapi(routes.getWebhookSource, handlers.getWebhookSource)
   .openapi(routes.receiveWebhook, handlers.receiveWebhook)
   .openapi(routes.claimWebhookEvents, handlers.claimWebhookEvents)

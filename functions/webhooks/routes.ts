@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Webhook } from "standardwebhooks";
 import { problemResponses } from "../core/openapi";
+import { PageQuery } from "../core/validation";
 
 export const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const MAX_WEBHOOK_ID = 255;
@@ -156,6 +157,22 @@ export const putWebhookSource = createRoute({
     200: { description: "Replaced", content: { "application/json": { schema: WebhookSource } } },
     201: { description: "Registered", content: { "application/json": { schema: WebhookSource } } },
     ...problemResponses(400, 401, 413, 415, 422, 503, 504),
+  },
+});
+
+export const listWebhookSources = createRoute({
+  method: "get",
+  path: "/v1/webhooks/sources",
+  tags: ["Webhooks"],
+  summary: "List webhook senders (never their secrets)",
+  description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
+  request: { query: PageQuery },
+  responses: {
+    200: {
+      description: "Sources",
+      content: { "application/json": { schema: z.object({ items: z.array(WebhookSource), next_cursor: z.string().nullable() }).openapi("WebhookSourceList") } },
+    },
+    ...problemResponses(401, 422, 503),
   },
 });
 

@@ -69,6 +69,12 @@ export async function putWebhookSource(db: Queryable, source: string, s: SourceS
   return r;
 }
 
+/** Sources by name after `after` (at most limit + 1), never their secrets. */
+export async function listWebhookSources(db: Queryable, after: string | null, limit: number): Promise<WebhookSourceRow[]> {
+  const [{ r }] = await db.query<{ r: WebhookSourceRow[] }>("SELECT admit_webhook_list_sources($1, $2::integer) AS r", [after, limit]);
+  return r;
+}
+
 /** null: no such source. */
 export async function getWebhookSource(db: Queryable, source: string): Promise<WebhookSourceRow | null> {
   const [{ r }] = await db.query<{ r: WebhookSourceRow | null }>("SELECT admit_webhook_get_source($1) AS r", [source]);

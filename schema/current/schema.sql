@@ -721,6 +721,26 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_lease_list(p_prefix text, p_after text, p_limit integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(json_build_object(
+           'key', p.name,
+           'held', true,
+           'holder', p.holder,
+           'fencing_token', p.fencing_token,
+           'claimed_at', admit_rfc3339(p.claimed_at),
+           'expires_at', admit_rfc3339(p.expires_at)) ORDER BY p.name), '[]'::json)
+    FROM (SELECT * FROM permits
+           WHERE kind = 'lease' AND released_at IS NULL AND timed_out_at IS NULL
+             AND expires_at > clock_timestamp()
+             AND (p_prefix IS NULL OR starts_with(name, p_prefix))
+             AND (p_after IS NULL OR name > p_after)
+           ORDER BY name LIMIT p_limit + 1) p
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_lease_state(p_key text)
  RETURNS json
  LANGUAGE sql
@@ -747,6 +767,20 @@ AS $function$
   SELECT coalesce(json_agg(admit_reservation_json(r) ORDER BY lower(r.during), r.id), '[]'::json)
     FROM (SELECT * FROM reservations
            WHERE resource = p_resource AND cancelled_at IS NULL
+             AND during && tstzrange(p_from, p_to, '[)')
+             AND (p_after_start IS NULL OR (lower(during), id) > (p_after_start, p_after_id))
+           ORDER BY lower(during), id
+           LIMIT p_limit + 1) r
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_list_reservations_history(p_resource text, p_from timestamp with time zone, p_to timestamp with time zone, p_after_start timestamp with time zone, p_after_id uuid, p_limit integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(admit_reservation_json(r) ORDER BY lower(r.during), r.id), '[]'::json)
+    FROM (SELECT * FROM reservations
+           WHERE resource = p_resource
              AND during && tstzrange(p_from, p_to, '[)')
              AND (p_after_start IS NULL OR (lower(during), id) > (p_after_start, p_after_id))
            ORDER BY lower(during), id
@@ -1387,6 +1421,28 @@ AS $function$
   END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policies(p_after text, p_limit integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(admit_ratelimit_policy_json(p) ORDER BY p.name), '[]'::json)
+    FROM (SELECT * FROM ratelimit_policies
+           WHERE p_after IS NULL OR name > p_after
+           ORDER BY name LIMIT p_limit + 1) p
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policy_overrides(p_policy text, p_limit integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM ratelimit_policies WHERE name = p_policy) THEN
+    (SELECT coalesce(json_agg(admit_ratelimit_override_json(o) ORDER BY o.key, lower(o.valid)), '[]'::json)
+       FROM (SELECT * FROM ratelimit_overrides WHERE policy = p_policy ORDER BY key, lower(valid) LIMIT p_limit) o)
+  END
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_json(o ratelimit_overrides)
  RETURNS json
  LANGUAGE sql
@@ -1688,6 +1744,17 @@ CREATE OR REPLACE FUNCTION public.admit_rfc3339(t timestamp with time zone)
  STABLE PARALLEL SAFE STRICT
 AS $function$
   SELECT regexp_replace(to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '\.?0+$', '') || 'Z'
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(admit_semaphore_state(s.name) ORDER BY s.name), '[]'::json)
+    FROM (SELECT name FROM semaphores
+           WHERE p_after IS NULL OR name > p_after
+           ORDER BY name LIMIT p_limit + 1) s
 $function$;
 
 CREATE OR REPLACE FUNCTION public.admit_semaphore_put(p_lock_key bigint, p_name text, p_permits integer, p_default_ttl_ms integer, p_lock_timeout_ms integer)
@@ -2075,6 +2142,17 @@ AS $function$
                    WHEN 'received' THEN processed_at IS NULL AND (claim_expires_at IS NULL OR claim_expires_at <= now())
                    ELSE true END
            ORDER BY seq LIMIT p_limit + 1) e
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_list_sources(p_after text, p_limit integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(admit_webhook_source_json(s) ORDER BY s.source), '[]'::json)
+    FROM (SELECT * FROM webhook_sources
+           WHERE p_after IS NULL OR source > p_after
+           ORDER BY source LIMIT p_limit + 1) s
 $function$;
 
 CREATE OR REPLACE FUNCTION public.admit_webhook_put_source(p_source text, p_secret text, p_tolerance_s integer, p_ordering_key text)
