@@ -4,11 +4,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
-import { ProblemError, problem, problemResponse } from "../core/errors";
+import { type Problem, ProblemError, problem, problemResponse } from "../core/errors";
 import { type Budget, budgetFor, isUnenforced, lockTimeoutWithin, unenforcedResponse, withinBudget } from "./budget";
 import { DEFAULT_TIMEOUT_MS, denyCacheFor } from "./cache";
-import { checkRateLimit, checkRateLimits, quotaExceeded } from "./decide";
-import { rateLimitHeaders, withConcurrency } from "./headers";
+import { type GateAnswer, type GateInput, windowGate } from "./gate";
+import { NOT_ENFORCED_HEADER, withConcurrency } from "./headers";
 import type { AcquireRow, FailMode } from "./sql";
 import * as sql from "./sql";
 
@@ -42,6 +42,61 @@ export interface RateLimitOptions<C extends Context = Context> {
   on_unavailable?: FailMode;
   /** A concurrency limit, taken after the window limits admit the request and given back after the response. */
   concurrency?: ConcurrencyOptions;
+  /**
+   * Admit over a Service Binding (`c.env.ADMIT`, its `Admit` entrypoint: docs/rpc.md): the check runs
+   * in Admit's Worker, so this Worker needs no database binding of its own. Window limits only.
+   */
+  binding?: RateLimitBinding | ((c: C) => RateLimitBinding);
+}
+
+/** What the middleware calls on Admit's RPC entrypoint (functions/rpc/): one method. */
+export interface RateLimitBinding {
+  rateLimitGate(input: GateInput): Promise<GateAnswer | { error: Problem }>;
+}
+
+/** How long to wait for the binding beyond the check's own budget before the fail mode answers. */
+const BINDING_SLACK_MS = 1_000;
+
+async function overBinding<C extends Context>(c: Context, ctx: C, opts: RateLimitOptions<C>, names: string[], next: () => Promise<void>) {
+  const binding = typeof opts.binding === "function" ? opts.binding(ctx) : opts.binding!;
+  const key = await opts.key!(ctx);
+  const cost = typeof opts.cost === "function" ? await opts.cost(ctx) : opts.cost;
+  const input: GateInput = { key, cost, info: opts.info?.(ctx), timeout_ms: opts.timeout_ms, on_unavailable: opts.on_unavailable };
+  if (opts.policies !== undefined) input.policies = names;
+  else input.policy = names[0];
+  let answer: GateAnswer | { error: Problem };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waitMs = (opts.timeout_ms ?? DEFAULT_TIMEOUT_MS) + BINDING_SLACK_MS;
+  try {
+    answer = await Promise.race([
+      binding.rateLimitGate(input),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer from Admit within ${waitMs} ms`)), waitMs);
+      }),
+    ]);
+  } catch (err) {
+    // Admit itself did not answer (not deployed, over its limits, too slow): the fail mode decides,
+    // as when the database does not (nothing is known to have been consumed… unless the call was sent).
+    console.error("rateLimit(): the Admit binding failed", err);
+    if ((opts.on_unavailable ?? "deny") === "allow") {
+      c.header(NOT_ENFORCED_HEADER, "false; reason=unavailable");
+      return next();
+    }
+    const p = problem(
+      "outcome-unknown",
+      `Admit did not answer the rate-limit check (${String((err as Error)?.message ?? err)}); a unit may or may not have been consumed.`,
+      {},
+      { "Retry-After": "1" },
+    );
+    return problemResponse(c, p.problem, p.headers);
+  } finally {
+    clearTimeout(timer);
+  }
+  if ("error" in answer) return problemResponse(c, answer.error, answer.error.status === 503 || answer.error.status === 504 ? { "Retry-After": "1" } : {});
+  if (!answer.pass) return problemResponse(c, answer.problem, answer.headers);
+  setHeaders(c, answer.headers);
+  await next();
+  setHeaders(c, answer.headers);
 }
 
 function setHeaders(c: Context, headers: Record<string, string>): void {
@@ -85,8 +140,10 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
   if (names.length > 8) throw new Error("rateLimit(): at most 8 policies");
   if (names.length && !opts.key) throw new Error("rateLimit(): `key` is required with `policy`/`policies`");
   if (!names.length && !opts.concurrency) throw new Error("rateLimit(): give `policy`, `policies` or `concurrency`");
+  if (opts.binding && opts.concurrency) throw new Error("rateLimit(): `concurrency` is not available over a `binding` yet; use window limits");
   return async (c, next) => {
     const ctx = c as unknown as C;
+    if (opts.binding) return overBinding(c, ctx, opts, names, next);
     const shared = (c.var as { db?: RequestDb }).db;
     const db = shared ?? new RequestDb((c.env ?? {}) as Bindings);
     const closeOwn = () => {
@@ -113,42 +170,15 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
       if (names.length) {
         const key = await opts.key!(ctx);
         const cost = typeof opts.cost === "function" ? await opts.cost(ctx) : opts.cost;
-        const input = { key, cost, info: opts.info?.(ctx) };
-        const cache = denyCacheFor(c.env as Bindings | undefined);
-        const multi = opts.policies !== undefined;
-        const outcome = await withinBudget(
-          budget,
-          () => (multi ? checkRateLimits(db, { ...input, policies: names }, cache, budget) : checkRateLimit(db, { ...input, policy: names[0] }, cache, budget)),
-          multi ? { policies: names, key } : { policy: names[0], key },
-        );
-        if (isUnenforced(outcome)) {
-          const u = unenforcedResponse(outcome);
-          if (u.status !== 200) return problemResponse(c, u.body as never, u.headers);
-          headers = windowHeaders = u.headers; // fail open: through to the handler, saying the limit was not enforced
-          unenforced = true;
-        } else if (outcome === null || "missing" in outcome) {
-          const missing = outcome === null ? names : outcome.missing;
-          console.error(`rateLimit(): policy ${missing.map((m) => JSON.stringify(m)).join(", ")} does not exist`);
-          // A setup error of the host Worker, not of the caller: refuse (never let calls through unlimited)
-          // with a 503 that names the fix, rather than a 500.
-          const p = problem(
-            "ratelimit-policy-missing",
-            `The rate-limit policy ${JSON.stringify(missing[0])} does not exist: create it with PUT /v1/ratelimits/policies/${encodeURIComponent(missing[0])}. Nothing was counted.`,
-            {},
-            { "Retry-After": "30" },
-          );
-          return problemResponse(c, p.problem, p.headers);
-        } else {
-          headers = windowHeaders = rateLimitHeaders(outcome);
-          if (opts.concurrency) headers = withConcurrency(headers, opts.concurrency, opts.concurrency.permits);
-          const { result } = outcome;
-          if (!result.allowed) {
-            const p = multi
-              ? quotaExceeded(result, headers)
-              : problem("rate-limited", `${JSON.stringify(result.key)} is over the limit of ${JSON.stringify(result.policy)}.`, { ...result }, headers);
-            return problemResponse(c, p.problem, p.headers);
-          }
+        const input = { key, cost, info: opts.info?.(ctx), ...(opts.policies !== undefined ? { policies: names } : { policy: names[0] }) };
+        const gate = await windowGate(db, input, denyCacheFor(c.env as Bindings | undefined), budget);
+        if (!gate.pass) {
+          const h = opts.concurrency && gate.status === 429 ? withConcurrency(gate.headers, opts.concurrency, opts.concurrency.permits) : gate.headers;
+          return problemResponse(c, gate.problem, h);
         }
+        headers = windowHeaders = gate.headers;
+        unenforced = gate.unenforced;
+        if (opts.concurrency && !unenforced) headers = withConcurrency(headers, opts.concurrency, opts.concurrency.permits);
       }
       // The database just failed to answer within the budget and the policies fail open: do not wait
       // a second budget for a permit; the concurrency limit is not enforced either (the header says so).
