@@ -54,8 +54,13 @@ export interface RateLimitBinding {
   rateLimitGate(input: GateInput): Promise<GateAnswer | { error: Problem }>;
 }
 
-/** How long to wait for the binding beyond the check's own budget before the fail mode answers. */
+/**
+ * How long to wait for the binding before the fail mode answers: Admit bounds its own work (the
+ * policies' timeout_ms, DB_BUDGET_MS ≤ 60 s) and answers the fail mode itself, so this is only a
+ * backstop for an Admit that does not answer at all: `timeout_ms` + 1 s when given, else 61 s.
+ */
 const BINDING_SLACK_MS = 1_000;
+const BINDING_BACKSTOP_MS = 61_000;
 
 async function overBinding<C extends Context>(c: Context, ctx: C, opts: RateLimitOptions<C>, names: string[], next: () => Promise<void>) {
   const binding = typeof opts.binding === "function" ? opts.binding(ctx) : opts.binding!;
@@ -66,7 +71,7 @@ async function overBinding<C extends Context>(c: Context, ctx: C, opts: RateLimi
   else input.policy = names[0];
   let answer: GateAnswer | { error: Problem };
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const waitMs = (opts.timeout_ms ?? DEFAULT_TIMEOUT_MS) + BINDING_SLACK_MS;
+  const waitMs = opts.timeout_ms === undefined ? BINDING_BACKSTOP_MS : opts.timeout_ms + BINDING_SLACK_MS;
   try {
     answer = await Promise.race([
       binding.rateLimitGate(input),
