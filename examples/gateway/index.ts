@@ -1,6 +1,6 @@
 // A gateway Worker that uses Admit over its Service Binding `ADMIT` (examples/gateway/wrangler.toml):
 // /api/* is rate limited per X-Client by the "gateway" policy with the rateLimit() middleware over
-// the binding, and POST /book reserves a resource through `admit(env.ADMIT).reserve()`. It has no
+// the binding, /slow/* by a concurrency limit of 2 in flight, and POST /book reserves a resource through `admit(env.ADMIT).reserve()`. It has no
 // database binding and no API token. /rpc/:method calls any method of the binding and answers what
 // came back, as JSON (test/rpc/rpc.runtime.test.ts uses it to look at raw answers and errors).
 import { Hono } from "hono";
@@ -14,6 +14,23 @@ app.get("/", (c) => c.json({ name: "admit-gateway-example" }));
 
 app.use("/api/*", rateLimit<import("hono").Context<Env>>({ binding: (c) => c.env.ADMIT, policy: "gateway", key: (c) => c.req.header("X-Client") ?? "anonymous" }));
 app.get("/api/hello", (c) => c.json({ hello: "from behind the gateway" }));
+
+// At most 2 requests in flight at once on /slow/* (a semaphore of Admit's, created on first use),
+// given back over the binding after the response. /slow-stats: this isolate's own peak.
+let running = 0;
+let peak = 0;
+app.use("/slow/*", rateLimit<import("hono").Context<Env>>({ binding: (c) => c.env.ADMIT, concurrency: { name: "gateway-inflight", permits: 2, ttl_ms: 60_000 } }));
+app.get("/slow/work", async (c) => {
+  running++;
+  peak = Math.max(peak, running);
+  try {
+    await new Promise((r) => setTimeout(r, Number(c.req.query("ms") ?? "300")));
+  } finally {
+    running--;
+  }
+  return c.json({ done: true });
+});
+app.get("/slow-stats", (c) => c.json({ running, peak }));
 
 app.post("/book", async (c) => {
   const body = await c.req.json<{ resource: string; holder: string; start: string; end: string }>();

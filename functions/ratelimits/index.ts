@@ -13,7 +13,7 @@ export { DenyCache, denyCache, denyCacheFor } from "./cache";
 export type { PolicyResult, RateLimitDecision, RateLimitResult } from "./decide";
 export { checkRateLimit, checkRateLimits, quotaExceeded } from "./decide";
 export type { GateAnswer, GateInput } from "./gate";
-export { checkOnce, windowGate } from "./gate";
+export { checkOnce, gate, gateBudget, windowGate } from "./gate";
 export { rateLimitHeaders } from "./headers";
 export type { ConcurrencyOptions, RateLimitBinding, RateLimitOptions } from "./middleware";
 export { rateLimit } from "./middleware";

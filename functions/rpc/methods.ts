@@ -4,6 +4,7 @@
 // work, as in the HTTP handlers. A refusal is a value (`allowed: false`, `created: false`,
 // `acquired: false`, …); anything the HTTP API answers with a problem that is not a refusal
 // (422, 404, 503, 504) is thrown as a ProblemError, which entrypoint.ts turns into `{ error }`.
+import { z } from "@hono/zod-openapi";
 import type { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { notFound, type Problem, ProblemError } from "../core/errors";
@@ -12,15 +13,15 @@ import * as inventorySql from "../inventory/sql";
 import * as permitsRoutes from "../permits/routes";
 import * as permitsSql from "../permits/sql";
 import {
-  budgetFor,
   checkOnce,
   denyCacheFor,
   type GateAnswer,
   type GateInput,
+  gate,
+  gateBudget,
   isUnenforced,
   type RateLimitResult,
   unenforcedResponse,
-  windowGate,
 } from "../ratelimits";
 import * as ratelimitsRoutes from "../ratelimits/routes";
 import * as reservationsRoutes from "../reservations/routes";
@@ -52,18 +53,32 @@ export async function checkRateLimit(db: Db, env: Bindings, input: CheckInput): 
   return d.result;
 }
 
-/** The rateLimit() middleware's decision, for a Worker calling over the binding (functions/ratelimits/gate.ts). */
+/**
+ * The rateLimit() middleware's decision, for a Worker calling over the binding
+ * (functions/ratelimits/gate.ts): window limits and/or a concurrency limit. A `permit` in the
+ * answer is given back with `releasePermit` after the caller's response.
+ */
 export async function rateLimitGate(db: Db, env: Bindings, input: GateInput): Promise<GateAnswer> {
-  const { timeout_ms, on_unavailable, ...check } = input ?? ({} as GateInput);
-  const b = valid(bodyOf(ratelimitsRoutes.checkRateLimit), check, "json");
-  const given = valid(GateSettings, { timeout_ms, on_unavailable }, "json");
-  const names = b.policies ?? [b.policy!];
-  return windowGate(db, b, denyCacheFor(env), budgetFor(db, names, given));
+  const { timeout_ms, on_unavailable, concurrency, holder, ...check } = input ?? ({} as GateInput);
+  const settings = valid(GateSettings, { timeout_ms, on_unavailable, concurrency, holder }, "json");
+  const windows = check.policy !== undefined || check.policies !== undefined || !concurrency;
+  const b = windows ? valid(bodyOf(ratelimitsRoutes.checkRateLimit), check, "json") : {};
+  const gateIn: GateInput = { ...b, ...settings };
+  return gate(db, gateIn, denyCacheFor(env), gateBudget(db, gateIn));
 }
 
-import { z } from "@hono/zod-openapi";
-
-const GateSettings = z.object({ timeout_ms: z.number().int().min(1).max(60_000).optional(), on_unavailable: z.enum(["deny", "allow"]).optional() });
+const GateSettings = z.object({
+  timeout_ms: z.number().int().min(1).max(60_000).optional(),
+  on_unavailable: z.enum(["deny", "allow"]).optional(),
+  concurrency: z
+    .object({
+      name: permitsRoutes.acquireSemaphore.request.params.shape.name,
+      permits: z.number().int().min(1).max(permitsRoutes.MAX_PERMITS),
+      ttl_ms: permitsRoutes.TtlMs.optional(),
+    })
+    .optional(),
+  holder: permitsRoutes.Holder.optional(),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Reservations.

@@ -79,6 +79,23 @@ describe("the gateway example over the Service Binding", () => {
     ]);
   }, 120_000);
 
+  it("a concurrency limit over the binding: never more than 2 in flight, the rest 429 concurrency-limited, every permit given back", async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => gw("GET", "/slow/work?ms=1500")));
+    const ok = results.filter((r) => r.status === 200);
+    const limited = results.filter((r) => r.status === 429);
+    expect(ok.length + limited.length).toBe(6);
+    expect(ok.length).toBeGreaterThanOrEqual(2);
+    expect(limited.length).toBeGreaterThanOrEqual(1);
+    for (const r of limited) expect(r.json).toMatchObject({ type: "/problems/concurrency-limited", permits: 2, in_use: 2 });
+    expect(ok[0].headers.get("ratelimit-policy")).toBe('"gateway-inflight";q=2;qu="concurrent-requests"');
+    expect((await gw("GET", "/slow-stats")).json.peak).toBeLessThanOrEqual(2);
+    const live = await sql<{ n: number }>(
+      suite.db,
+      "SELECT count(*)::int AS n FROM permits WHERE kind = 'semaphore' AND name = 'gateway-inflight' AND released_at IS NULL AND timed_out_at IS NULL",
+    );
+    expect(live).toEqual([{ n: 0 }]);
+  }, 60_000);
+
   it("a reservation through the binding: created, then a conflict as a value ({created: false, conflicts}), and a 422 as AdmitError", async () => {
     const body = { resource: "rack-1/server-7", holder: "alice", start: "2030-01-01T10:00:00Z", end: "2030-01-01T12:00:00Z" };
     const first = await gw("POST", "/book", body);
