@@ -125,25 +125,36 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** A problem answer, thrown by `orThrow`. */
+/** Whether an answer's body is an `application/problem+json` problem (type, title, status). */
+export function isProblem(body: unknown): body is Problem {
+  const b = body as Partial<Problem> | null;
+  return typeof b === "object" && b !== null && typeof b.type === "string" && typeof b.title === "string" && typeof b.status === "number";
+}
+
+/** A non-2xx answer, thrown by `orThrow`: its status, its body, and the problem when the body is one. */
 export class AdmitProblemError extends Error {
   readonly status: number;
-  readonly problem: Problem;
+  /** The parsed body (a problem, or e.g. a rate-limit check's `allowed: false` result on 429). */
+  readonly body: unknown;
+  readonly problem: Problem | undefined;
   readonly response: Response;
-  constructor(problem: Problem, response: Response) {
-    super(`${response.status} ${problem.title}${problem.detail ? `: ${problem.detail}` : ""} (${problem.type})`);
+  constructor(body: unknown, response: Response) {
+    const problem = isProblem(body) ? body : undefined;
+    super(
+      problem
+        ? `${response.status} ${problem.title}${problem.detail ? `: ${problem.detail}` : ""} (${problem.type})`
+        : `${response.status} ${response.statusText}`,
+    );
     this.name = "AdmitProblemError";
     this.status = response.status;
+    this.body = body;
     this.problem = problem;
     this.response = response;
   }
 }
 
-/** The call's `data`, or an `AdmitProblemError` thrown for its problem answer. */
+/** The call's `data`, or an `AdmitProblemError` thrown for a non-2xx answer. */
 export function orThrow<R extends { data?: unknown; error?: unknown; response: Response }>(result: R): NonNullable<R["data"]> {
-  const { error, response } = result;
-  if (error !== undefined || !response.ok) {
-    throw new AdmitProblemError((error as Problem | undefined) ?? { type: "about:blank", title: response.statusText, status: response.status }, response);
-  }
+  if (result.error !== undefined || !result.response.ok) throw new AdmitProblemError(result.error, result.response);
   return result.data as NonNullable<R["data"]>;
 }
