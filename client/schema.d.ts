@@ -774,7 +774,7 @@ export interface components {
              * @default 60000
              * @example 90000
              */
-            default_ttl_ms: number;
+            default_ttl_ms?: number;
         };
         Permit: {
             /** Format: uuid */
@@ -848,7 +848,7 @@ export interface components {
              * @description Simulated generation time, 0–3000 ms (pg_sleep inside the locked transaction), so a second request can be seen to collide. Default 0.
              * @default 0
              */
-            work_ms: number;
+            work_ms?: number;
         };
         InventoryNights: {
             item: string;
@@ -968,7 +968,7 @@ export interface components {
              * @description Accepted clock skew of `webhook-timestamp`, ±seconds (default 300)
              * @default 300
              */
-            tolerance_s: number;
+            tolerance_s?: number;
             /**
              * @description Events with the same value at this JSON pointer are never claimed concurrently, and are handed out in received order
              * @example /data/subscription_id
@@ -1002,12 +1002,12 @@ export interface components {
              * @description At most this many events (1–100, default 10)
              * @default 10
              */
-            limit: number;
+            limit?: number;
             /**
              * @description Claim lifetime: unacknowledged events become claimable again after it (100 ms–12 h, default 30 s)
              * @default 30000
              */
-            visibility_ms: number;
+            visibility_ms?: number;
         };
         WebhookEvent: {
             /** Format: uuid */
@@ -1070,23 +1070,23 @@ export interface components {
              * @description Write one request-log row per check (same statement, no extra round trip)
              * @default false
              */
-            log: boolean;
+            log?: boolean;
             /**
              * @description How long finished windows (usage history) and log rows are kept; default 7 days
              * @default 604800000
              */
-            history_ms: number;
+            history_ms?: number;
             /**
              * @description The longest a check on this policy may take (1–60000 ms, default 5000, the Worker's default request budget; never more than DB_BUDGET_MS). Past it the check answers per `on_unavailable`.
              * @default 5000
              */
-            timeout_ms: number;
+            timeout_ms?: number;
             /**
              * @description When the database does not answer within `timeout_ms` or cannot be reached: `deny` (fail closed: 503 + Retry-After) or `allow` (fail open: 200, `allowed: true`, `reason: "timeout"` or `"unavailable"`, header `Admit-RateLimit-Enforced: false`). With several policies, any `deny` decides.
              * @default deny
              * @enum {string}
              */
-            on_unavailable: "deny" | "allow";
+            on_unavailable?: "deny" | "allow";
         };
         RateLimitOverride: {
             policy: string;
@@ -1207,7 +1207,7 @@ export interface components {
              * @description Units this call takes (default 1). 0 = peek: consumes nothing; allowed means one unit fits
              * @default 1
              */
-            cost: number;
+            cost?: number;
             /** @description Small JSON object stored in the request log (policies with `log: true`) */
             info?: {
                 [key: string]: unknown;

@@ -32,7 +32,9 @@ export async function openapiDocument(): Promise<OpenAPI3> {
 
 /** The text of client/schema.d.ts for the current document. */
 export async function generateClientSchema(): Promise<string> {
-  const ast = await openapiTS(await openapiDocument(), { alphabetize: false });
+  // defaultNonNullable: false — a field with a `default` stays optional unless the document lists it as
+  // required: request bodies may leave out `cost`, `log`, … (openapi-typescript's default would demand them).
+  const ast = await openapiTS(await openapiDocument(), { defaultNonNullable: false });
   return HEADER + astToString(ast);
 }
 

@@ -1,9 +1,11 @@
 // The typed client (client/index.ts) against the real app over HTTP, and its retry policy against a
 // small local server that answers what each test tells it to.
+import { execFile } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdmitProblemError, createAdmitClient, idempotencyKey, orThrow, retryAfterMs } from "../../client";
+import { ROOT } from "../../dev/local";
 import { servedApp, TOKEN } from "../support";
 
 const suite = servedApp("client");
@@ -41,7 +43,7 @@ describe("the typed client against the app", () => {
       }),
     );
     expect(policy).toMatchObject({ name: "client-api", limit: 1 });
-    const check = () => admit().POST("/v1/ratelimits/check", { body: { policy: "client-api", key: "k", cost: 1 } });
+    const check = () => admit().POST("/v1/ratelimits/check", { body: { policy: "client-api", key: "k" } }); // cost defaults to 1
     const first = await check();
     expect(first.response.status).toBe(200);
     expect(first.data).toMatchObject({ allowed: true });
@@ -81,6 +83,23 @@ describe("the typed client against the app", () => {
     const { error, response } = await anonymous.GET("/v1/reservations/{id}", { params: { path: { id: "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" } } });
     expect(response.status).toBe(401);
     expect(error).toMatchObject({ status: 401 });
+  });
+});
+
+describe("examples/node-client.ts", () => {
+  it("books, shows the refusal and the replay, and exits 0 against the app", async () => {
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ["--import", "tsx", "examples/node-client.ts"],
+        { cwd: ROOT, env: { ...process.env, ADMIT: suite.server.url, TOKEN }, timeout: 60_000 },
+        (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+      );
+    });
+    expect(code, stdout + stderr).toBe(0);
+    expect(stdout).toMatch(/^booked example-room\/\d+ for alice/m);
+    expect(stdout).toMatch(/^refused bob: 409 .*\/problems\/reservation-conflict/m);
+    expect(stdout).toContain("the same request again: 201, replayed: true");
   });
 });
 
