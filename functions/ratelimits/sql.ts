@@ -7,20 +7,6 @@ import { lockKey } from "../core/keys";
 export type Algorithm = "fixed_window" | "sliding_window" | "token_bucket";
 export type FailMode = "deny" | "allow";
 
-/** A policy as admit_ratelimit_policy_json() renders it. */
-export interface PolicyRow {
-  name: string;
-  algorithm: Algorithm;
-  limit: number;
-  window_ms: number;
-  log: boolean;
-  history_ms: number;
-  timeout_ms: number;
-  on_unavailable: FailMode;
-  created_at: string;
-  updated_at: string;
-}
-
 export interface PolicyInput {
   algorithm: Algorithm;
   limit: number;
@@ -29,6 +15,13 @@ export interface PolicyInput {
   history_ms: number;
   timeout_ms: number;
   on_unavailable: FailMode;
+}
+
+/** A policy as admit_ratelimit_policy_json() renders it. */
+export interface PolicyRow extends PolicyInput {
+  name: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface OverrideRow {
