@@ -12,14 +12,20 @@ const app = new Hono<Env>();
 
 app.get("/", (c) => c.json({ name: "admit-gateway-example" }));
 
-app.use("/api/*", rateLimit<import("hono").Context<Env>>({ binding: (c) => c.env.ADMIT, policy: "gateway", key: (c) => c.req.header("X-Client") ?? "anonymous" }));
+app.use(
+  "/api/*",
+  rateLimit<import("hono").Context<Env>>({ binding: (c) => c.env.ADMIT, policy: "gateway", key: (c) => c.req.header("X-Client") ?? "anonymous" }),
+);
 app.get("/api/hello", (c) => c.json({ hello: "from behind the gateway" }));
 
 // At most 2 requests in flight at once on /slow/* (a semaphore of Admit's, created on first use),
 // given back over the binding after the response. /slow-stats: this isolate's own peak.
 let running = 0;
 let peak = 0;
-app.use("/slow/*", rateLimit<import("hono").Context<Env>>({ binding: (c) => c.env.ADMIT, concurrency: { name: "gateway-inflight", permits: 2, ttl_ms: 60_000 } }));
+app.use(
+  "/slow/*",
+  rateLimit<import("hono").Context<Env>>({ binding: (c) => c.env.ADMIT, concurrency: { name: "gateway-inflight", permits: 2, ttl_ms: 60_000 } }),
+);
 app.get("/slow/work", async (c) => {
   running++;
   peak = Math.max(peak, running);
