@@ -1,7 +1,7 @@
 // The cron housekeeping: admit_sweep() runs every admit_sweep_<name>() a migration defines.
 import { beforeAll, describe, expect, it } from "vitest";
 import { sweep } from "../functions/core/sweep";
-import { bindings, freshDatabase, sql } from "./support";
+import { bindings, connect, freshDatabase, sql } from "./support";
 
 let db: string;
 beforeAll(async () => {
@@ -58,11 +58,43 @@ describe("sweep", () => {
         `INSERT INTO ratelimit_log (at, policy, key, allowed, cost, expires_at)
                      SELECT now() - interval '1 minute', 'sweep-load', 'k' || g % 50, true, 1, now() - interval '1 second' FROM generate_series(1, 18000) g`,
       );
-      // What this judges is rows cleared per run, not speed: a budget wide enough that a neighbour's
-      // load stalling one batch (seen in CI: one statement unanswered for 25 s) cannot end the run early.
-      const report = await sweep(bindings(db), { budgetMs: 120_000 });
+      // What this judges is rows cleared per run, not speed: a wide budget (the most DB_BUDGET_MS
+      // allows), so a neighbour's load cannot end the run early. (The 25–53 s batches CI saw were a
+      // plan kept from the empty table: the test below.)
+      const report = await sweep(bindings(db), { budgetMs: 55_000 });
       expect(report.ratelimits).toBeGreaterThanOrEqual(18000);
       expect(await sql(db, "SELECT count(*)::int AS n FROM ratelimit_log WHERE policy = 'sweep-load'"), `after run ${run}`).toEqual([{ n: 0 }]);
+    }
+  });
+
+  it("a sweeper plans its batch for the table as it is now, not as it was when the session first ran it", async () => {
+    // plpgsql keeps a static statement's plan for the session. Planned on empty, analyzed tables, a
+    // batch joined back to its table became a nested loop over a sequential scan, kept, and quadratic
+    // on the next backlog (CI: one batch of the test above took 53 s). The plans are read with
+    // auto_explain; what matters is the one made after the backlog arrived.
+    const fresh = await freshDatabase("sweep_plans");
+    const c = await connect(fresh);
+    try {
+      await c.query("ANALYZE ratelimit_log, ratelimit_counters, permits, inventory_tokens, inventory_bookings, inventory_nights");
+      await c.query("LOAD 'auto_explain'");
+      await c.query(
+        "SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = notice; SET client_min_messages = notice",
+      );
+      const plans: string[] = [];
+      c.on("notice", (n: { message?: string }) => plans.push(n.message ?? ""));
+      await c.query("SELECT admit_sweep()"); // every sweeper runs once on the empty tables, in this session
+      await c.query(`INSERT INTO ratelimit_log (at, policy, key, allowed, cost, expires_at)
+                     SELECT now() - interval '1 minute', 'p', 'k', true, 1, now() - interval '1 second' FROM generate_series(1, 2000) g`);
+      plans.length = 0;
+      const [{ n }] = (await c.query("SELECT admit_sweep_batch('ratelimits') AS n")).rows;
+      expect(n).toBe(2000);
+      const logDelete = plans.filter((p) => /Query Text:[\s\S]*DELETE FROM ratelimit_log\b/.test(p));
+      expect(logDelete).toHaveLength(1);
+      // Not a nested loop that scans the whole table once per victim (what the kept plan was).
+      expect(logDelete[0]).not.toMatch(/Nested Loop[\s\S]*Seq Scan on ratelimit_log l\b/);
+      expect(logDelete[0]).toMatch(/Delete on ratelimit_log l\b/);
+    } finally {
+      await c.end();
     }
   });
 

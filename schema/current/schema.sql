@@ -1794,24 +1794,28 @@ DECLARE
   v_released integer;
   v_marked integer;
 BEGIN
-  WITH due AS (
-    SELECT id FROM inventory_tokens
-     WHERE held_until <= clock_timestamp()
-     ORDER BY held_until
-     LIMIT 10000
-       FOR UPDATE SKIP LOCKED
-  )
-  UPDATE inventory_tokens t SET booking_id = NULL, held_until = NULL FROM due WHERE t.id = due.id;
+  EXECUTE $q$
+    WITH due AS (
+      SELECT id FROM inventory_tokens
+       WHERE held_until <= clock_timestamp()
+       ORDER BY held_until
+       LIMIT 10000
+         FOR UPDATE SKIP LOCKED
+    )
+    UPDATE inventory_tokens t SET booking_id = NULL, held_until = NULL FROM due WHERE t.id = due.id
+  $q$;
   GET DIAGNOSTICS v_released = ROW_COUNT;
 
-  WITH done AS (
-    SELECT id FROM inventory_bookings
-     WHERE status = 'held' AND expires_at <= clock_timestamp()
-     ORDER BY expires_at
-     LIMIT 10000
-       FOR UPDATE SKIP LOCKED
-  )
-  UPDATE inventory_bookings b SET status = 'expired' FROM done WHERE b.id = done.id;
+  EXECUTE $q$
+    WITH done AS (
+      SELECT id FROM inventory_bookings
+       WHERE status = 'held' AND expires_at <= clock_timestamp()
+       ORDER BY expires_at
+       LIMIT 10000
+         FOR UPDATE SKIP LOCKED
+    )
+    UPDATE inventory_bookings b SET status = 'expired' FROM done WHERE b.id = done.id
+  $q$;
   GET DIAGNOSTICS v_marked = ROW_COUNT;
   RETURN v_released + v_marked;
 END
@@ -1827,36 +1831,42 @@ DECLARE
   v_bookings integer;
   v_nights integer;
 BEGIN
-  WITH old AS (
-    SELECT t.id
-      FROM (SELECT item, night FROM inventory_nights WHERE night < v_cutoff ORDER BY night LIMIT 1000) n
-      JOIN inventory_tokens t ON t.item = n.item AND t.night = n.night
-     LIMIT 10000
-       FOR UPDATE OF t SKIP LOCKED
-  )
-  DELETE FROM inventory_tokens t USING old WHERE t.id = old.id;
+  EXECUTE $q$
+    WITH old AS (
+      SELECT t.id
+        FROM (SELECT item, night FROM inventory_nights WHERE night < $1 ORDER BY night LIMIT 1000) n
+        JOIN inventory_tokens t ON t.item = n.item AND t.night = n.night
+       LIMIT 10000
+         FOR UPDATE OF t SKIP LOCKED
+    )
+    DELETE FROM inventory_tokens t USING old WHERE t.id = old.id
+  $q$ USING v_cutoff;
   GET DIAGNOSTICS v_tokens = ROW_COUNT;
 
-  WITH old AS (
-    SELECT b.id FROM inventory_bookings b
-     WHERE b.check_out < v_cutoff
-       AND NOT EXISTS (SELECT 1 FROM inventory_tokens t WHERE t.booking_id = b.id)
-     ORDER BY b.check_out
-     LIMIT 10000
-       FOR UPDATE SKIP LOCKED
-  )
-  DELETE FROM inventory_bookings b USING old WHERE b.id = old.id;
+  EXECUTE $q$
+    WITH old AS (
+      SELECT b.id FROM inventory_bookings b
+       WHERE b.check_out < $1
+         AND NOT EXISTS (SELECT 1 FROM inventory_tokens t WHERE t.booking_id = b.id)
+       ORDER BY b.check_out
+       LIMIT 10000
+         FOR UPDATE SKIP LOCKED
+    )
+    DELETE FROM inventory_bookings b USING old WHERE b.id = old.id
+  $q$ USING v_cutoff;
   GET DIAGNOSTICS v_bookings = ROW_COUNT;
 
-  WITH old AS (
-    SELECT n.item, n.night FROM inventory_nights n
-     WHERE n.night < v_cutoff
-       AND NOT EXISTS (SELECT 1 FROM inventory_tokens t WHERE t.item = n.item AND t.night = n.night)
-     ORDER BY n.night
-     LIMIT 10000
-       FOR UPDATE SKIP LOCKED
-  )
-  DELETE FROM inventory_nights n USING old WHERE n.item = old.item AND n.night = old.night;
+  EXECUTE $q$
+    WITH old AS (
+      SELECT n.item, n.night FROM inventory_nights n
+       WHERE n.night < $1
+         AND NOT EXISTS (SELECT 1 FROM inventory_tokens t WHERE t.item = n.item AND t.night = n.night)
+       ORDER BY n.night
+       LIMIT 10000
+         FOR UPDATE SKIP LOCKED
+    )
+    DELETE FROM inventory_nights n USING old WHERE n.item = old.item AND n.night = old.night
+  $q$ USING v_cutoff;
   GET DIAGNOSTICS v_nights = ROW_COUNT;
 
   RETURN v_tokens + v_bookings + v_nights;
@@ -1883,16 +1893,17 @@ BEGIN
     END IF;
   END LOOP;
 
-  WITH old AS (
-    SELECT id FROM permits
-     WHERE (released_at IS NOT NULL OR timed_out_at IS NOT NULL)
-       AND coalesce(released_at, timed_out_at) < now() - interval '30 days'
-     LIMIT 10000
-       FOR UPDATE SKIP LOCKED
-  ), deleted AS (
-    DELETE FROM permits p USING old WHERE p.id = old.id RETURNING 1
-  )
-  SELECT count(*)::integer INTO d FROM deleted;
+  EXECUTE $q$
+    WITH old AS (
+      SELECT id FROM permits
+       WHERE (released_at IS NOT NULL OR timed_out_at IS NOT NULL)
+         AND coalesce(released_at, timed_out_at) < now() - interval '30 days'
+       LIMIT 10000
+         FOR UPDATE SKIP LOCKED
+    )
+    DELETE FROM permits p USING old WHERE p.id = old.id
+  $q$;
+  GET DIAGNOSTICS d = ROW_COUNT;
   RETURN n + d;
 END
 $function$;
@@ -1906,20 +1917,20 @@ DECLARE
   n_log integer;
 BEGIN
   -- SKIP LOCKED: a row a check holds right now is left for the next sweep, never waited for.
-  WITH d AS (
+  EXECUTE $q$
     DELETE FROM ratelimit_counters
      WHERE ctid = ANY (ARRAY(SELECT ctid FROM ratelimit_counters WHERE expires_at <= now()
                               LIMIT 10000 FOR UPDATE SKIP LOCKED))
        AND expires_at <= now()
-    RETURNING 1
-  )
-  SELECT count(*) INTO n_counters FROM d;
-  WITH victims AS (
-    SELECT id FROM ratelimit_log WHERE expires_at <= now() ORDER BY expires_at LIMIT 10000
-  ), d AS (
-    DELETE FROM ratelimit_log l USING victims v WHERE l.id = v.id RETURNING 1
-  )
-  SELECT count(*) INTO n_log FROM d;
+  $q$;
+  GET DIAGNOSTICS n_counters = ROW_COUNT;
+  EXECUTE $q$
+    WITH victims AS (
+      SELECT id FROM ratelimit_log WHERE expires_at <= now() ORDER BY expires_at LIMIT 10000
+    )
+    DELETE FROM ratelimit_log l USING victims v WHERE l.id = v.id
+  $q$;
+  GET DIAGNOSTICS n_log = ROW_COUNT;
   RETURN n_counters + n_log;
 END
 $function$;
