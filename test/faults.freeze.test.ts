@@ -6,64 +6,30 @@
 // 2xx/409 (decided before the freeze), 503 + Retry-After (certainly not applied) or 504 (outcome
 // unknown); after SIGCONT the same app serves again with no restart; no 503 hides a write, ever
 // (checked after every late commit has landed); every invariant holds in the database.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Bridge, startBridge } from "../dev/bridge";
-import { migrate } from "../dev/migrate";
-import { type PgHandle, startPostgres } from "../dev/postgres";
 import { CAPABILITIES, type Capability, type Query, retryable } from "./capabilities";
-import { client, type Served, serveApp, settled as settleAll, signalPostgres, TOKEN } from "./support";
+import { client, type OwnStack, ownStack, type Served, serveApp, settled as settleAll, TOKEN } from "./support";
 
 const BUDGET_MS = 2_000;
-let tmp: string;
-let pgh: PgHandle;
-let bridge: Bridge;
+let stack: OwnStack;
 let app: Served;
 let defaults: Served;
-let frozen = false;
 
 /** Direct TCP to our own Postgres (not through the bridge), for checks once it is thawed. */
-const q: Query = async (text, params) => {
-  const c = new pg.Client({ connectionString: pgh.url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows;
-  } finally {
-    await c.end();
-  }
-};
-
-function freeze() {
-  signalPostgres(pgh.dataDir, "SIGSTOP");
-  frozen = true;
-}
-
-function thaw() {
-  signalPostgres(pgh.dataDir, "SIGCONT");
-  frozen = false;
-}
+const q: Query = (text, params) => stack.q(text, params);
+const freeze = () => stack.freeze();
+const thaw = () => stack.thaw();
 
 beforeAll(async () => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "admit-freeze-"));
-  fs.chmodSync(tmp, 0o755); // as root, postgres runs as user "postgres" and must enter tmp
-  pgh = await startPostgres({ dataDir: path.join(tmp, "data"), persistent: false });
-  bridge = await startBridge();
-  await migrate({ databaseUrl: pgh.url, wsProxy: bridge.wsProxy });
-  const env = { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: TOKEN };
-  app = await serveApp({ ...env, DB_BUDGET_MS: String(BUDGET_MS), LOCK_TIMEOUT_MS: "1000" });
-  defaults = await serveApp(env);
+  stack = await ownStack("freeze");
+  app = await serveApp({ ...stack.env, DB_BUDGET_MS: String(BUDGET_MS), LOCK_TIMEOUT_MS: "1000" });
+  defaults = await serveApp(stack.env);
 }, 120_000);
 
 afterAll(async () => {
-  if (frozen) thaw();
   await app?.close();
   await defaults?.close();
-  await bridge?.close();
-  await pgh?.stop();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  await stack?.stop();
 }, 60_000);
 
 let seq = 0;
@@ -82,7 +48,7 @@ async function call(base: string, method: string, p: string, body?: unknown, hea
 }
 
 /** Nothing in flight through the bridge or on any database: every late commit has landed. */
-const settled = () => settleAll(bridge, q, { everywhere: true, attempts: 200 });
+const settled = () => settleAll(stack.bridge, q, { everywhere: true, attempts: 200 });
 
 describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s with Postgres frozen mid-burst", (_name, cap: Capability) => {
   it("answers honestly within the budget, resumes without a restart, no 503 hides a write, invariants hold", async () => {
@@ -199,34 +165,18 @@ describe("Postgres frozen", () => {
 
 describe("Postgres stopped (fast shutdown) mid-burst, then started again on the same data", () => {
   // A second cluster of this suite's own, kept on disk across the restart.
-  let dir: string;
-  let pg2: PgHandle;
-  let bridge2: Bridge;
+  let stack2: OwnStack;
   let app2: Served;
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "admit-restart-"));
-    fs.chmodSync(dir, 0o755);
-    pg2 = await startPostgres({ dataDir: path.join(dir, "data"), persistent: true });
-    bridge2 = await startBridge();
-    await migrate({ databaseUrl: pg2.url, wsProxy: bridge2.wsProxy });
-    app2 = await serveApp({ DATABASE_URL: pg2.url, NEON_WS_PROXY: bridge2.wsProxy, API_TOKEN: TOKEN, DB_BUDGET_MS: String(BUDGET_MS) });
+    stack2 = await ownStack("restart", { persistent: true });
+    app2 = await serveApp({ ...stack2.env, DB_BUDGET_MS: String(BUDGET_MS) });
   }, 120_000);
   afterAll(async () => {
     await app2?.close();
-    await bridge2?.close();
-    await pg2?.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await stack2?.stop();
   }, 60_000);
 
-  const q2: Query = async (text, params) => {
-    const c = new pg.Client({ connectionString: pg2.url });
-    await c.connect();
-    try {
-      return (await c.query(text, params)).rows;
-    } finally {
-      await c.end();
-    }
-  };
+  const q2: Query = (text, params) => stack2.q(text, params);
 
   it.each(CAPABILITIES.filter((c) => c.dedupe === "idempotency-key").map((c) => [c.name, c] as const))(
     "%s: 503/504 while it is down, no 503 hides a write, service back without an app restart, invariants hold",
@@ -239,11 +189,11 @@ describe("Postgres stopped (fast shutdown) mid-burst, then started again on the 
         return { tag, res: call(app2.url, req.method, req.path, req.body, req.headers) };
       });
       await new Promise((r) => setTimeout(r, 30));
-      await pg2.stop();
+      await stack2.stopPostgres();
       const whileDown = cap.write(key, unique("t"), 9);
       const down = await call(app2.url, whileDown.method, whileDown.path, whileDown.body, whileDown.headers);
       const health = await call(app2.url, "GET", "/health");
-      pg2 = await startPostgres({ dataDir: pg2.dataDir, port: pg2.port, persistent: true });
+      await stack2.startPostgres();
 
       expect(down.status).toBe(503); // nothing listening: certainly not applied
       expect(health.status).toBe(503);

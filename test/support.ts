@@ -1,15 +1,20 @@
 // What the suites share: a database of their own, a one-off SQL helper, and the app served over real HTTP.
 
+import fs from "node:fs";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { serve } from "@hono/node-server";
+import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
-import type { Bridge, Faults } from "../dev/bridge";
-import { postmasterPid } from "../dev/postgres";
+import { type Bridge, type Faults, startBridge } from "../dev/bridge";
+import { migrate } from "../dev/migrate";
+import { type PgHandle, postmasterPid, startPostgres } from "../dev/postgres";
 import { listProcesses } from "../dev/proc";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
-import { app } from "../functions";
 import { createClient } from "../functions/core/db";
 import type { Bindings } from "../functions/core/env";
+import { app } from "../functions/index";
 
 export const TOKEN = "test-token-" + Math.random().toString(36).slice(2);
 
@@ -227,4 +232,67 @@ export function signalPostgres(dataDir: string, sig: NodeJS.Signals): void {
       if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
     }
   }
+}
+
+/** A Postgres and bridge of a suite's own, migrated: one it may freeze, stop or restart without stalling the other suites. */
+export interface OwnStack {
+  pg: PgHandle;
+  bridge: Bridge;
+  /** DATABASE_URL, NEON_WS_PROXY and API_TOKEN for an app on this stack. */
+  env: Bindings;
+  /** One statement over plain TCP (not through the bridge), for checks once Postgres answers again. */
+  q<R = any>(text: string, params?: unknown[]): Promise<R[]>;
+  /** SIGSTOP / SIGCONT of every Postgres process (signalPostgres). */
+  freeze(): void;
+  thaw(): void;
+  /** Postgres down (a crash, a restart) and up again on the same port and data: `pg` is the new handle. */
+  stopPostgres(): Promise<void>;
+  startPostgres(): Promise<void>;
+  /** Thaws if frozen, closes the bridge, stops Postgres and removes its data. */
+  stop(): Promise<void>;
+}
+
+export async function ownStack(label: string, { persistent = false }: { persistent?: boolean } = {}): Promise<OwnStack> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `admit-${label}-`));
+  fs.chmodSync(tmp, 0o755); // as root, postgres runs as user "postgres" and must enter tmp
+  let pgh = await startPostgres({ dataDir: path.join(tmp, "data"), persistent });
+  const bridge = await startBridge();
+  await migrate({ databaseUrl: pgh.url, wsProxy: bridge.wsProxy });
+  let frozen = false;
+  return {
+    get pg() {
+      return pgh;
+    },
+    bridge,
+    env: { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: TOKEN },
+    async q<R>(text: string, params: unknown[] = []) {
+      const c = new pg.Client({ connectionString: pgh.url });
+      await c.connect();
+      try {
+        return (await c.query(text, params)).rows as R[];
+      } finally {
+        await c.end();
+      }
+    },
+    freeze() {
+      signalPostgres(pgh.dataDir, "SIGSTOP");
+      frozen = true;
+    },
+    thaw() {
+      signalPostgres(pgh.dataDir, "SIGCONT");
+      frozen = false;
+    },
+    async stopPostgres() {
+      await pgh.stop();
+    },
+    async startPostgres() {
+      pgh = await startPostgres({ dataDir: pgh.dataDir, port: pgh.port, persistent });
+    },
+    async stop() {
+      if (frozen) signalPostgres(pgh.dataDir, "SIGCONT");
+      await bridge.close();
+      await pgh.stop();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
 }

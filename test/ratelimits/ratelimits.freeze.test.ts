@@ -4,60 +4,26 @@
 // claim); after SIGCONT the same app decides again, and the database never holds more than the
 // limit. This suite runs its OWN embedded Postgres and bridge (as test/faults.freeze.test.ts does):
 // freezing the shared one would stall every other suite.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Bridge, startBridge } from "../../dev/bridge";
-import { migrate } from "../../dev/migrate";
-import { type PgHandle, startPostgres } from "../../dev/postgres";
-import { client, type Served, serveApp, settled, signalPostgres, TOKEN } from "../support";
+import { client, type OwnStack, ownStack, type Served, serveApp, settled } from "../support";
 
 const BOUND_MS = 1_000;
-let tmp: string;
-let pgh: PgHandle;
-let bridge: Bridge;
+let stack: OwnStack;
 let app: Served;
 let api: ReturnType<typeof client>;
-let frozen = false;
-
-const q = async (text: string, params: unknown[] = []) => {
-  const c = new pg.Client({ connectionString: pgh.url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows;
-  } finally {
-    await c.end();
-  }
-};
-
-function freeze() {
-  signalPostgres(pgh.dataDir, "SIGSTOP");
-  frozen = true;
-}
-
-function thaw() {
-  signalPostgres(pgh.dataDir, "SIGCONT");
-  frozen = false;
-}
+const q = (text: string, params: unknown[] = []) => stack.q(text, params);
+const freeze = () => stack.freeze();
+const thaw = () => stack.thaw();
 
 beforeAll(async () => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "admit-rl-freeze-"));
-  fs.chmodSync(tmp, 0o755); // as root, postgres runs as user "postgres" and must enter tmp
-  pgh = await startPostgres({ dataDir: path.join(tmp, "data"), persistent: false });
-  bridge = await startBridge();
-  await migrate({ databaseUrl: pgh.url, wsProxy: bridge.wsProxy });
-  app = await serveApp({ DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: TOKEN, RATELIMIT_DENY_CACHE: "off" });
+  stack = await ownStack("rl-freeze");
+  app = await serveApp({ ...stack.env, RATELIMIT_DENY_CACHE: "off" });
   api = client(app.url);
 }, 120_000);
 
 afterAll(async () => {
-  if (frozen) thaw();
   await app?.close();
-  await bridge?.close();
-  await pgh?.stop();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  await stack?.stop();
 }, 60_000);
 
 async function timed(body: Record<string, unknown>) {
@@ -101,7 +67,7 @@ describe("rate-limit checks with Postgres frozen", () => {
         expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(0);
       }
     }
-    await settled(bridge, q, { everywhere: true, attempts: 200 });
+    await settled(stack.bridge, q, { everywhere: true, attempts: 200 });
     // Thawed: the same app decides again, and whatever the frozen checks committed late, never past the limit.
     const after = await timed({ policy: "closed", key: "after" });
     expect(after.status).toBe(200);
