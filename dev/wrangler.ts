@@ -51,6 +51,8 @@ export interface WranglerOptions {
    * (docs/performance.md) — that a deployed Worker never makes.
    */
   direct?: boolean;
+  /** Extra environment variables for wrangler, e.g. WRANGLER_REGISTRY_PATH: a dev registry of its own, so two `wrangler dev` processes of one test find each other's Workers (Service Bindings) and no one else's. */
+  env?: Record<string, string>;
 }
 
 export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerDev> {
@@ -100,6 +102,7 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
       FORCE_COLOR: "0",
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
       ...(opts.devtools ? {} : { VSCODE_INSPECTOR_OPTIONS: "{}" }),
+      ...opts.env,
     },
   });
   // Its own process group outlives us unless someone kills it: the guard does, if we die first.

@@ -6,8 +6,8 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const FUNCTIONS = resolve(__dirname, "..", "functions");
-/** Not capabilities: the core, the HTTP composition, and the Worker's entry. */
-const NOT_CAPABILITIES = new Set(["core", "http"]);
+/** Not capabilities: the core, the HTTP and RPC compositions (the Worker's entries are index.ts and worker.ts). */
+const NOT_CAPABILITIES = new Set(["core", "http", "rpc"]);
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -31,7 +31,7 @@ const capabilities = readdirSync(FUNCTIONS).filter((f) => statSync(join(FUNCTION
 describe("layout", () => {
   it("there are capability folders beside core/ and http/", () => {
     expect(capabilities.length).toBeGreaterThanOrEqual(5);
-    expect(readdirSync(FUNCTIONS).filter((f) => f.endsWith(".ts"))).toEqual(["index.ts"]);
+    expect(readdirSync(FUNCTIONS).filter((f) => f.endsWith(".ts"))).toEqual(["index.ts", "worker.ts"]);
   });
 
   it("a capability imports core/ and its own folder only", () => {

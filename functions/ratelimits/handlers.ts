@@ -4,9 +4,10 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, type Problem, ProblemError, problem, validationProblem } from "../core/errors";
 import { MAX_LIST_PAGE, namePage } from "../core/validation";
-import { budgetFor, isUnenforced, unenforcedResponse, withinBudget } from "./budget";
+import { isUnenforced, unenforcedResponse } from "./budget";
 import { denyCache, denyCacheFor } from "./cache";
-import { checkRateLimit as check, checkRateLimits as checkAll, quotaExceeded } from "./decide";
+import { quotaExceeded } from "./decide";
+import { checkOnce } from "./gate";
 import { rateLimitHeaders } from "./headers";
 import type * as routes from "./routes";
 import * as sql from "./sql";
@@ -87,22 +88,12 @@ export const deleteRateLimitOverride: RouteHandler<typeof routes.deleteRateLimit
 
 export const checkRateLimit: RouteHandler<typeof routes.checkRateLimit, AppEnv> = async (c) => {
   const b = c.req.valid("json");
-  const db = c.var.db;
-  const cache = denyCacheFor(c.env);
-  const names = b.policies ?? [b.policy!];
-  const budget = budgetFor(db, names);
-  const input = { key: b.key, cost: b.cost, info: b.info };
-  const d = await withinBudget(
-    budget,
-    () => (b.policies ? checkAll(db, { ...input, policies: b.policies }, cache, budget) : check(db, { ...input, policy: b.policy! }, cache, budget)),
-    b.policies ? { policies: b.policies, key: b.key } : { policy: b.policy, key: b.key },
-  );
+  const d = await checkOnce(c.var.db, b, denyCacheFor(c.env));
   if (isUnenforced(d)) {
     const u = unenforcedResponse(d);
     if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
     return c.json(u.body as routes.UnenforcedBody, 200, u.headers);
   }
-  if (d === null) throw noPolicy(b.policy!);
   if ("missing" in d) throw noPolicy(d.missing[0]);
   const headers = rateLimitHeaders(d);
   if (d.result.allowed) return c.json(d.result, 200, headers);

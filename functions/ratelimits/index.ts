@@ -8,11 +8,14 @@ import { validationHook } from "../core/validation";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 
+export { budgetFor, isUnenforced, unenforcedResponse, withinBudget } from "./budget";
 export { DenyCache, denyCache, denyCacheFor } from "./cache";
 export type { PolicyResult, RateLimitDecision, RateLimitResult } from "./decide";
-export { checkRateLimit, checkRateLimits } from "./decide";
+export { checkRateLimit, checkRateLimits, quotaExceeded } from "./decide";
+export type { GateAnswer, GateInput } from "./gate";
+export { checkOnce, gate, gateBudget, windowGate } from "./gate";
 export { rateLimitHeaders } from "./headers";
-export type { ConcurrencyOptions, RateLimitOptions } from "./middleware";
+export type { ConcurrencyOptions, RateLimitBinding, RateLimitOptions } from "./middleware";
 export { rateLimit } from "./middleware";
 export type { FailMode } from "./sql";
 

@@ -4,12 +4,12 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
-import { ProblemError, problem, problemResponse } from "../core/errors";
-import { type Budget, budgetFor, isUnenforced, lockTimeoutWithin, unenforcedResponse, withinBudget } from "./budget";
-import { DEFAULT_TIMEOUT_MS, denyCacheFor } from "./cache";
-import { checkRateLimit, checkRateLimits, quotaExceeded } from "./decide";
-import { rateLimitHeaders, withConcurrency } from "./headers";
-import type { AcquireRow, FailMode } from "./sql";
+import { type Problem, ProblemError, problem, problemResponse } from "../core/errors";
+import { type Budget, lockTimeoutWithin } from "./budget";
+import { denyCacheFor } from "./cache";
+import { type GateAnswer, type GateInput, gate, gateBudget } from "./gate";
+import { NOT_ENFORCED_HEADER } from "./headers";
+import type { FailMode } from "./sql";
 import * as sql from "./sql";
 
 /** A concurrency limit: at most `permits` requests in flight at once (a semaphore of Admit's). */
@@ -42,21 +42,97 @@ export interface RateLimitOptions<C extends Context = Context> {
   on_unavailable?: FailMode;
   /** A concurrency limit, taken after the window limits admit the request and given back after the response. */
   concurrency?: ConcurrencyOptions;
+  /**
+   * Admit over a Service Binding (`c.env.ADMIT`, its `Admit` entrypoint: docs/rpc.md): the check runs
+   * in Admit's Worker, so this Worker needs no database binding of its own.
+   */
+  binding?: RateLimitBinding | ((c: C) => RateLimitBinding);
+}
+
+/** What the middleware calls on Admit's RPC entrypoint (functions/rpc/): one method. */
+export interface RateLimitBinding {
+  rateLimitGate(input: GateInput): Promise<GateAnswer | { error: Problem }>;
+  releasePermit(input: { name: string; permit_id: string }): Promise<object | { error: Problem }>;
+}
+
+/**
+ * How long to wait for the binding before the fail mode answers: Admit bounds its own work (the
+ * policies' timeout_ms, DB_BUDGET_MS ≤ 60 s) and answers the fail mode itself, so this is only a
+ * backstop for an Admit that does not answer at all: `timeout_ms` + 1 s when given, else 61 s.
+ */
+const BINDING_SLACK_MS = 1_000;
+const BINDING_BACKSTOP_MS = 61_000;
+
+/** What the middleware asks for this request (gate.ts): the options' limits, this request's key, cost and info. */
+async function gateInput<C extends Context>(c: Context, ctx: C, opts: RateLimitOptions<C>, names: string[]): Promise<GateInput> {
+  const input: GateInput = { timeout_ms: opts.timeout_ms, on_unavailable: opts.on_unavailable };
+  if (names.length) {
+    input.key = await opts.key!(ctx);
+    input.cost = typeof opts.cost === "function" ? await opts.cost(ctx) : opts.cost;
+    input.info = opts.info?.(ctx);
+    if (opts.policies !== undefined) input.policies = names;
+    else input.policy = names[0];
+  }
+  if (opts.concurrency) {
+    input.concurrency = opts.concurrency;
+    input.holder = `${c.req.method} ${c.req.path}`.slice(0, 200);
+  }
+  return input;
+}
+
+async function overBinding<C extends Context>(c: Context, ctx: C, opts: RateLimitOptions<C>, names: string[], next: () => Promise<void>) {
+  const binding = typeof opts.binding === "function" ? opts.binding(ctx) : opts.binding!;
+  const input = await gateInput(c, ctx, opts, names);
+  let answer: GateAnswer | { error: Problem };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waitMs = opts.timeout_ms === undefined ? BINDING_BACKSTOP_MS : opts.timeout_ms + BINDING_SLACK_MS;
+  try {
+    answer = await Promise.race([
+      binding.rateLimitGate(input),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer from Admit within ${waitMs} ms`)), waitMs);
+      }),
+    ]);
+  } catch (err) {
+    // Admit itself did not answer (not deployed, over its limits, too slow): the fail mode decides,
+    // as when the database does not. The call was sent, so a unit (or a permit) may have been taken.
+    console.error("rateLimit(): the Admit binding failed", err);
+    if ((opts.on_unavailable ?? "deny") === "allow") {
+      c.header(NOT_ENFORCED_HEADER, "false; reason=unavailable");
+      return next();
+    }
+    const p = problem(
+      "outcome-unknown",
+      `Admit did not answer the rate-limit check (${String((err as Error)?.message ?? err)}); a unit may or may not have been consumed.`,
+      {},
+      { "Retry-After": "1" },
+    );
+    return problemResponse(c, p.problem, p.headers);
+  } finally {
+    clearTimeout(timer);
+  }
+  if ("error" in answer) return problemResponse(c, answer.error, answer.error.status === 503 || answer.error.status === 504 ? { "Retry-After": "1" } : {});
+  if (!answer.pass) return problemResponse(c, answer.problem, answer.headers);
+  const permit = answer.permit;
+  setHeaders(c, answer.headers);
+  try {
+    await next();
+  } finally {
+    if (permit) {
+      // Given back before the response leaves (also when the handler threw). If this fails, the TTL frees the permit.
+      try {
+        const r = await binding.releasePermit({ name: permit.name, permit_id: permit.permit_id });
+        if ("error" in r) console.error(`rateLimit(): releasing a permit of ${permit.name} failed; its TTL frees it`, r.error);
+      } catch (err) {
+        console.error(`rateLimit(): releasing a permit of ${permit.name} failed; its TTL frees it`, err);
+      }
+    }
+  }
+  setHeaders(c, answer.headers);
 }
 
 function setHeaders(c: Context, headers: Record<string, string>): void {
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
-}
-
-async function acquire(db: RequestDb, conc: ConcurrencyOptions, holder: string, budget: Budget): Promise<AcquireRow> {
-  const within = () => ({ lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget.timeoutMs });
-  let r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
-  if (r.status === "not_found") {
-    // First use: create it with the configured size (an existing one is never resized here), then take a permit.
-    await sql.putSemaphore(db, conc.name, conc.permits, conc.ttl_ms ?? 60_000, within());
-    r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
-  }
-  return r;
 }
 
 /**
@@ -87,6 +163,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
   if (!names.length && !opts.concurrency) throw new Error("rateLimit(): give `policy`, `policies` or `concurrency`");
   return async (c, next) => {
     const ctx = c as unknown as C;
+    if (opts.binding) return overBinding(c, ctx, opts, names, next);
     const shared = (c.var as { db?: RequestDb }).db;
     const db = shared ?? new RequestDb((c.env ?? {}) as Bindings);
     const closeOwn = () => {
@@ -99,86 +176,15 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
       }
     };
     let headers: Record<string, string> = {};
-    let windowHeaders: Record<string, string> = {};
     let permit: { permit_id: string } | undefined;
-    // With window limits, their policies' budget and fail mode; a concurrency limit alone: the options', else 5 000 ms / deny.
-    const budget = names.length
-      ? budgetFor(db, names, opts)
-      : {
-          timeoutMs: Math.max(1, Math.min(opts.timeout_ms ?? DEFAULT_TIMEOUT_MS, db.remainingMs())),
-          onUnavailable: opts.on_unavailable ?? ("deny" as FailMode),
-        };
-    let unenforced = false;
+    let budget: Budget = { timeoutMs: 1, onUnavailable: "deny" };
     try {
-      if (names.length) {
-        const key = await opts.key!(ctx);
-        const cost = typeof opts.cost === "function" ? await opts.cost(ctx) : opts.cost;
-        const input = { key, cost, info: opts.info?.(ctx) };
-        const cache = denyCacheFor(c.env as Bindings | undefined);
-        const multi = opts.policies !== undefined;
-        const outcome = await withinBudget(
-          budget,
-          () => (multi ? checkRateLimits(db, { ...input, policies: names }, cache, budget) : checkRateLimit(db, { ...input, policy: names[0] }, cache, budget)),
-          multi ? { policies: names, key } : { policy: names[0], key },
-        );
-        if (isUnenforced(outcome)) {
-          const u = unenforcedResponse(outcome);
-          if (u.status !== 200) return problemResponse(c, u.body as never, u.headers);
-          headers = windowHeaders = u.headers; // fail open: through to the handler, saying the limit was not enforced
-          unenforced = true;
-        } else if (outcome === null || "missing" in outcome) {
-          const missing = outcome === null ? names : outcome.missing;
-          console.error(`rateLimit(): policy ${missing.map((m) => JSON.stringify(m)).join(", ")} does not exist`);
-          // A setup error of the host Worker, not of the caller: refuse (never let calls through unlimited)
-          // with a 503 that names the fix, rather than a 500.
-          const p = problem(
-            "ratelimit-policy-missing",
-            `The rate-limit policy ${JSON.stringify(missing[0])} does not exist: create it with PUT /v1/ratelimits/policies/${encodeURIComponent(missing[0])}. Nothing was counted.`,
-            {},
-            { "Retry-After": "30" },
-          );
-          return problemResponse(c, p.problem, p.headers);
-        } else {
-          headers = windowHeaders = rateLimitHeaders(outcome);
-          if (opts.concurrency) headers = withConcurrency(headers, opts.concurrency, opts.concurrency.permits);
-          const { result } = outcome;
-          if (!result.allowed) {
-            const p = multi
-              ? quotaExceeded(result, headers)
-              : problem("rate-limited", `${JSON.stringify(result.key)} is over the limit of ${JSON.stringify(result.policy)}.`, { ...result }, headers);
-            return problemResponse(c, p.problem, p.headers);
-          }
-        }
-      }
-      // The database just failed to answer within the budget and the policies fail open: do not wait
-      // a second budget for a permit; the concurrency limit is not enforced either (the header says so).
-      if (opts.concurrency && !unenforced) {
-        const conc = opts.concurrency;
-        const r = await withinBudget(budget, () => acquire(db, conc, `${c.req.method} ${c.req.path}`.slice(0, 200), budget), {
-          policy: conc.name,
-          key: conc.name,
-        });
-        if (isUnenforced(r)) {
-          const u = unenforcedResponse(r);
-          if (u.status !== 200) return problemResponse(c, u.body as never, u.headers);
-          headers = { ...windowHeaders, ...u.headers };
-        } else if (r.status === "busy") {
-          const h = withConcurrency(windowHeaders, conc, r.permits, 0);
-          h["Retry-After"] = String(Math.max(1, Math.ceil(r.retry_after_ms / 1000)));
-          const p = problem(
-            "concurrency-limited",
-            `All ${r.permits} permits of ${JSON.stringify(conc.name)} are in use; the earliest expires at ${r.expires_at}.`,
-            { permits: r.permits, in_use: r.in_use, earliest_expires_at: r.expires_at },
-            h,
-          );
-          return problemResponse(c, p.problem, p.headers);
-        } else if (r.status !== "acquired") {
-          throw new Error(`rateLimit(): semaphore ${conc.name} answered ${r.status}`);
-        } else {
-          permit = r.permit;
-          if (!names.length) headers = withConcurrency({}, conc, conc.permits);
-        }
-      }
+      const input = await gateInput(c, ctx, opts, names);
+      budget = gateBudget(db, input);
+      const answer = await gate(db, input, denyCacheFor(c.env as Bindings | undefined), budget);
+      if (!answer.pass) return problemResponse(c, answer.problem, answer.headers);
+      headers = answer.headers;
+      permit = answer.permit;
     } catch (err) {
       if (err instanceof ProblemError) return problemResponse(c, err.problem, err.headers);
       throw err;

@@ -1,0 +1,77 @@
+// A gateway Worker that uses Admit over its Service Binding `ADMIT` (examples/gateway/wrangler.toml):
+// /api/* is rate limited per X-Client by the "gateway" policy with the rateLimit() middleware over
+// the binding, /slow/* by a concurrency limit of 2 in flight, and POST /book reserves a resource through `admit(env.ADMIT).reserve()`. It has no
+// database binding and no API token. /rpc/:method calls any method of the binding and answers what
+// came back, as JSON (test/rpc/rpc.runtime.test.ts uses it to look at raw answers and errors).
+import { Hono } from "hono";
+import { rateLimit } from "../../functions/ratelimits";
+import { type AdmitBinding, AdmitError, admit } from "../../functions/rpc/client";
+
+type Env = { Bindings: { ADMIT: AdmitBinding } };
+const app = new Hono<Env>();
+
+app.get("/", (c) => c.json({ name: "admit-gateway-example" }));
+
+app.use(
+  "/api/*",
+  rateLimit<import("hono").Context<Env>>({ binding: (c) => c.env.ADMIT, policy: "gateway", key: (c) => c.req.header("X-Client") ?? "anonymous" }),
+);
+app.get("/api/hello", (c) => c.json({ hello: "from behind the gateway" }));
+
+// At most 2 requests in flight at once on /slow/* (a semaphore of Admit's, created on first use),
+// given back over the binding after the response. /slow-stats: this isolate's own peak.
+let running = 0;
+let peak = 0;
+app.use(
+  "/slow/*",
+  rateLimit<import("hono").Context<Env>>({ binding: (c) => c.env.ADMIT, concurrency: { name: "gateway-inflight", permits: 2, ttl_ms: 60_000 } }),
+);
+app.get("/slow/work", async (c) => {
+  running++;
+  peak = Math.max(peak, running);
+  try {
+    await new Promise((r) => setTimeout(r, Number(c.req.query("ms") ?? "300")));
+  } finally {
+    running--;
+  }
+  return c.json({ done: true });
+});
+app.get("/slow-stats", (c) => c.json({ running, peak }));
+
+app.post("/book", async (c) => {
+  const body = await c.req.json<{ resource: string; holder: string; start: string; end: string }>();
+  try {
+    const r = await admit(c.env.ADMIT).reserve(body);
+    return r.created ? c.json(r, 201) : c.json(r, 409);
+  } catch (err) {
+    if (err instanceof AdmitError) return c.json({ status: err.status, type: err.type, message: err.message, retryAfter: err.retryAfter }, err.status as 422);
+    throw err;
+  }
+});
+
+app.post("/rpc/:method", async (c) => {
+  const method = c.req.param("method") as keyof AdmitBinding;
+  const input = await c.req.json();
+  const started = performance.now();
+  try {
+    const result = await (c.env.ADMIT[method] as (i: unknown) => Promise<unknown>)(input);
+    return c.json({ result, ms: performance.now() - started });
+  } catch (err) {
+    return c.json({ thrown: { name: (err as Error).name, message: (err as Error).message } }, 500);
+  }
+});
+
+// Measurement only (bench/rpc-vs-http.ts): the same check over HTTP, to an Admit URL and token the
+// request itself carries — this Worker's configuration holds neither.
+app.post("/measure/http-check", async (c) => {
+  const started = performance.now();
+  const res = await fetch(`${c.req.header("X-Admit-Url")}/v1/ratelimits/check`, {
+    method: "POST",
+    headers: { Authorization: c.req.header("Authorization") ?? "", "Content-Type": "application/json" },
+    body: await c.req.text(),
+  });
+  const result = await res.json();
+  return c.json({ result, ms: performance.now() - started });
+});
+
+export default { fetch: app.fetch };

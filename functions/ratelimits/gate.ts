@@ -1,0 +1,170 @@
+// The rateLimit() middleware's decision as one function, gate(): what a request limited by these
+// policies and/or a concurrency limit answers (through, with headers and perhaps a permit to give
+// back; or a refusal: 429, 503, 504). The middleware runs it on a database handle of its own;
+// Admit's RPC entrypoint (functions/rpc/) runs it for a Worker that calls over a Service Binding,
+// so both answer exactly the same. checkOnce() is POST /v1/ratelimits/check's decision.
+import type { Queryable, RequestDb } from "../core/db";
+import { type Problem, problem } from "../core/errors";
+import { type Budget, budgetFor, isUnenforced, lockTimeoutWithin, type Unenforced, unenforcedResponse, withinBudget } from "./budget";
+import { DEFAULT_TIMEOUT_MS, type DenyCache } from "./cache";
+import { checkRateLimit, checkRateLimits, quotaExceeded, type RateLimitDecision, type RateLimitResult } from "./decide";
+import { rateLimitHeaders, withConcurrency } from "./headers";
+import type { AcquireRow, FailMode } from "./sql";
+import * as sql from "./sql";
+
+/** A request's check as the middleware asks it (also the input of the RPC method `rateLimitGate`). */
+export interface GateInput {
+  /** One policy… */
+  policy?: string;
+  /** …or several at once (1–8), all-or-nothing. */
+  policies?: string[];
+  /** Who is limited (required with `policy`/`policies`). */
+  key?: string;
+  cost?: number;
+  info?: Record<string, unknown>;
+  /** Override the policies' own latency budget and fail mode (see RateLimitOptions). */
+  timeout_ms?: number;
+  on_unavailable?: FailMode;
+  /** A concurrency limit: a permit of this semaphore (created with `permits` on first use), to give back after the response. */
+  concurrency?: { name: string; permits: number; ttl_ms?: number };
+  /** Who holds the permit (for GET /v1/semaphores/{name}): the middleware says "METHOD /path". */
+  holder?: string;
+}
+
+/**
+ * What the request gets: `pass: true` goes through to the handler with `headers` (RateLimit-*, or
+ * `Admit-RateLimit-Enforced: false` when `unenforced`: the database did not decide and the fail
+ * mode is "allow"); `pass: false` is the refusal to answer as it is (problem+json with `headers`).
+ */
+export type GateAnswer =
+  | { pass: true; headers: Record<string, string>; unenforced: boolean; result?: RateLimitResult; permit?: { name: string; permit_id: string } }
+  | { pass: false; status: number; problem: Problem; headers: Record<string, string> };
+
+/** The window limits alone: the decision of `policy`/`policies` for `key` (gate() adds the concurrency limit). */
+export async function windowGate(
+  db: Queryable & Pick<RequestDb, "remainingMs">,
+  input: GateInput,
+  cache: DenyCache | null,
+  budget: Budget,
+): Promise<GateAnswer> {
+  const names = input.policies ?? (input.policy === undefined ? [] : [input.policy]);
+  const multi = input.policies !== undefined;
+  const key = input.key!;
+  const check = { key, cost: input.cost, info: input.info };
+  const outcome = await withinBudget(
+    budget,
+    () => (multi ? checkRateLimits(db, { ...check, policies: names }, cache, budget) : checkRateLimit(db, { ...check, policy: names[0] }, cache, budget)),
+    multi ? { policies: names, key } : { policy: names[0], key },
+  );
+  if (isUnenforced(outcome)) {
+    const u = unenforcedResponse(outcome);
+    if (u.status !== 200) return { pass: false, status: u.status, problem: u.body as Problem, headers: u.headers };
+    // Fail open: through to the handler, saying the limit was not enforced.
+    return { pass: true, headers: u.headers, unenforced: true };
+  }
+  if (outcome === null || "missing" in outcome) {
+    const missing = outcome === null ? names : outcome.missing;
+    console.error(`rateLimit(): policy ${missing.map((m) => JSON.stringify(m)).join(", ")} does not exist`);
+    // A setup error of the host Worker, not of the caller: refuse (never let calls through unlimited)
+    // with a 503 that names the fix, rather than a 500.
+    const p = problem(
+      "ratelimit-policy-missing",
+      `The rate-limit policy ${JSON.stringify(missing[0])} does not exist: create it with PUT /v1/ratelimits/policies/${encodeURIComponent(missing[0])}. Nothing was counted.`,
+      {},
+      { "Retry-After": "30" },
+    );
+    return { pass: false, status: 503, problem: p.problem, headers: p.headers };
+  }
+  const headers = rateLimitHeaders(outcome);
+  const { result } = outcome;
+  if (result.allowed) return { pass: true, headers, unenforced: false, result };
+  const p = multi
+    ? quotaExceeded(result, headers)
+    : problem("rate-limited", `${JSON.stringify(result.key)} is over the limit of ${JSON.stringify(result.policy)}.`, { ...result }, headers);
+  return { pass: false, status: 429, problem: p.problem, headers: p.headers };
+}
+
+/**
+ * One check of POST /v1/ratelimits/check (and of the RPC method `checkRateLimit`): one policy or
+ * several, under the policies' budget. The decision, the fail mode's answer when the database did
+ * not decide in time, or the policies that do not exist.
+ */
+export async function checkOnce(
+  db: Queryable & Pick<RequestDb, "remainingMs">,
+  b: { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> },
+  cache: DenyCache | null,
+): Promise<RateLimitDecision | Unenforced | { missing: string[] }> {
+  const names = b.policies ?? [b.policy!];
+  const budget = budgetFor(db, names);
+  const input = { key: b.key, cost: b.cost, info: b.info };
+  const d = await withinBudget(
+    budget,
+    () =>
+      b.policies ? checkRateLimits(db, { ...input, policies: b.policies }, cache, budget) : checkRateLimit(db, { ...input, policy: b.policy! }, cache, budget),
+    b.policies ? { policies: b.policies, key: b.key } : { policy: b.policy, key: b.key },
+  );
+  return d === null ? { missing: names } : d;
+}
+
+/**
+ * The budget and fail mode of a gate(): with window limits, their policies' (the input's
+ * `timeout_ms` / `on_unavailable` win); a concurrency limit alone: the input's, else 5 000 ms / deny.
+ */
+export function gateBudget(db: Pick<RequestDb, "remainingMs">, input: GateInput): Budget {
+  const names = input.policies ?? (input.policy === undefined ? [] : [input.policy]);
+  if (names.length) return budgetFor(db, names, input);
+  return { timeoutMs: Math.max(1, Math.min(input.timeout_ms ?? DEFAULT_TIMEOUT_MS, db.remainingMs())), onUnavailable: input.on_unavailable ?? "deny" };
+}
+
+async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]>, holder: string, budget: Budget): Promise<AcquireRow> {
+  const within = () => ({ lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget.timeoutMs });
+  let r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
+  if (r.status === "not_found") {
+    // First use: create it with the configured size (an existing one is never resized here), then take a permit.
+    await sql.putSemaphore(db, conc.name, conc.permits, conc.ttl_ms ?? 60_000, within());
+    r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
+  }
+  return r;
+}
+
+/**
+ * The whole decision of the rateLimit() middleware: window limits (windowGate), then, if they let
+ * the request through and were enforced, a permit of the concurrency limit. A permit in the answer
+ * must be released after the response (sql.releasePermit; its TTL frees it otherwise).
+ */
+export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | null, budget: Budget): Promise<GateAnswer> {
+  const names = input.policies ?? (input.policy === undefined ? [] : [input.policy]);
+  const conc = input.concurrency;
+  let headers: Record<string, string> = {};
+  let windowHeaders: Record<string, string> = {};
+  if (names.length) {
+    const w = await windowGate(db, input, cache, budget);
+    if (!w.pass) return conc && w.status === 429 ? { ...w, headers: withConcurrency(w.headers, conc, conc.permits) } : w;
+    // The database just failed to answer within the budget and the policies fail open: do not wait
+    // a second budget for a permit; the concurrency limit is not enforced either (the header says so).
+    if (!conc || w.unenforced) return w;
+    windowHeaders = w.headers;
+    headers = withConcurrency(w.headers, conc, conc.permits);
+  }
+  if (!conc) throw new Error("gate(): give `policy`, `policies` or `concurrency`");
+  const r = await withinBudget(budget, () => acquire(db, conc, (input.holder ?? "rateLimit()").slice(0, 200), budget), { policy: conc.name, key: conc.name });
+  if (isUnenforced(r)) {
+    const u = unenforcedResponse(r);
+    if (u.status !== 200) return { pass: false, status: u.status, problem: u.body as Problem, headers: u.headers };
+    return { pass: true, headers: { ...windowHeaders, ...u.headers }, unenforced: true };
+  }
+  if (r.status === "busy") {
+    const h = withConcurrency(windowHeaders, conc, r.permits, 0);
+    h["Retry-After"] = String(Math.max(1, Math.ceil(r.retry_after_ms / 1000)));
+    const p = problem(
+      "concurrency-limited",
+      `All ${r.permits} permits of ${JSON.stringify(conc.name)} are in use; the earliest expires at ${r.expires_at}.`,
+      { permits: r.permits, in_use: r.in_use, earliest_expires_at: r.expires_at },
+      h,
+    );
+    return { pass: false, status: 429, problem: p.problem, headers: p.headers };
+  }
+  if (r.status !== "acquired") throw new Error(`rateLimit(): semaphore ${conc.name} answered ${r.status}`);
+  if (!names.length) headers = withConcurrency({}, conc, conc.permits);
+  return { pass: true, headers, unenforced: false, permit: { name: conc.name, permit_id: r.permit.permit_id } };
+}
