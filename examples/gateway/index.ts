@@ -1,6 +1,8 @@
 // A gateway Worker that uses Admit over its Service Binding `ADMIT` (examples/gateway/wrangler.toml):
 // /api/* is rate limited per X-Client by the "gateway" policy with the rateLimit() middleware over
-// the binding, /slow/* by a concurrency limit of 2 in flight, and POST /book reserves a resource through `admit(env.ADMIT).reserve()`. It has no
+// the binding, /slow/* by a concurrency limit of 2 in flight, and POST /book reserves a resource
+// through `admit(env.ADMIT).reserve()`, passing its client's Idempotency-Key on, so a client's retry
+// books once. It has no
 // database binding and no API token. /rpc/:method calls any method of the binding and answers what
 // came back, as JSON (test/rpc/rpc.runtime.test.ts uses it to look at raw answers and errors).
 import { Hono } from "hono";
@@ -41,7 +43,7 @@ app.get("/slow-stats", (c) => c.json({ running, peak }));
 app.post("/book", async (c) => {
   const body = await c.req.json<{ resource: string; holder: string; start: string; end: string }>();
   try {
-    const r = await admit(c.env.ADMIT).reserve(body);
+    const r = await admit(c.env.ADMIT).reserve(body, { idempotencyKey: c.req.header("Idempotency-Key") });
     return r.created ? c.json(r, 201) : c.json(r, 409);
   } catch (err) {
     if (err instanceof AdmitError) return c.json({ status: err.status, type: err.type, message: err.message, retryAfter: err.retryAfter }, err.status as 422);

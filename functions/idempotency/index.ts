@@ -12,8 +12,11 @@
 // (see `stored` in middleware.ts) rolls back the effect and the claim, so a retry with the key runs
 // afresh. Requests without the header pass straight through: no extra round trip.
 //
-// No routes of its own: middleware.ts (the middleware), sql.ts (the two SQL calls), openapi.ts
+// No routes of its own: middleware.ts (the middleware), claim.ts (claiming a key, shared), once.ts
+// (the same store for a keyed RPC call: functions/rpc/), sql.ts (the two SQL calls), openapi.ts
 // (the header in the document).
-export { DEFAULT_TTL_S, idempotency, idempotencyTtlS, MAX_KEY_LENGTH } from "./middleware";
+export { DEFAULT_TTL_S, idempotencyTtlS, MAX_KEY_LENGTH } from "./claim";
+export { idempotency } from "./middleware";
+export { once, RPC_KEY_FIELD } from "./once";
 export { documentIdempotencyKey } from "./openapi";
 export type { Claim } from "./sql";

@@ -4,14 +4,9 @@ import type { Context, MiddlewareHandler } from "hono";
 import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
 import type { AppEnv } from "../core/context";
-import { intSetting } from "../core/db";
-import type { Bindings } from "../core/env";
-import { problem, validationProblem } from "../core/errors";
 import { hasRoute, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../core/http";
-import { type Claim, claimIdempotencyKey, storeIdempotentResponse } from "./sql";
-
-export const MAX_KEY_LENGTH = 255;
-export const DEFAULT_TTL_S = 86_400;
+import { checkKey, claimKey, type Replay } from "./claim";
+import { storeIdempotentResponse } from "./sql";
 
 export const KEYED_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -28,17 +23,13 @@ const TRANSIENT_HEADERS = new Set(["connection", "content-length", "date", "keep
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
-export function idempotencyTtlS(b: Bindings): number {
-  return intSetting(b.IDEMPOTENCY_TTL_S, DEFAULT_TTL_S, 1, 30 * 86_400);
-}
-
 function stored(res: Response): boolean {
   if (res.status >= 500) return false;
   if (res.headers.has("Retry-After")) return false;
   return res.status < 400 || !NOT_STORED_4XX.has(res.status);
 }
 
-function replay(r: Extract<Claim, { outcome: "replay" }>): Response {
+function replay(r: Replay): Response {
   const headers = new Headers(r.headers);
   headers.set(REPLAYED_HEADER, "true");
   return new Response(NULL_BODY_STATUSES.has(r.status) ? null : decodeBase64(r.body), { status: r.status, headers });
@@ -63,10 +54,7 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
     // No route for this method and path: the answer is 404 whatever the key, so the key is not
     // checked (nor claimed).
     if (!hasRoute(c)) return next();
-    if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
-      const message = `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`;
-      throw validationProblem(`header ${IDEMPOTENCY_HEADER}: ${message}`, [{ in: "header", path: IDEMPOTENCY_HEADER, message }]);
-    }
+    checkKey(key, { in: "header", path: IDEMPOTENCY_HEADER });
 
     const url = new URL(c.req.url);
     const path = url.pathname + url.search;
@@ -74,27 +62,9 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
     const bodyHash = await sha256(await c.req.arrayBuffer());
     const db = c.var.db;
 
-    await db.begin();
+    const replayed = await claimKey(db, c.env ?? {}, { key, method: c.req.method, path, bodyHash, field: { in: "header", path: IDEMPOTENCY_HEADER } });
+    if (replayed) return (c.res = replay(replayed));
     try {
-      const r = await claimIdempotencyKey(db, { key, method: c.req.method, path, bodyHash, ttlS: idempotencyTtlS(c.env ?? {}) });
-      if (r.outcome !== "claimed") {
-        await db.rollback();
-        if (r.outcome === "replay") return (c.res = replay(r));
-        if (r.outcome === "mismatch") {
-          const where = r.method === c.req.method && r.path === path ? "with a different body" : `for ${r.method} ${r.path}`;
-          // `errors` like every other 422 (the documented ValidationProblem): the header is the field at fault.
-          throw problem("idempotency-key-reused", `This ${IDEMPOTENCY_HEADER} was used at ${r.created_at} ${where}. Use a new key for a different request.`, {
-            errors: [{ in: "header", path: IDEMPOTENCY_HEADER, message: `already used ${where}` }],
-          });
-        }
-        throw problem(
-          "idempotency-key-in-use",
-          `A request with this ${IDEMPOTENCY_HEADER} is still running. Retry after Retry-After seconds to get its response; it will not run twice.`,
-          {},
-          { "Retry-After": "1" },
-        );
-      }
-
       await next();
 
       const res = c.res;

@@ -1,7 +1,8 @@
 // The Idempotency-Key header in the OpenAPI document: the middleware reads it on every keyed
 // operation, so no route declares it itself.
 import { IDEMPOTENCY_HEADER } from "../core/http";
-import { KEYED_METHODS, MAX_KEY_LENGTH } from "./middleware";
+import { MAX_KEY_LENGTH } from "./claim";
+import { KEYED_METHODS } from "./middleware";
 
 /** Adds the optional `Idempotency-Key` header to every keyed operation under /v1 of an OpenAPI document. */
 export function documentIdempotencyKey<D extends { paths?: object }>(doc: D, exempt: (method: string, path: string) => boolean): D {

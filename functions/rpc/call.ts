@@ -3,16 +3,41 @@
 // type's name) across the binding, so a problem is returned as a value, `{ error: problem }`, with
 // every member the HTTP problem+json has plus `retry_after` (seconds) when HTTP sends Retry-After;
 // client.ts turns it back into a thrown AdmitError on the caller's side. A bug is thrown as is.
+// A call given `{ idempotencyKey }` runs at most once for that key (functions/idempotency/once.ts).
+import { z } from "@hono/zod-openapi";
 import { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { type Problem, ProblemError } from "../core/errors";
+import { once, RPC_KEY_FIELD } from "../idempotency";
 import { METHODS, type MethodName } from "./methods";
+import { valid } from "./validate";
 
 /** A problem as RPC answers it: the problem+json body, plus Retry-After in seconds when HTTP would send it. */
 export type RpcProblem = Problem & { retry_after?: number };
 
 /** What a method of the binding resolves to: its answer, or `{ error }`. */
 export type RpcAnswer<M extends MethodName> = Awaited<ReturnType<(typeof METHODS)[M]>> | { error: RpcProblem };
+
+/** A call's options (the second argument of a method). */
+export type RpcOptions = {
+  /**
+   * Runs the call at most once for this key (1–255 characters, kept IDEMPOTENCY_TTL_S, 24 h by
+   * default): a retry with the same key and input answers the first call's answer. Not taken by
+   * `rateLimitGate`, the middleware's decision for one request.
+   */
+  idempotencyKey?: string;
+};
+
+const Options = z.object({ idempotencyKey: z.string().optional() }).strict().optional();
+
+/** The methods a key may be given to: every one but the middleware's per-request decision. */
+const KEYED = (name: MethodName) => name !== "rateLimitGate";
+
+/** An answer that invites a retry — a rate-limit denial, a busy lease or full semaphore — is not stored (HTTP answers them 429/409 with Retry-After, which the store skips). */
+const keep = (answer: unknown) => {
+  const a = answer as { allowed?: unknown; acquired?: unknown };
+  return a?.allowed !== false && a?.acquired !== false;
+};
 
 export function rpcProblem(err: ProblemError): RpcProblem {
   const p: RpcProblem = { ...err.problem };
@@ -26,11 +51,15 @@ export async function call<M extends MethodName>(
   ctx: { waitUntil(p: Promise<unknown>): void } | undefined,
   name: M,
   input: Parameters<(typeof METHODS)[M]>[2],
+  options?: RpcOptions,
 ): Promise<RpcAnswer<M>> {
   const db = new RequestDb(env ?? {});
   try {
     const method = METHODS[name] as (db: RequestDb, env: Bindings, input: unknown) => Promise<Awaited<ReturnType<(typeof METHODS)[M]>>>;
-    return await method(db, env ?? {}, input);
+    const run = () => method(db, env ?? {}, input);
+    const key = KEYED(name) ? valid(Options, options, RPC_KEY_FIELD.in)?.idempotencyKey : undefined;
+    if (key === undefined) return await run();
+    return await once(db, env ?? {}, { key, call: `Admit.${name}`, input }, run, keep);
   } catch (err) {
     if (err instanceof ProblemError) return { error: rpcProblem(err) };
     console.error(`Admit RPC ${name} failed`, err);

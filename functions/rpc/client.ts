@@ -1,13 +1,18 @@
 // The caller's side of the binding, for a Worker that binds to Admit (no `cloudflare:workers` import,
 // no database code): the binding's type, and admit(), which turns `{ error }` answers back into a
 // thrown AdmitError carrying the problem's status, type and Retry-After.
-import type { RpcAnswer, RpcProblem } from "./call";
+import type { RpcAnswer, RpcOptions, RpcProblem } from "./call";
 import type { METHODS, MethodName } from "./methods";
 
-export type { RpcProblem } from "./call";
+export type { RpcOptions, RpcProblem } from "./call";
+
+/** A method's arguments: its input, and (all but rateLimitGate) the call's options. */
+type Args<M extends MethodName> = M extends "rateLimitGate"
+  ? [input: Parameters<(typeof METHODS)[M]>[2]]
+  : [input: Parameters<(typeof METHODS)[M]>[2], options?: RpcOptions];
 
 /** The `Admit` entrypoint as a binding (`env.ADMIT`) exposes it: each method answers its result or `{ error }`. */
-export type AdmitBinding = { [M in MethodName]: (input: Parameters<(typeof METHODS)[M]>[2]) => Promise<RpcAnswer<M>> };
+export type AdmitBinding = { [M in MethodName]: (...args: Args<M>) => Promise<RpcAnswer<M>> };
 
 /** A problem Admit answered (422, 404, 503, 504…): `message` is its detail. */
 export class AdmitError extends Error {
@@ -29,13 +34,13 @@ export function isProblem(x: unknown): x is { error: RpcProblem } {
 }
 
 /** The binding with each method answering its result, and throwing AdmitError for a problem. */
-export type AdmitClient = { [M in MethodName]: (input: Parameters<(typeof METHODS)[M]>[2]) => Promise<Exclude<RpcAnswer<M>, { error: RpcProblem }>> };
+export type AdmitClient = { [M in MethodName]: (...args: Args<M>) => Promise<Exclude<RpcAnswer<M>, { error: RpcProblem }>> };
 
 export function admit(binding: AdmitBinding): AdmitClient {
   return new Proxy({} as AdmitClient, {
     get(_t, name: string) {
-      return async (input: unknown) => {
-        const r = await (binding as unknown as Record<string, (i: unknown) => Promise<unknown>>)[name](input);
+      return async (...args: unknown[]) => {
+        const r = await (binding as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name](...args);
         if (isProblem(r)) throw new AdmitError(r.error);
         return r;
       };

@@ -2,59 +2,60 @@
 // (`services = [{ binding = "ADMIT", service = "admit", entrypoint = "Admit" }]`) and calls one
 // method per decision, no public hop and no bearer token (the binding is the authority).
 // Each method: the HTTP route's validation, the same SQL and decision, a refusal as a value, a
-// problem as `{ error }` (call.ts). docs/rpc.md documents them. Loaded by functions/worker.ts only:
+// problem as `{ error }` (call.ts); an optional `{ idempotencyKey }` runs a call at most once.
+// docs/rpc.md documents them. Loaded by functions/worker.ts only:
 // `cloudflare:workers` exists in workerd, not in Node.
 import { WorkerEntrypoint } from "cloudflare:workers";
 import type { Bindings } from "../core/env";
-import { call } from "./call";
+import { call, type RpcOptions } from "./call";
 import type { METHODS } from "./methods";
 
 type In<M extends keyof typeof METHODS> = Parameters<(typeof METHODS)[M]>[2];
 
 export class Admit extends WorkerEntrypoint<Bindings> {
-  checkRateLimit(input: In<"checkRateLimit">) {
-    return call(this.env, this.ctx, "checkRateLimit", input);
+  checkRateLimit(input: In<"checkRateLimit">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "checkRateLimit", input, options);
   }
   rateLimitGate(input: In<"rateLimitGate">) {
     return call(this.env, this.ctx, "rateLimitGate", input);
   }
-  reserve(input: In<"reserve">) {
-    return call(this.env, this.ctx, "reserve", input);
+  reserve(input: In<"reserve">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "reserve", input, options);
   }
-  cancelReservation(input: In<"cancelReservation">) {
-    return call(this.env, this.ctx, "cancelReservation", input);
+  cancelReservation(input: In<"cancelReservation">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "cancelReservation", input, options);
   }
-  acquireLease(input: In<"acquireLease">) {
-    return call(this.env, this.ctx, "acquireLease", input);
+  acquireLease(input: In<"acquireLease">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "acquireLease", input, options);
   }
-  renewLease(input: In<"renewLease">) {
-    return call(this.env, this.ctx, "renewLease", input);
+  renewLease(input: In<"renewLease">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "renewLease", input, options);
   }
-  releaseLease(input: In<"releaseLease">) {
-    return call(this.env, this.ctx, "releaseLease", input);
+  releaseLease(input: In<"releaseLease">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "releaseLease", input, options);
   }
-  acquirePermit(input: In<"acquirePermit">) {
-    return call(this.env, this.ctx, "acquirePermit", input);
+  acquirePermit(input: In<"acquirePermit">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "acquirePermit", input, options);
   }
-  renewPermit(input: In<"renewPermit">) {
-    return call(this.env, this.ctx, "renewPermit", input);
+  renewPermit(input: In<"renewPermit">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "renewPermit", input, options);
   }
-  releasePermit(input: In<"releasePermit">) {
-    return call(this.env, this.ctx, "releasePermit", input);
+  releasePermit(input: In<"releasePermit">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "releasePermit", input, options);
   }
-  book(input: In<"book">) {
-    return call(this.env, this.ctx, "book", input);
+  book(input: In<"book">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "book", input, options);
   }
-  confirmBooking(input: In<"confirmBooking">) {
-    return call(this.env, this.ctx, "confirmBooking", input);
+  confirmBooking(input: In<"confirmBooking">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "confirmBooking", input, options);
   }
-  cancelBooking(input: In<"cancelBooking">) {
-    return call(this.env, this.ctx, "cancelBooking", input);
+  cancelBooking(input: In<"cancelBooking">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "cancelBooking", input, options);
   }
-  claimWebhookEvents(input: In<"claimWebhookEvents">) {
-    return call(this.env, this.ctx, "claimWebhookEvents", input);
+  claimWebhookEvents(input: In<"claimWebhookEvents">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "claimWebhookEvents", input, options);
   }
-  ackWebhookEvent(input: In<"ackWebhookEvent">) {
-    return call(this.env, this.ctx, "ackWebhookEvent", input);
+  ackWebhookEvent(input: In<"ackWebhookEvent">, options?: RpcOptions) {
+    return call(this.env, this.ctx, "ackWebhookEvent", input, options);
   }
 }

@@ -4,7 +4,7 @@ import type { z } from "@hono/zod-openapi";
 import { validationHook } from "../core/validation";
 
 /** `schema`'s output for `value`, or the 422 ProblemError the HTTP route would answer. */
-export function valid<S extends z.ZodType>(schema: S, value: unknown, target: "param" | "json"): z.output<S> {
+export function valid<S extends z.ZodType>(schema: S, value: unknown, target: "param" | "json" | "options"): z.output<S> {
   const r = schema.safeParse(value);
   if (!r.success) validationHook({ success: false, target, error: r.error }, undefined as never);
   return r.data as z.output<S>;

@@ -110,6 +110,19 @@ describe("the gateway example over the Service Binding", () => {
     expect(bad.json.message).toContain("end must be after start");
   });
 
+  it("a client's Idempotency-Key passed on over the binding: 30 simultaneous retries of one booking → one reservation, one answer", async () => {
+    const body = { resource: "rack-2/server-1", holder: "carol", start: "2030-03-01T10:00:00Z", end: "2030-03-01T12:00:00Z" };
+    const answers = await Promise.all(Array.from({ length: 30 }, () => gw("POST", "/book", body, { "Idempotency-Key": "carol-rack-2" })));
+    const made = answers.filter((a) => a.status === 201);
+    const inProgress = answers.filter((a) => a.status === 409 && a.json.type === "/problems/idempotency-key-in-use");
+    expect(made.length + inProgress.length, JSON.stringify(answers.map((a) => a.status))).toBe(30);
+    expect(new Set(made.map((a) => a.json.id)).size).toBe(1);
+    expect(await sql(suite.db, "SELECT count(*)::int AS n FROM reservations WHERE resource = $1", [body.resource])).toEqual([{ n: 1 }]);
+    const other = await gw("POST", "/book", { ...body, holder: "dave" }, { "Idempotency-Key": "carol-rack-2" });
+    expect(other.status).toBe(422);
+    expect(other.json).toMatchObject({ type: "/problems/idempotency-key-reused" });
+  });
+
   it("raw answers: the same 422 errors as HTTP, refusals as values, a missing policy as { error } (404)", async () => {
     const badBody = { resource: "r", holder: "h", start: "2030-01-01T10:00:00Z", end: "2030-01-01T09:00:00Z" };
     const viaRpc = await rpc("reserve", badBody);

@@ -3,10 +3,10 @@
 // turning those back into AdmitError. test/rpc/rpc.runtime.test.ts runs them over a real binding.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Bindings } from "../../functions/core/env";
-import { call } from "../../functions/rpc/call";
+import { call, type RpcOptions } from "../../functions/rpc/call";
 import { type AdmitBinding, AdmitError, admit } from "../../functions/rpc/client";
 import { METHODS, type MethodName } from "../../functions/rpc/methods";
-import { bindings, freshDatabase, SUITE_BUDGET_MS } from "../support";
+import { bindings, freshDatabase, SUITE_BUDGET_MS, sql } from "../support";
 
 let db = "";
 beforeAll(async () => {
@@ -16,7 +16,7 @@ beforeAll(async () => {
 /** A stand-in for `env.ADMIT`: each method is call() on these bindings, as the entrypoint's are. */
 function binding(env: () => Bindings): AdmitBinding {
   return Object.fromEntries(
-    Object.keys(METHODS).map((name) => [name, (input: unknown) => call(env(), undefined, name as MethodName, input as never)]),
+    Object.keys(METHODS).map((name) => [name, (input: unknown, options?: RpcOptions) => call(env(), undefined, name as MethodName, input as never, options)]),
   ) as AdmitBinding;
 }
 const env = () => bindings(db, { DB_BUDGET_MS: SUITE_BUDGET_MS });
@@ -74,5 +74,71 @@ describe("RPC methods", () => {
     const down = (await gone.acquireLease({ key: "k", holder: "h", ttl_ms: 5_000 })) as { error: { status: number; retry_after?: number } };
     expect(down.error.status).toBe(503);
     expect(down.error.retry_after).toBeGreaterThan(0);
+  });
+});
+
+describe("RPC calls with an idempotency key", () => {
+  const stay = { resource: "keyed/1", holder: "a", start: "2032-01-01T00:00:00Z", end: "2032-01-02T00:00:00Z" };
+  const rows = async (resource: string) => (await sql<{ n: number }>(db, "SELECT count(*)::int AS n FROM reservations WHERE resource = $1", [resource]))[0].n;
+
+  it("a retried call answers the first call's answer and applies once; other input or another method with the key is a 422", async () => {
+    const api = admit(raw);
+    const first = await api.reserve(stay, { idempotencyKey: "book-keyed-1" });
+    expect(first).toMatchObject({ created: true, resource: "keyed/1" });
+    // The retry (its first answer lost) gets the same reservation, not a conflict with itself.
+    expect(await api.reserve(stay, { idempotencyKey: "book-keyed-1" })).toEqual(first);
+    expect(await rows("keyed/1")).toBe(1);
+    // Without the key the same call runs again: a conflict with the first.
+    expect(await api.reserve(stay)).toMatchObject({ created: false, conflicts: [{ holder: "a" }] });
+
+    const other = (await raw.reserve({ ...stay, holder: "b" }, { idempotencyKey: "book-keyed-1" })) as { error: Record<string, unknown> };
+    expect(other.error).toMatchObject({ status: 422, type: "/problems/idempotency-key-reused" });
+    expect(other.error.errors).toEqual([{ in: "options", path: "idempotencyKey", message: "already used with a different body" }]);
+    const elsewhere = (await raw.cancelReservation({ id: (first as { id: string }).id }, { idempotencyKey: "book-keyed-1" })) as {
+      error: Record<string, unknown>;
+    };
+    expect(elsewhere.error).toMatchObject({ status: 422, type: "/problems/idempotency-key-reused" });
+    expect(elsewhere.error.detail).toContain("for RPC Admit.reserve");
+  });
+
+  it("50 simultaneous calls with one key: one reservation; every answer is it, or 409 in progress with retry_after", async () => {
+    const burst = { ...stay, resource: "keyed/burst" };
+    const answers = await Promise.all(Array.from({ length: 50 }, () => raw.reserve(burst, { idempotencyKey: "burst-key" })));
+    expect(await rows("keyed/burst")).toBe(1);
+    const made = answers.filter((a) => "created" in a && a.created);
+    const busy = answers.filter((a) => "error" in a);
+    expect(made.length + busy.length).toBe(50);
+    expect(new Set(made.map((a) => (a as { id: string }).id)).size).toBe(1);
+    for (const b of busy) expect((b as { error: unknown }).error).toMatchObject({ status: 409, type: "/problems/idempotency-key-in-use", retry_after: 1 });
+    console.log("keyed burst:", { answered: made.length, in_progress: busy.length });
+  });
+
+  it("an answer that invites a retry (a busy lease, a rate-limit denial) or a problem is not kept: the retry runs afresh", async () => {
+    const api = admit(raw);
+    const mine = await api.acquireLease({ key: "keyed-lease", holder: "w1", ttl_ms: 60_000 });
+    expect(await api.acquireLease({ key: "keyed-lease", holder: "w2", ttl_ms: 60_000 }, { idempotencyKey: "w2-take" })).toMatchObject({ acquired: false });
+    if (!mine.acquired) throw new Error("unreachable");
+    await api.releaseLease({ key: "keyed-lease", lease_id: mine.lease_id });
+    expect(await api.acquireLease({ key: "keyed-lease", holder: "w2", ttl_ms: 60_000 }, { idempotencyKey: "w2-take" })).toMatchObject({
+      acquired: true,
+      holder: "w2",
+    });
+
+    await expect(api.cancelReservation({ id: "00000000-0000-4000-8000-000000000001" }, { idempotencyKey: "gone" })).rejects.toMatchObject({ status: 404 });
+    const stored = await sql<{ n: number }>(db, "SELECT count(*)::int AS n FROM idempotency_keys WHERE key = ANY($1)", [["gone", "w2-take"]]);
+    expect(stored).toEqual([{ n: 1 }]); // the acquired lease, not the busy answer nor the 404
+  });
+
+  it("a malformed key or options object is a 422 naming options, and rateLimitGate takes no key", async () => {
+    for (const options of [{ idempotencyKey: "" }, { idempotencyKey: "k".repeat(256) }, { idempotencyKey: 7 }, { idempotency_key: "k" }, "k"]) {
+      const r = (await raw.reserve(stay, options as never)) as unknown as { error: { status: number; errors: Array<{ in: string }> } };
+      expect(r.error, JSON.stringify(options)).toMatchObject({ status: 422, type: "/problems/validation" });
+      expect(r.error.errors[0].in).toBe("options");
+    }
+    // rateLimitGate is the middleware's decision for one request: its type takes no options, and an
+    // options argument is not read (an empty key would be a 422 otherwise).
+    // @ts-expect-error no options
+    const gate = await raw.rateLimitGate({ policy: "no-such-policy", key: "k" }, { idempotencyKey: "" });
+    expect(gate).toMatchObject({ pass: false, status: 503, problem: { type: "/problems/ratelimit-policy-missing" } });
   });
 });

@@ -1,0 +1,64 @@
+// Claiming an idempotency key, shared by the HTTP middleware (middleware.ts) and keyed RPC calls
+// (once.ts): open the transaction, claim the key, and either leave the transaction open for the
+// request to run in (claimed) or roll it back and say what to answer instead — the stored answer
+// to replay, or a problem (the key used for another request; its first request still running).
+import { intSetting, type RequestDb } from "../core/db";
+import type { Bindings } from "../core/env";
+import { problem, validationProblem } from "../core/errors";
+import { IDEMPOTENCY_HEADER } from "../core/http";
+import { type Claim, claimIdempotencyKey } from "./sql";
+
+export const MAX_KEY_LENGTH = 255;
+export const DEFAULT_TTL_S = 86_400;
+
+export function idempotencyTtlS(b: Bindings): number {
+  return intSetting(b.IDEMPOTENCY_TTL_S, DEFAULT_TTL_S, 1, 30 * 86_400);
+}
+
+/** A key's 422 when it is empty or too long; `where` names the field (the header, or the RPC option). */
+export function checkKey(key: string, where: { in: string; path: string }): void {
+  if (key.length >= 1 && key.length <= MAX_KEY_LENGTH) return;
+  const message = `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`;
+  throw validationProblem(`${where.in} ${where.path}: ${message}`, [{ ...where, message }]);
+}
+
+export type Replay = Extract<Claim, { outcome: "replay" }>;
+
+/**
+ * Opens the transaction and claims `key` for this request (`method` and `path` say which request,
+ * `bodyHash` is the sha256 of what it sends). Answers `null` with the transaction left open when
+ * the key was claimed — the caller runs the request, stores its answer and commits — or the stored
+ * answer to replay, with the transaction rolled back. A key used for another request (422) or
+ * whose first request is still running (409, Retry-After) is thrown as a problem.
+ */
+export async function claimKey(
+  db: RequestDb,
+  env: Bindings,
+  k: { key: string; method: string; path: string; bodyHash: string | null; field: { in: string; path: string } },
+): Promise<Replay | null> {
+  await db.begin();
+  let r: Claim;
+  try {
+    r = await claimIdempotencyKey(db, { key: k.key, method: k.method, path: k.path, bodyHash: k.bodyHash, ttlS: idempotencyTtlS(env ?? {}) });
+  } catch (err) {
+    await db.rollback();
+    throw err;
+  }
+  if (r.outcome === "claimed") return null;
+  await db.rollback();
+  if (r.outcome === "replay") return r;
+  const name = k.field.in === "header" ? IDEMPOTENCY_HEADER : "idempotency key";
+  if (r.outcome === "mismatch") {
+    const where = r.method === k.method && r.path === k.path ? "with a different body" : `for ${r.method} ${r.path}`;
+    // `errors` like every other 422 (the documented ValidationProblem): the key is the field at fault.
+    throw problem("idempotency-key-reused", `This ${name} was used at ${r.created_at} ${where}. Use a new key for a different request.`, {
+      errors: [{ ...k.field, message: `already used ${where}` }],
+    });
+  }
+  throw problem(
+    "idempotency-key-in-use",
+    `A request with this ${name} is still running. Retry after Retry-After seconds to get its response; it will not run twice.`,
+    {},
+    { "Retry-After": "1" },
+  );
+}

@@ -1,0 +1,47 @@
+// A keyed RPC call (functions/rpc/): the Idempotency-Key store without HTTP. The call's answer is
+// stored in the same transaction as its effect, so a call retried with the same key — after a 504,
+// or a binding that threw — answers the first call's answer instead of running again.
+import { sha256 } from "hono/utils/crypto";
+import { decodeBase64, encodeBase64 } from "hono/utils/encode";
+import type { RequestDb } from "../core/db";
+import type { Bindings } from "../core/env";
+import { checkKey, claimKey } from "./claim";
+import { storeIdempotentResponse } from "./sql";
+
+/** Where a keyed RPC call's key is given (the 422s name it). */
+export const RPC_KEY_FIELD = { in: "options", path: "idempotencyKey" } as const;
+
+/**
+ * Runs `run` at most once for `key`: `call` names it (`Admit.reserve`) and `input` is what it was
+ * given — the same key with another call or other input is a 422, and while the first call runs a
+ * second gets 409 with Retry-After. An answer `keep` refuses (one that invites a retry, as a
+ * rate-limit denial or a busy lease does over HTTP) is not stored, and its effect is rolled back
+ * with the claim, as the HTTP middleware does for such answers. A thrown problem stores nothing.
+ */
+export async function once<T>(
+  db: RequestDb,
+  env: Bindings,
+  k: { key: string; call: string; input: unknown },
+  run: () => Promise<T>,
+  keep: (answer: T) => boolean,
+): Promise<T> {
+  checkKey(k.key, RPC_KEY_FIELD);
+  const bodyHash = await sha256(JSON.stringify(k.input ?? null));
+  const replayed = await claimKey(db, env, { key: k.key, method: "RPC", path: k.call, bodyHash, field: RPC_KEY_FIELD });
+  if (replayed) return JSON.parse(new TextDecoder().decode(decodeBase64(replayed.body))) as T;
+  try {
+    const answer = await run();
+    if (db.transactionFailed) throw new Error(`${k.call} answered after a failed statement`);
+    if (!keep(answer)) {
+      await db.rollback();
+      return answer;
+    }
+    const body = new TextEncoder().encode(JSON.stringify(answer));
+    await storeIdempotentResponse(db, k.key, 200, { "content-type": "application/json" }, encodeBase64(body.buffer as ArrayBuffer));
+    await db.commit();
+    return answer;
+  } catch (err) {
+    await db.rollback();
+    throw err;
+  }
+}
