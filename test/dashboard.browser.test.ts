@@ -248,6 +248,20 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
       ["Rejected", "1"],
     ]);
     expect((await legend())[0][1]).toBe((await rows("#rl-usage details table"))[0][0]);
+    // Each series' legend entry is a toggle button the keyboard reaches and operates.
+    const entry = "#rl-usage .u-legend tr.u-series:nth-child(3)";
+    const state = () =>
+      page.$eval(entry, (tr) => ({
+        off: tr.classList.contains("u-off"),
+        pressed: tr.querySelector("th")!.getAttribute("aria-pressed"),
+        tab: tr.querySelector("th")!.tabIndex,
+      }));
+    expect(await state()).toEqual({ off: false, pressed: "true", tab: 0 });
+    await page.focus(`${entry} th`);
+    await page.keyboard.press("Enter");
+    expect(await state()).toEqual({ off: true, pressed: "false", tab: 0 });
+    await page.keyboard.press("Space");
+    expect(await state()).toEqual({ off: false, pressed: "true", tab: 0 });
     expect(await rows("#rl-usage > table")).toEqual([["customer-7", "50", "2026-01-01 00:00:00 UTC", "open-ended"]]);
     await shot("ratelimits");
   });

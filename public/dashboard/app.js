@@ -352,10 +352,40 @@ function chart(windows, windowMs, from, to) {
       plot = new uPlot(opts(width), [xs, admitted, rejected], box);
       plot.root.querySelector("canvas").setAttribute("aria-label", label);
       plot.root.querySelector("canvas").setAttribute("role", "img");
+      keyboardLegend(plot);
     } else if (plot.width !== width) plot.setSize({ width, height: 220 });
   });
   plotResize.observe(box);
   return figure;
+}
+
+/**
+ * uPlot shows or hides a series when its legend entry is clicked; this makes each entry a toggle
+ * button a keyboard reaches (Tab) and operates (Enter or Space), whose pressed state follows the
+ * series whichever way it was toggled.
+ */
+function keyboardLegend(u) {
+  const entries = [...u.root.querySelectorAll(".u-legend tr.u-series")];
+  entries.forEach((tr, i) => {
+    if (i === 0) return; // the time column: not a series to toggle
+    const th = tr.querySelector("th");
+    th.tabIndex = 0;
+    th.setAttribute("role", "button");
+    th.setAttribute("aria-pressed", String(u.series[i].show));
+    th.title = `Show or hide ${u.series[i].label}`;
+    th.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter" && e.key !== " ") return;
+      e.preventDefault();
+      u.setSeries(i, { show: !u.series[i].show });
+    });
+  });
+  u.hooks.setSeries = [
+    ...(u.hooks.setSeries ?? []),
+    (_u, i) => {
+      const th = i > 0 && entries[i]?.querySelector("th");
+      if (th) th.setAttribute("aria-pressed", String(u.series[i].show));
+    },
+  ];
 }
 
 // ------------------------------------------------------------------------------------------------
