@@ -24,6 +24,7 @@ import {
   withRoundSpread,
   writeReport,
 } from "./report";
+import { bindingVsHttp } from "./scenarios/binding";
 import { burst1000 } from "./scenarios/burst";
 import { inventoryHotNight } from "./scenarios/inventory";
 import { edgeNoop } from "./scenarios/noop";
@@ -44,6 +45,7 @@ export const SCENARIOS: Scenario[] = [
   lockContention,
   webhookDuplicates,
   burst1000,
+  bindingVsHttp,
 ];
 
 export interface Options {

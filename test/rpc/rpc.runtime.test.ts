@@ -152,7 +152,7 @@ describe("the gateway example over the Service Binding", () => {
     expect(short.json.result).toEqual({ created: false, short: [{ date: "2030-02-02", available: 0 }] });
   });
 
-  // HTTP goes to Admit's own workerd socket, past wrangler's dev proxy, as the binding does (bench/rpc-vs-http.ts has the figures).
+  // HTTP goes to Admit's own workerd socket, past wrangler's dev proxy, as the binding does (npm run bench's binding-vs-http scenario has the figures).
   it("a binding call costs less than the same check over HTTP (timed inside the gateway)", async () => {
     await suite.api("PUT", "/v1/ratelimits/policies/rpc-bench", { algorithm: "fixed_window", limit: 1_000_000_000, window_ms: 60_000, timeout_ms: 60_000 });
     const input = { policy: "rpc-bench", key: "k" };
