@@ -4,22 +4,7 @@ import { readFile } from "node:fs/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadMigrations } from "../dev/migrate";
 import { DUMP_COMMAND, DUMP_FILE, dumpSchema } from "../dev/schema-dump";
-import { connect, freshDatabase, sql } from "./support";
-
-/** Where two dumps first part, with a few lines of each around it; null when they are equal. */
-function firstDifference(committed: string, fresh: string): string | null {
-  if (committed === fresh) return null;
-  const a = committed.split("\n");
-  const b = fresh.split("\n");
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  const show = (lines: string[]) =>
-    lines
-      .slice(i, i + 6)
-      .map((l, k) => `  ${String(i + k + 1).padStart(5)} | ${l}`)
-      .join("\n") || "  (end of file)";
-  return `first difference at line ${i + 1}:\ncommitted schema/current/schema.sql:\n${show(a)}\nfresh migration:\n${show(b)}`;
-}
+import { connect, firstDifference, freshDatabase, sql } from "./support";
 
 /** The body (between the dollar quotes) of the last CREATE of `name` in the migrations, and that migration's name. */
 async function latestBody(name: string): Promise<{ file: string; body: string }> {
@@ -56,7 +41,7 @@ describe("schema/current/schema.sql", () => {
   });
 
   it("is what a fresh migration produces", async () => {
-    const diff = firstDifference(committed, fresh);
+    const diff = firstDifference(committed, fresh, { committed: "committed schema/current/schema.sql", fresh: "fresh migration" });
     if (diff !== null) {
       expect.fail(`schema/current/schema.sql is out of date: run \`${DUMP_COMMAND}\` and commit the result.\n${diff}`);
     }

@@ -296,3 +296,23 @@ export async function ownStack(label: string, { persistent = false }: { persiste
     },
   };
 }
+
+/**
+ * Where a committed generated file and a fresh generation first part, with a few lines of each
+ * around it (named by `labels`); null when they are equal. For the tests that keep generated files
+ * (schema/current/schema.sql, client/schema.d.ts) in step.
+ */
+export function firstDifference(committed: string, fresh: string, labels: { committed: string; fresh: string }): string | null {
+  if (committed === fresh) return null;
+  const a = committed.split("\n");
+  const b = fresh.split("\n");
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const from = Math.max(0, i - 2);
+  const show = (lines: string[]) =>
+    lines
+      .slice(from, i + 4)
+      .map((l, k) => `  ${String(from + k + 1).padStart(5)} | ${l}`)
+      .join("\n") || "  (end of file)";
+  return `first difference at line ${i + 1}:\n${labels.committed}:\n${show(a)}\n${labels.fresh}:\n${show(b)}`;
+}
