@@ -152,24 +152,22 @@ describe("the gateway example over the Service Binding", () => {
     expect(short.json.result).toEqual({ created: false, short: [{ date: "2030-02-02", available: 0 }] });
   });
 
-  // HTTP goes to Admit's own workerd socket, past wrangler's dev proxy, as the binding does (npm run bench's binding-vs-http scenario has the figures).
-  it("a binding call costs less than the same check over HTTP (timed inside the gateway)", async () => {
-    await suite.api("PUT", "/v1/ratelimits/policies/rpc-bench", { algorithm: "fixed_window", limit: 1_000_000_000, window_ms: 60_000, timeout_ms: 60_000 });
+  // What npm run bench's binding-vs-http scenario times (bench/binding.ts): the same check from the
+  // gateway over the binding and over HTTP to Admit's own workerd socket. Here only that both ways
+  // answer the same decision, and carry the time taken; how long each takes is the bench's to judge.
+  it("the bench's measurement: the same check over the binding and over HTTP from the gateway answers alike, with its time", async () => {
+    await suite.api("PUT", "/v1/ratelimits/policies/rpc-bench", { algorithm: "fixed_window", limit: 4, window_ms: 3_600_000, timeout_ms: 60_000 });
     const input = { policy: "rpc-bench", key: "k" };
-    const times = { rpc: [] as number[], http: [] as number[] };
-    for (let i = 0; i < 60; i++) {
-      const a = await rpc("checkRateLimit", input);
-      expect(a.json.result.allowed).toBe(true);
-      const b = await gw("POST", "/measure/http-check", input, { "X-Admit-Url": suite.admit.directUrl ?? suite.admit.url, Authorization: `Bearer ${TOKEN}` });
-      expect(b.json.result.allowed).toBe(true);
-      if (i >= 10) {
-        times.rpc.push(a.json.ms);
-        times.http.push(b.json.ms);
-      }
-    }
-    // workerd's clock inside a Worker ticks in whole milliseconds: a median of a few ms ties easily, the mean does not.
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    console.log(`rpc vs http, mean of 50 sequential checks (interleaved): binding ${mean(times.rpc).toFixed(2)} ms, HTTP ${mean(times.http).toFixed(2)} ms`);
-    expect(mean(times.rpc)).toBeLessThan(mean(times.http));
+    const http = () => gw("POST", "/measure/http-check", input, { "X-Admit-Url": suite.admit.directUrl ?? suite.admit.url, Authorization: `Bearer ${TOKEN}` });
+    const answers = [await rpc("checkRateLimit", input), await http(), await rpc("checkRateLimit", input), await http(), await http()];
+    for (const a of answers) expect(a.json.ms).toEqual(expect.any(Number));
+    // One counter, whichever way the check came: 4 allowed with 3, 2, 1, 0 left, then denied.
+    expect(answers.map((a) => [a.json.result.allowed, a.json.result.remaining])).toEqual([
+      [true, 3],
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
   }, 120_000);
 });
