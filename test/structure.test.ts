@@ -6,8 +6,8 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const FUNCTIONS = resolve(__dirname, "..", "functions");
-/** Not capabilities: the core, the HTTP and RPC compositions (the Worker's entries are index.ts and worker.ts). */
-const NOT_CAPABILITIES = new Set(["core", "http", "rpc"]);
+/** Not capabilities: the core, and the composition (http/: the HTTP app and, in http/rpc/, the RPC entrypoint; the Worker's entries are index.ts and worker.ts). */
+const NOT_CAPABILITIES = new Set(["core", "http"]);
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {

@@ -6,8 +6,8 @@
 // database binding and no API token. /rpc/:method calls any method of the binding and answers what
 // came back, as JSON (test/rpc/rpc.runtime.test.ts uses it to look at raw answers and errors).
 import { Hono } from "hono";
+import { type AdmitBinding, AdmitError, admit } from "../../functions/http/rpc/client";
 import { rateLimit } from "../../functions/ratelimits";
-import { type AdmitBinding, AdmitError, admit } from "../../functions/rpc/client";
 
 type Env = { Bindings: { ADMIT: AdmitBinding } };
 const app = new Hono<Env>();

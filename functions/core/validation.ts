@@ -112,3 +112,34 @@ export function namePage<T>(rows: T[], limit: number, nameOf: (row: T) => string
   const items = more ? rows.slice(0, limit) : rows;
   return { items, next_cursor: more ? nameOf(items[items.length - 1]) : null };
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True when `id` is a UUID: a path id that is not one names nothing (a 404 before a ::uuid cast could fail). */
+export function isUuid(id: string): boolean {
+  return UUID.test(id);
+}
+
+/**
+ * `schema`'s output for `value`, or the 422 the app's validation hook answers: for input that does
+ * not arrive through a Hono validator (the RPC entrypoint's methods validate with the HTTP routes'
+ * own schemas, so the rules and the `errors` are the same).
+ */
+export function valid<S extends z.ZodType>(schema: S, value: unknown, target: "param" | "json" | "options"): z.output<S> {
+  const r = schema.safeParse(value);
+  if (!r.success) validationHook({ success: false, target, error: r.error }, undefined as never);
+  return r.data as z.output<S>;
+}
+
+/** A route's JSON body schema. */
+export function bodyOf<S extends z.ZodType>(route: { request: { body: { content: { "application/json": { schema: S } } } } }): S {
+  return route.request.body.content["application/json"].schema;
+}
+
+// Claims (leases, semaphore permits): their bounds, shared by the permits capability and the
+// concurrency limit of ratelimits' middleware, which takes a permit of a semaphore.
+export const MIN_TTL_MS = 1_000;
+export const MAX_TTL_MS = 3_600_000;
+export const MAX_PERMITS = 10_000;
+export const TtlMs = z.number().int().min(MIN_TTL_MS).max(MAX_TTL_MS);
+export const Holder = name().openapi({ example: "worker-7", description: "Who holds it (for GET and 409 answers). 1–200 characters." });

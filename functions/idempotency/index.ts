@@ -13,7 +13,7 @@
 // afresh. Requests without the header pass straight through: no extra round trip.
 //
 // No routes of its own: middleware.ts (the middleware), claim.ts (claiming a key, shared), once.ts
-// (the same store for a keyed RPC call: functions/rpc/), sql.ts (the two SQL calls), openapi.ts
+// (the same store for a keyed RPC call: functions/http/rpc/), sql.ts (the two SQL calls), openapi.ts
 // (the header in the document).
 export { DEFAULT_TTL_S, idempotencyTtlS, MAX_KEY_LENGTH } from "./claim";
 export { idempotency } from "./middleware";

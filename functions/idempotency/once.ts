@@ -1,4 +1,4 @@
-// A keyed RPC call (functions/rpc/): the Idempotency-Key store without HTTP. The call's answer is
+// A keyed RPC call (functions/http/rpc/): the Idempotency-Key store without HTTP. The call's answer is
 // stored in the same transaction as its effect, so a call retried with the same key — after a 504,
 // or a binding that threw — answers the first call's answer instead of running again.
 import { sha256 } from "hono/utils/crypto";

@@ -2,18 +2,17 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, problem, validationProblem } from "../core/errors";
+import { isUuid } from "../core/validation";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function bookingNotFound(item: string, id: string) {
+export function bookingNotFound(item: string, id: string) {
   return notFound(`No booking ${JSON.stringify(id)} of ${JSON.stringify(item)}.`);
 }
 
 /** A path id that is not a UUID names no booking: 404 before the ::uuid cast could fail. */
-function validId(item: string, id: string): string {
-  if (!UUID.test(id)) throw bookingNotFound(item, id);
+export function validId(item: string, id: string): string {
+  if (!isUuid(id)) throw bookingNotFound(item, id);
   return id;
 }
 

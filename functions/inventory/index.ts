@@ -15,3 +15,4 @@ export const inventory = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
   .openapi(routes.confirmBooking, handlers.confirmBooking)
   .openapi(routes.getBooking, handlers.getBooking)
   .openapi(routes.cancelBooking, handlers.cancelBooking);
+export { RPC } from "./rpc";

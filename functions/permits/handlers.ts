@@ -18,7 +18,7 @@ function notCurrent(what: string, outcome: sql.NotCurrent): ProblemError {
   });
 }
 
-function semaphoreNotFound(name: string): ProblemError {
+export function semaphoreNotFound(name: string): ProblemError {
   return notFound(`No semaphore ${JSON.stringify(name)}: create it with PUT /v1/semaphores/{name}.`);
 }
 

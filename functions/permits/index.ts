@@ -26,5 +26,6 @@ export const semaphores = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
 export const invoices = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(routes.generateInvoice, handlers.generateInvoice);
 
 export { type LockResult, lockUnavailable, orConflict, withLock, withTryLock } from "./locks";
-export { LockUnavailableProblem, MAX_PERMITS, MAX_TTL_MS, MAX_WORK_MS, MIN_TTL_MS } from "./routes";
+export { LockUnavailableProblem, MAX_WORK_MS } from "./routes";
+export { RPC } from "./rpc";
 export { acquirePermit, type PermitKind, type PermitOutcome, releasePermit, renewPermit } from "./sql";

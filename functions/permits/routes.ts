@@ -2,18 +2,12 @@
 // invoices), named like their operationIds.
 import { createRoute, z } from "@hono/zod-openapi";
 import { json, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
-import { name, PageQuery } from "../core/validation";
+import { Holder, MAX_PERMITS, name, PageQuery, TtlMs } from "../core/validation";
 
-export const MIN_TTL_MS = 1_000;
-export const MAX_TTL_MS = 3_600_000;
-export const MAX_PERMITS = 10_000;
 export const MAX_WORK_MS = 3_000;
 
 // ---------------------------------------------------------------------------------------------
 // Shared by leases and semaphores.
-
-export const TtlMs = z.number().int().min(MIN_TTL_MS).max(MAX_TTL_MS);
-export const Holder = name().openapi({ example: "worker-7", description: "Who holds it (for GET and 409 answers). 1–200 characters." });
 
 export const NotCurrentProblem = ProblemSchema.extend({
   state: z.enum(["released", "timed_out", "unknown"]),

@@ -1,7 +1,7 @@
 // The rateLimit() middleware's decision as one function, gate(): what a request limited by these
 // policies and/or a concurrency limit answers (through, with headers and perhaps a permit to give
 // back; or a refusal: 429, 503, 504). The middleware runs it on a database handle of its own;
-// Admit's RPC entrypoint (functions/rpc/) runs it for a Worker that calls over a Service Binding,
+// Admit's RPC entrypoint (functions/http/rpc/) runs it for a Worker that calls over a Service Binding,
 // so both answer exactly the same. checkOnce() is POST /v1/ratelimits/check's decision.
 import type { Queryable, RequestDb } from "../core/db";
 import { type Problem, problem } from "../core/errors";

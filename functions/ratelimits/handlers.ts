@@ -12,7 +12,7 @@ import { rateLimitHeaders } from "./headers";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
-function noPolicy(policy: string) {
+export function noPolicy(policy: string) {
   return notFound(`No rate-limit policy named ${JSON.stringify(policy)}.`);
 }
 

@@ -31,3 +31,4 @@ export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(routes.checkRateLimit, handlers.checkRateLimit)
   .openapi(routes.refundRateLimit, handlers.refundRateLimit)
   .openapi(routes.getRateLimitUsage, handlers.getRateLimitUsage);
+export { RPC } from "./rpc";

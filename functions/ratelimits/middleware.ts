@@ -49,7 +49,7 @@ export interface RateLimitOptions<C extends Context = Context> {
   binding?: RateLimitBinding | ((c: C) => RateLimitBinding);
 }
 
-/** What the middleware calls on Admit's RPC entrypoint (functions/rpc/): one method. */
+/** What the middleware calls on Admit's RPC entrypoint (functions/http/rpc/): one method. */
 export interface RateLimitBinding {
   rateLimitGate(input: GateInput): Promise<GateAnswer | { error: Problem }>;
   releasePermit(input: { name: string; permit_id: string }): Promise<object | { error: Problem }>;

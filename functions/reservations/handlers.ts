@@ -2,12 +2,11 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, problem, validationProblem } from "../core/errors";
+import { isUuid } from "../core/validation";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function reservationNotFound(id: string) {
+export function reservationNotFound(id: string) {
   return notFound(`No reservation with id ${JSON.stringify(id)}.`);
 }
 
@@ -19,7 +18,7 @@ function encodeCursor(start: string, id: string): string {
 function decodeCursor(cursor: string): { start: string; id: string } {
   try {
     const [start, id] = atob(cursor.replace(/-/g, "+").replace(/_/g, "/")).split("|");
-    if (UUID.test(id) && !Number.isNaN(Date.parse(start))) return { start, id };
+    if (isUuid(id) && !Number.isNaN(Date.parse(start))) return { start, id };
   } catch {
     /* fall through */
   }
@@ -56,7 +55,7 @@ export const listReservations: RouteHandler<typeof routes.listReservations, AppE
 
 export const getReservation: RouteHandler<typeof routes.getReservation, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
-  if (!UUID.test(id)) throw reservationNotFound(id);
+  if (!isUuid(id)) throw reservationNotFound(id);
   const r = await sql.getReservation(c.var.db, id);
   if (!r) throw reservationNotFound(id);
   return c.json(r, 200);
@@ -64,7 +63,7 @@ export const getReservation: RouteHandler<typeof routes.getReservation, AppEnv> 
 
 export const cancelReservation: RouteHandler<typeof routes.cancelReservation, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
-  if (!UUID.test(id)) throw reservationNotFound(id);
+  if (!isUuid(id)) throw reservationNotFound(id);
   const r = await sql.cancelReservation(c.var.db, id);
   if (!r) throw reservationNotFound(id);
   return c.body(null, 204);

@@ -15,3 +15,4 @@ export const reservations = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   .openapi(routes.getReservation, handlers.getReservation)
   .openapi(routes.cancelReservation, handlers.cancelReservation)
   .openapi(routes.getResourceAvailability, handlers.getResourceAvailability);
+export { RPC } from "./rpc";

@@ -9,11 +9,9 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { REPLAYED_HEADER } from "../core/http";
-import { namePage } from "../core/validation";
+import { isUuid, namePage } from "../core/validation";
 import * as routes from "./routes";
 import * as sql from "./sql";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The library's `verify()` also checks the timestamp against the Worker's clock with a fixed ±5 min.
@@ -44,8 +42,12 @@ export function orderingValue(payload: unknown, pointer: string): string | undef
   return typeof at === "string" ? at : JSON.stringify(at);
 }
 
-function unknownSource(source: string) {
+export function unknownSource(source: string) {
   return notFound(`No webhook source ${JSON.stringify(source)}. Register it with PUT /v1/webhooks/sources/${source}.`);
+}
+
+export function eventNotFound(source: string, id: string) {
+  return notFound(`No event ${JSON.stringify(id)} of source ${JSON.stringify(source)}.`);
 }
 
 /** Every failed authentication of a delivery is the same 401 problem; `detail` says what to fix. */
@@ -130,10 +132,9 @@ export const claimWebhookEvents: RouteHandler<typeof routes.claimWebhookEvents, 
 export const ackWebhookEvent: RouteHandler<typeof routes.ackWebhookEvent, AppEnv> = async (c) => {
   const { source, id } = c.req.valid("param");
   const { receipt } = c.req.valid("json");
-  const eventNotFound = notFound(`No event ${JSON.stringify(id)} of source ${JSON.stringify(source)}.`);
-  if (!UUID.test(id)) throw eventNotFound;
+  if (!isUuid(id)) throw eventNotFound(source, id);
   const r = await sql.ackWebhookEvent(c.var.db, source, id, receipt);
-  if (!r) throw eventNotFound;
+  if (!r) throw eventNotFound(source, id);
   if (r.status === "not_current") {
     const why: Record<string, string> = {
       processed: "it was already processed under another claim",

@@ -18,3 +18,4 @@ export const webhooks = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 export { orderingValue } from "./handlers";
 export { documentDelivery } from "./openapi";
 export { isWebhookDelivery, WEBHOOK_DELIVERY_PATH } from "./routes";
+export { RPC } from "./rpc";

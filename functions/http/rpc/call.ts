@@ -5,12 +5,12 @@
 // client.ts turns it back into a thrown AdmitError on the caller's side. A bug is thrown as is.
 // A call given `{ idempotencyKey }` runs at most once for that key (functions/idempotency/once.ts).
 import { z } from "@hono/zod-openapi";
-import { RequestDb } from "../core/db";
-import type { Bindings } from "../core/env";
-import { type Problem, ProblemError } from "../core/errors";
-import { once, RPC_KEY_FIELD } from "../idempotency";
+import { RequestDb } from "../../core/db";
+import type { Bindings } from "../../core/env";
+import { type Problem, ProblemError } from "../../core/errors";
+import { valid } from "../../core/validation";
+import { once, RPC_KEY_FIELD } from "../../idempotency";
 import { METHODS, type MethodName } from "./methods";
-import { valid } from "./validate";
 
 /** A problem as RPC answers it: the problem+json body, plus Retry-After in seconds when HTTP would send it. */
 export type RpcProblem = Problem & { retry_after?: number };

@@ -6,7 +6,7 @@
 // docs/rpc.md documents them. Loaded by functions/worker.ts only:
 // `cloudflare:workers` exists in workerd, not in Node.
 import { WorkerEntrypoint } from "cloudflare:workers";
-import type { Bindings } from "../core/env";
+import type { Bindings } from "../../core/env";
 import { call, type RpcOptions } from "./call";
 import type { METHODS } from "./methods";
 

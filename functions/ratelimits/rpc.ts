@@ -1,0 +1,65 @@
+// Rate limits' methods of Admit's RPC entrypoint (checkRateLimit and rateLimitGate; composed in
+// functions/http/rpc/): functions of (database handle, bindings, input), so they run in Node as in
+// workerd. Input is validated with the HTTP routes' own schemas (the same rules and 422 `errors`);
+// the work is this folder's sql.ts and gate.ts (checkOnce, gate: what the check route and the
+// middleware decide), as in the handlers, whose not-found problems it shares. A refusal is a value
+// (`allowed: false`, `pass: false`); what the route answers with any other problem (422, 404, 503,
+// 504) is thrown as a ProblemError, which the entrypoint returns as `{ error }`. docs/rpc.md
+// documents them.
+import { z } from "@hono/zod-openapi";
+import type { RequestDb as Db } from "../core/db";
+import type { Bindings } from "../core/env";
+import { type Problem, ProblemError } from "../core/errors";
+import { bodyOf, Holder, MAX_PERMITS, name, TtlMs, valid } from "../core/validation";
+import { isUnenforced, unenforcedResponse } from "./budget";
+import { denyCacheFor } from "./cache";
+import type { RateLimitResult } from "./decide";
+import { checkOnce, type GateAnswer, type GateInput, gate, gateBudget } from "./gate";
+import { noPolicy } from "./handlers";
+import * as routes from "./routes";
+
+export type CheckInput = { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> };
+/** The body POST /v1/ratelimits/check answers: a decision (allowed or not), or the fail-open answer. */
+export type CheckAnswer = RateLimitResult | (Omit<RateLimitResult, "limit" | "remaining" | "reset_ms" | "reason"> & Record<string, unknown>);
+
+export async function checkRateLimit(db: Db, env: Bindings, input: CheckInput): Promise<CheckAnswer> {
+  const b = valid(bodyOf(routes.checkRateLimit), input, "json");
+  const d = await checkOnce(db, b, denyCacheFor(env));
+  if (isUnenforced(d)) {
+    const u = unenforcedResponse(d);
+    if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
+    return u.body as CheckAnswer;
+  }
+  if ("missing" in d) throw noPolicy(d.missing[0]);
+  return d.result;
+}
+
+/**
+ * The rateLimit() middleware's decision, for a Worker calling over the binding
+ * (functions/ratelimits/gate.ts): window limits and/or a concurrency limit. A `permit` in the
+ * answer is given back with `releasePermit` after the caller's response.
+ */
+export async function rateLimitGate(db: Db, env: Bindings, input: GateInput): Promise<GateAnswer> {
+  const { timeout_ms, on_unavailable, concurrency, holder, ...check } = input ?? ({} as GateInput);
+  const settings = valid(GateSettings, { timeout_ms, on_unavailable, concurrency, holder }, "json");
+  const windows = check.policy !== undefined || check.policies !== undefined || !concurrency;
+  const b = windows ? valid(bodyOf(routes.checkRateLimit), check, "json") : {};
+  const gateIn: GateInput = { ...b, ...settings };
+  return gate(db, gateIn, denyCacheFor(env), gateBudget(db, gateIn));
+}
+
+const GateSettings = z.object({
+  timeout_ms: z.number().int().min(1).max(60_000).optional(),
+  on_unavailable: z.enum(["deny", "allow"]).optional(),
+  concurrency: z
+    .object({
+      name: name(),
+      permits: z.number().int().min(1).max(MAX_PERMITS),
+      ttl_ms: TtlMs.optional(),
+    })
+    .optional(),
+  holder: Holder.optional(),
+});
+
+/** This capability's methods of the entrypoint. */
+export const RPC = { checkRateLimit, rateLimitGate };
