@@ -562,7 +562,7 @@ export interface paths {
         };
         /**
          * List every override of a policy
-         * @description The override periods of every key of the policy, by key then `valid_from`; at most 1000.
+         * @description The override periods of every key of the policy, by key then `valid_from`; up to `limit` per page, then follow `next_cursor`.
          */
         get: operations["listRateLimitPolicyOverrides"];
         put?: never;
@@ -1165,6 +1165,10 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        RateLimitOverrideList: {
+            items: components["schemas"]["RateLimitOverride"][];
+            next_cursor: string | null;
         };
         RateLimitOverride: {
             policy: string;
@@ -6449,7 +6453,12 @@ export interface operations {
     };
     listRateLimitPolicyOverrides: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1–1000 (default 100) */
+                limit?: number;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 name: string;
@@ -6477,9 +6486,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        items: components["schemas"]["RateLimitOverride"][];
-                    };
+                    "application/json": components["schemas"]["RateLimitOverrideList"];
                 };
             };
             /** @description Missing or invalid bearer token */

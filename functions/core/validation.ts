@@ -1,6 +1,7 @@
 // Input schemas shared by every capability, and the hook that turns zod failures into 422 problems.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { decodeBase64Url, encodeBase64Url } from "hono/utils/encode";
 import { validationProblem } from "./errors";
 
 /** A 1–max character string that Postgres can store and the lock hash reads as the same bytes. */
@@ -107,6 +108,22 @@ export const PageQuery = z.object({
 });
 
 /** One page of `rows` (fetched with LIMIT limit + 1) and the cursor to the next one, or null at the end. */
+/** An opaque `next_cursor` of several parts (a start and an id, a key and a start): base64url of JSON. */
+export function encodeCursor(parts: string[]): string {
+  return encodeBase64Url(new TextEncoder().encode(JSON.stringify(parts)).buffer as ArrayBuffer);
+}
+
+/** The parts of a cursor made by encodeCursor() that `ok` accepts, or the 422 for a cursor this endpoint did not give. */
+export function decodeCursor(cursor: string, ok: (parts: string[]) => boolean): string[] {
+  try {
+    const parts: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64Url(cursor)));
+    if (Array.isArray(parts) && parts.every((p) => typeof p === "string") && ok(parts)) return parts;
+  } catch {
+    /* not base64url JSON: fall through */
+  }
+  throw validationProblem("cursor is not a next_cursor returned by this endpoint.", [{ in: "query", path: "cursor", message: "invalid cursor" }]);
+}
+
 export function namePage<T>(rows: T[], limit: number, nameOf: (row: T) => string): { items: T[]; next_cursor: string | null } {
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;

@@ -3,7 +3,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, type Problem, ProblemError, problem, validationProblem } from "../core/errors";
-import { MAX_LIST_PAGE, namePage } from "../core/validation";
+import { decodeCursor, encodeCursor, namePage } from "../core/validation";
 import { isUnenforced, unenforcedResponse } from "./budget";
 import { denyCache, denyCacheFor } from "./cache";
 import { quotaExceeded } from "./decide";
@@ -51,9 +51,16 @@ export const listRateLimitPolicies: RouteHandler<typeof routes.listRateLimitPoli
 
 export const listRateLimitPolicyOverrides: RouteHandler<typeof routes.listRateLimitPolicyOverrides, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
-  const items = await sql.listPolicyOverrides(c.var.db, name, MAX_LIST_PAGE);
-  if (!items) throw noPolicy(name);
-  return c.json({ items }, 200);
+  const q = c.req.valid("query");
+  const after = q.cursor
+    ? decodeCursor(q.cursor, ([key, from, ...rest]) => rest.length === 0 && key !== undefined && !Number.isNaN(Date.parse(from ?? "")))
+    : null;
+  const rows = await sql.listPolicyOverrides(c.var.db, name, after && { key: after[0], validFrom: after[1] }, q.limit);
+  if (!rows) throw noPolicy(name);
+  return c.json(
+    namePage(rows, q.limit, (o) => encodeCursor([o.key, o.valid_from])),
+    200,
+  );
 };
 
 export const putRateLimitOverride: RouteHandler<typeof routes.putRateLimitOverride, AppEnv> = async (c) => {

@@ -301,10 +301,13 @@ export const listRateLimitPolicyOverrides = createRoute({
   path: "/v1/ratelimits/policies/{name}/overrides",
   tags: ["Rate limits"],
   summary: "List every override of a policy",
-  description: `The override periods of every key of the policy, by key then \`valid_from\`; at most ${MAX_LIST_PAGE}.`,
-  request: { params: NameParam },
+  description: "The override periods of every key of the policy, by key then `valid_from`; up to `limit` per page, then follow `next_cursor`.",
+  request: { params: NameParam, query: PageQuery },
   responses: {
-    200: { description: "Periods", content: { "application/json": { schema: z.object({ items: z.array(Override) }) } } },
+    200: {
+      description: "Periods",
+      content: { "application/json": { schema: z.object({ items: z.array(Override), next_cursor: z.string().nullable() }).openapi("RateLimitOverrideList") } },
+    },
     ...problemResponses(401, 404, 422, 503),
   },
 });

@@ -109,9 +109,22 @@ export async function listPolicies(db: Queryable, after: string | null, limit: n
   return r;
 }
 
-/** Every override of a policy (all keys, by key then start, at most `limit`); null when there is no such policy. */
-export async function listPolicyOverrides(db: Queryable, policy: string, limit: number): Promise<OverrideRow[] | null> {
-  const [{ r }] = await db.query<{ r: OverrideRow[] | null }>("SELECT admit_ratelimit_list_policy_overrides($1, $2::integer) AS r", [policy, limit]);
+/**
+ * A policy's overrides (all keys, by key then start) after the (key, valid_from) cursor, up to
+ * `limit` + 1 (so the caller knows there is a next page); null when there is no such policy.
+ */
+export async function listPolicyOverrides(
+  db: Queryable,
+  policy: string,
+  after: { key: string; validFrom: string } | null,
+  limit: number,
+): Promise<OverrideRow[] | null> {
+  const [{ r }] = await db.query<{ r: OverrideRow[] | null }>("SELECT admit_ratelimit_list_policy_overrides($1, $2, $3::timestamptz, $4::integer) AS r", [
+    policy,
+    after?.key ?? null,
+    after?.validFrom ?? null,
+    limit,
+  ]);
   return r;
 }
 

@@ -2,7 +2,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, problem, validationProblem } from "../core/errors";
-import { isUuid } from "../core/validation";
+import { decodeCursor, encodeCursor, isUuid, namePage } from "../core/validation";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -11,20 +11,6 @@ export function reservationNotFound(id: string) {
 }
 
 /** Cursor = base64url("start|id") of the last item of the previous page. */
-function encodeCursor(start: string, id: string): string {
-  return btoa(`${start}|${id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function decodeCursor(cursor: string): { start: string; id: string } {
-  try {
-    const [start, id] = atob(cursor.replace(/-/g, "+").replace(/_/g, "/")).split("|");
-    if (isUuid(id) && !Number.isNaN(Date.parse(start))) return { start, id };
-  } catch {
-    /* fall through */
-  }
-  throw validationProblem("cursor is not a next_cursor returned by this endpoint.", [{ in: "query", path: "cursor", message: "invalid cursor" }]);
-}
-
 export const createReservation: RouteHandler<typeof routes.createReservation, AppEnv> = async (c) => {
   const body = c.req.valid("json");
   const r = await sql.reserve(c.var.db, body);
@@ -36,9 +22,15 @@ export const createReservation: RouteHandler<typeof routes.createReservation, Ap
   return c.json(r.reservation, 201, { Location: `/v1/reservations/${r.reservation.id}` });
 };
 
+/** A reservations page's cursor: the last item's start and id. */
+function cursorAfter(cursor: string): { start: string; id: string } {
+  const [start, id] = decodeCursor(cursor, ([start, id, ...rest]) => rest.length === 0 && isUuid(id ?? "") && !Number.isNaN(Date.parse(start ?? "")));
+  return { start, id };
+}
+
 export const listReservations: RouteHandler<typeof routes.listReservations, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+  const after = q.cursor ? cursorAfter(q.cursor) : undefined;
   const items = await sql.listReservations(c.var.db, {
     resource: q.resource,
     from: q.from,
@@ -47,10 +39,10 @@ export const listReservations: RouteHandler<typeof routes.listReservations, AppE
     limit: q.limit,
     includeCancelled: q.include_cancelled,
   });
-  const more = items.length > q.limit;
-  const page = more ? items.slice(0, q.limit) : items;
-  const last = page[page.length - 1];
-  return c.json({ items: page, next_cursor: more && last ? encodeCursor(last.start, last.id) : null }, 200);
+  return c.json(
+    namePage(items, q.limit, (r) => encodeCursor([r.start, r.id])),
+    200,
+  );
 };
 
 export const getReservation: RouteHandler<typeof routes.getReservation, AppEnv> = async (c) => {

@@ -212,7 +212,10 @@ async function showUsage() {
   // The last 60 windows (within what the policy keeps), and the current one.
   const span = Math.min(60 * pol.window_ms, Math.max(pol.history_ms, pol.window_ms));
   const query = history ? { policy, key, from: new Date(now - span).toISOString(), to: new Date(now + pol.window_ms).toISOString() } : { policy, key };
-  const [u, overrides] = await Promise.all([api("/v1/ratelimits/usage", query), api(`/v1/ratelimits/policies/${encodeURIComponent(policy)}/overrides`)]);
+  const [u, overrides] = await Promise.all([
+    api("/v1/ratelimits/usage", query),
+    all(`/v1/ratelimits/policies/${encodeURIComponent(policy)}/overrides`, { limit: 1000 }),
+  ]);
   const remaining = Math.max(u.limit - u.consumed, 0);
   const reset = Date.parse(u.window_end) - now;
   const stats = el(
@@ -232,14 +235,14 @@ async function showUsage() {
   const parts = [el("h3", {}, `Key “${key}” in “${policy}”`), stats];
   if (history) parts.push(chart(u.windows ?? [], pol.window_ms, Date.parse(query.from), Date.parse(u.window_end)));
   else parts.push(el("p", { class: "muted" }, "A token bucket keeps no per-window history."));
-  const mine = overrides.items.filter((o) => o.key === key);
+  const mine = overrides.filter((o) => o.key === key);
   parts.push(
     table(
       el("table"),
-      `Overrides of “${policy}” (${overrides.items.length}; this key's are marked)`,
+      `Overrides of “${policy}” (${overrides.length}; this key's are marked)`,
       ["Key", "Limit", "Valid from", "Valid to"],
-      overrides.items.map((o) => [o.key, o.limit, utc(o.valid_from), o.valid_to ? utc(o.valid_to) : "open-ended"]),
-      (i) => (mine.includes(overrides.items[i]) ? "mark" : undefined),
+      overrides.map((o) => [o.key, o.limit, utc(o.valid_from), o.valid_to ? utc(o.valid_to) : "open-ended"]),
+      (i) => (mine.includes(overrides[i]) ? "mark" : undefined),
     ),
   );
   out.replaceChildren(...parts);

@@ -165,6 +165,7 @@ CREATE TABLE ratelimit_overrides (
   CONSTRAINT ratelimit_overrides_quota CHECK ((quota > 0)),
   CONSTRAINT ratelimit_overrides_valid CHECK (((NOT isempty(valid)) AND lower_inc(valid) AND (NOT upper_inc(valid)) AND (NOT lower_inf(valid))))
 );
+CREATE INDEX ratelimit_overrides_by_key_start ON public.ratelimit_overrides USING btree (policy, key, lower(valid));
 
 CREATE TABLE ratelimit_policies (
   name text NOT NULL,
@@ -202,6 +203,7 @@ CREATE TABLE reservations (
   CONSTRAINT reservations_resource_length CHECK (((char_length(resource) >= 1) AND (char_length(resource) <= 200)))
 );
 CREATE INDEX reservations_active_by_start ON public.reservations USING btree (resource, lower(during), id) WHERE (cancelled_at IS NULL);
+CREATE INDEX reservations_all_by_start ON public.reservations USING btree (resource, lower(during), id);
 
 CREATE TABLE semaphores (
   name text NOT NULL,
@@ -737,7 +739,7 @@ AS $function$
            WHERE kind = 'lease' AND released_at IS NULL AND timed_out_at IS NULL
              AND expires_at > clock_timestamp()
              AND (p_prefix IS NULL OR starts_with(name, p_prefix))
-             AND (p_after IS NULL OR name > p_after)
+             AND name > coalesce(p_after, '')
            ORDER BY name LIMIT p_limit + 1) p
 $function$;
 
@@ -768,7 +770,7 @@ AS $function$
     FROM (SELECT * FROM reservations
            WHERE resource = p_resource AND cancelled_at IS NULL
              AND during && tstzrange(p_from, p_to, '[)')
-             AND (p_after_start IS NULL OR (lower(during), id) > (p_after_start, p_after_id))
+             AND (lower(during), id) > (coalesce(p_after_start, '-infinity'), coalesce(p_after_id, '00000000-0000-0000-0000-000000000000'))
            ORDER BY lower(during), id
            LIMIT p_limit + 1) r
 $function$;
@@ -782,7 +784,7 @@ AS $function$
     FROM (SELECT * FROM reservations
            WHERE resource = p_resource
              AND during && tstzrange(p_from, p_to, '[)')
-             AND (p_after_start IS NULL OR (lower(during), id) > (p_after_start, p_after_id))
+             AND (lower(during), id) > (coalesce(p_after_start, '-infinity'), coalesce(p_after_id, '00000000-0000-0000-0000-000000000000'))
            ORDER BY lower(during), id
            LIMIT p_limit + 1) r
 $function$;
@@ -1428,18 +1430,21 @@ CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policies(p_after text, p_
 AS $function$
   SELECT coalesce(json_agg(admit_ratelimit_policy_json(p) ORDER BY p.name), '[]'::json)
     FROM (SELECT * FROM ratelimit_policies
-           WHERE p_after IS NULL OR name > p_after
+           WHERE name > coalesce(p_after, '')
            ORDER BY name LIMIT p_limit + 1) p
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policy_overrides(p_policy text, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policy_overrides(p_policy text, p_after_key text, p_after_start timestamp with time zone, p_limit integer)
  RETURNS json
  LANGUAGE sql
  STABLE
 AS $function$
   SELECT CASE WHEN EXISTS (SELECT 1 FROM ratelimit_policies WHERE name = p_policy) THEN
     (SELECT coalesce(json_agg(admit_ratelimit_override_json(o) ORDER BY o.key, lower(o.valid)), '[]'::json)
-       FROM (SELECT * FROM ratelimit_overrides WHERE policy = p_policy ORDER BY key, lower(valid) LIMIT p_limit) o)
+       FROM (SELECT * FROM ratelimit_overrides
+              WHERE policy = p_policy
+                AND (key, lower(valid)) > (coalesce(p_after_key, ''), coalesce(p_after_start, '-infinity'))
+              ORDER BY key, lower(valid) LIMIT p_limit + 1) o)
   END
 $function$;
 
@@ -1753,7 +1758,7 @@ CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit int
 AS $function$
   SELECT coalesce(json_agg(admit_semaphore_state(s.name) ORDER BY s.name), '[]'::json)
     FROM (SELECT name FROM semaphores
-           WHERE p_after IS NULL OR name > p_after
+           WHERE name > coalesce(p_after, '')
            ORDER BY name LIMIT p_limit + 1) s
 $function$;
 
@@ -2151,7 +2156,7 @@ CREATE OR REPLACE FUNCTION public.admit_webhook_list_sources(p_after text, p_lim
 AS $function$
   SELECT coalesce(json_agg(admit_webhook_source_json(s) ORDER BY s.source), '[]'::json)
     FROM (SELECT * FROM webhook_sources
-           WHERE p_after IS NULL OR source > p_after
+           WHERE source > coalesce(p_after, '')
            ORDER BY source LIMIT p_limit + 1) s
 $function$;
 

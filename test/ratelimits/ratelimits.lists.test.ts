@@ -45,6 +45,43 @@ describe("GET /v1/ratelimits/policies/{name}/overrides", () => {
     expect(missing.status).toBe(404);
     expect(missing.json.type).toBe("/problems/not-found");
   });
+
+  it("pages by (key, valid_from): every period once, in order, whatever the page size; a cursor it did not give is a 422", async () => {
+    await suite.api("PUT", "/v1/ratelimits/policies/ovp", { algorithm: "fixed_window", limit: 5, window_ms: 60_000 });
+    const keys = ["b", "a", "ключ|1", "a|"];
+    for (const key of keys) {
+      for (const month of ["01", "03", "02"]) {
+        const r = await suite.api("PUT", `/v1/ratelimits/policies/ovp/overrides/${encodeURIComponent(key)}`, {
+          limit: 10,
+          valid_from: `2030-${month}-01T00:00:00Z`,
+          valid_to: `2030-${month}-02T00:00:00Z`,
+        });
+        expect(r.status, `${key} ${month}`).toBe(201);
+      }
+    }
+    const everything = (await suite.api("GET", "/v1/ratelimits/policies/ovp/overrides")).json;
+    expect(everything.next_cursor).toBeNull();
+    const order = everything.items.map((o: any) => `${o.key}@${o.valid_from}`);
+    expect(order).toHaveLength(12);
+    expect(order.slice(0, 3)).toEqual(["a@2030-01-01T00:00:00Z", "a@2030-02-01T00:00:00Z", "a@2030-03-01T00:00:00Z"]);
+    for (const size of [1, 2, 5]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const q: string = `limit=${size}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+        const page = (await suite.api("GET", `/v1/ratelimits/policies/ovp/overrides?${q}`)).json;
+        expect(page.items.length).toBeLessThanOrEqual(size);
+        seen.push(...page.items.map((o: any) => `${o.key}@${o.valid_from}`));
+        cursor = page.next_cursor;
+        pages++;
+      } while (cursor && pages < 20);
+      expect(seen, `limit=${size}`).toEqual(order);
+    }
+    const bad = await suite.api("GET", "/v1/ratelimits/policies/ovp/overrides?cursor=not-a-cursor");
+    expect(bad.status).toBe(422);
+    expect(bad.json.errors).toEqual([{ in: "query", path: "cursor", message: "invalid cursor" }]);
+  });
 });
 
 describe("usage's deny_cached_until", () => {
