@@ -6,6 +6,11 @@ import { matchedRoutes } from "hono/route";
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 /** Set on an answer that is a replay of a stored one (an idempotent retry, a duplicate webhook delivery). */
 export const REPLAYED_HEADER = "Idempotent-Replayed";
+/**
+ * Set on an answer a fail mode gave because the database did not decide within the budget (a
+ * rate-limit check's fail-open 200): not the request's outcome, so the idempotency store skips it.
+ */
+export const NOT_ENFORCED_HEADER = "Admit-RateLimit-Enforced";
 
 /** A route (not only middleware, which is registered for "ALL" methods) matches this request's method and path. */
 export function hasRoute(c: Context): boolean {

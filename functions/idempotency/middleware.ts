@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
 import type { AppEnv } from "../core/context";
-import { hasRoute, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../core/http";
+import { hasRoute, IDEMPOTENCY_HEADER, NOT_ENFORCED_HEADER, REPLAYED_HEADER } from "../core/http";
 import { checkKey, claimKey, type Replay } from "./claim";
 import { storeIdempotentResponse } from "./sql";
 
@@ -26,6 +26,8 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 function stored(res: Response): boolean {
   if (res.status >= 500) return false;
   if (res.headers.has("Retry-After")) return false;
+  // A fail mode's answer (the database did not decide in time): the request has no outcome to keep.
+  if (res.headers.has(NOT_ENFORCED_HEADER)) return false;
   return res.status < 400 || !NOT_STORED_4XX.has(res.status);
 }
 
@@ -68,12 +70,11 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
       await next();
 
       const res = c.res;
-      if (db.transactionFailed || !stored(res)) {
+      if (!stored(res)) return await db.rollback();
+      if (db.transactionFailed) {
         await db.rollback();
-        if (res.status < 400) {
-          // A route answered success although one of its statements failed: Postgres rolled it back.
-          throw new Error(`${c.req.method} ${url.pathname} answered ${res.status} after a failed statement`);
-        }
+        // A route answered success although one of its statements failed: Postgres rolled it back.
+        if (res.status < 400) throw new Error(`${c.req.method} ${url.pathname} answered ${res.status} after a failed statement`);
         return;
       }
       const body = NULL_BODY_STATUSES.has(res.status) ? new ArrayBuffer(0) : await res.clone().arrayBuffer();

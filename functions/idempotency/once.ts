@@ -31,11 +31,11 @@ export async function once<T>(
   if (replayed) return JSON.parse(new TextDecoder().decode(decodeBase64(replayed.body))) as T;
   try {
     const answer = await run();
-    if (db.transactionFailed) throw new Error(`${k.call} answered after a failed statement`);
     if (!keep(answer)) {
       await db.rollback();
       return answer;
     }
+    if (db.transactionFailed) throw new Error(`${k.call} answered after a failed statement`);
     const body = new TextEncoder().encode(JSON.stringify(answer));
     await storeIdempotentResponse(db, k.key, 200, { "content-type": "application/json" }, encodeBase64(body.buffer as ArrayBuffer));
     await db.commit();

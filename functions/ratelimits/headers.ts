@@ -1,9 +1,9 @@
 // The response headers of a rate-limit answer: IETF RateLimit-Policy / RateLimit (one list item per
 // policy, plus a concurrency limit's), Retry-After, Admit-Cache, and the not-enforced header.
+import { NOT_ENFORCED_HEADER } from "../core/http";
 import type { RateLimitDecision } from "./decide";
 
-/** Set on an answer the fail mode gave because the database did not decide within the budget. */
-export const NOT_ENFORCED_HEADER = "Admit-RateLimit-Enforced";
+export { NOT_ENFORCED_HEADER };
 
 /** An sf-string (RFC 9651): policy names are [A-Za-z0-9._:-], but escape `"` and `\` in anything else. */
 function sfString(s: string): string {

@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../../dev/bridge";
 import { RequestDb } from "../../functions/core/db";
+import { call } from "../../functions/http/rpc/call";
 import { denyCache, rateLimit } from "../../functions/ratelimits";
 import { type PolicyInput, putPolicy } from "../../functions/ratelimits/sql";
 import { bindings, client, freshDatabase, type Served, serveApp, settled, sql, withFaults as withBridgeFaults } from "../support";
@@ -80,6 +81,33 @@ describe("a check against a stalled database answers within timeout_ms + bound",
       expect(res.ms).toBeLessThan(400 + BOUND_MS);
     }
     await settle();
+  });
+
+  it("fail open with an idempotency key (HTTP header or RPC option): the same fail-open answer, not stored — was a 500", async () => {
+    const keyed = await withFaults(stall, async () => {
+      const started = Date.now();
+      const res = await api("POST", "/v1/ratelimits/check", { policy: "open", key: "k-keyed" }, { "Idempotency-Key": "fail-open-1" });
+      return { ...res, ms: Date.now() - started };
+    });
+    expect(keyed.status, keyed.text).toBe(200);
+    // The check ran inside the key's transaction, which is rolled back: certainly nothing consumed.
+    expect(keyed.json).toMatchObject({ allowed: true, reason: "timeout", consumed: "none" });
+    expect(keyed.headers.get("admit-ratelimit-enforced")).toBe("false; reason=timeout");
+    expect(keyed.headers.get("idempotent-replayed")).toBeNull();
+    expect(keyed.ms).toBeLessThan(400 + BOUND_MS);
+    const viaRpc = await withFaults(stall, () =>
+      call(
+        bindings(db, { NEON_WS_PROXY: bridge.wsProxy, RATELIMIT_DENY_CACHE: "off" }),
+        undefined,
+        "checkRateLimit",
+        { policy: "open", key: "k-rpc" },
+        { idempotencyKey: "fail-open-2" },
+      ),
+    );
+    expect(viaRpc).toMatchObject({ allowed: true, reason: "timeout", consumed: "none" });
+    await settle();
+    // Nothing was stored for either key: the fail-open answer is not the check's outcome.
+    expect(await sql(db, "SELECT key FROM idempotency_keys WHERE key IN ('fail-open-1', 'fail-open-2')")).toEqual([]);
   });
 
   it("fail closed: 504 outcome-unknown + Retry-After (the statement was sent), reason timeout, within the budget", async () => {

@@ -33,10 +33,14 @@ const Options = z.object({ idempotencyKey: z.string().optional() }).strict().opt
 /** The methods a key may be given to: every one but the middleware's per-request decision. */
 const KEYED = (name: MethodName) => name !== "rateLimitGate";
 
-/** An answer that invites a retry — a rate-limit denial, a busy lease or full semaphore — is not stored (HTTP answers them 429/409 with Retry-After, which the store skips). */
+/**
+ * What the idempotency store keeps, as over HTTP: not an answer that invites a retry — a rate-limit
+ * denial, a busy lease or full semaphore (HTTP: 429/409 with Retry-After) — nor a fail-open answer
+ * given because the database did not decide (`consumed`; HTTP: Admit-RateLimit-Enforced: false).
+ */
 const keep = (answer: unknown) => {
   const a = answer as { allowed?: unknown; acquired?: unknown };
-  return a?.allowed !== false && a?.acquired !== false;
+  return a?.allowed !== false && a?.acquired !== false && !(typeof a === "object" && a !== null && "consumed" in a);
 };
 
 export function rpcProblem(err: ProblemError): RpcProblem {
