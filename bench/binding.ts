@@ -14,6 +14,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startWranglerDev } from "../dev/wrangler";
+import { httpRequest } from "./load";
+import { percentile } from "./report";
 
 export type Via = "rpc" | "http";
 export const VIA_LABEL: Record<Via, string> = { rpc: "Service Binding (RPC)", http: "HTTP + bearer token" };
@@ -29,7 +31,8 @@ export interface BindingFigures {
   concurrent: Record<Via, { times: number[]; rate: number }>;
 }
 
-export const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+/** Nearest-rank percentile (p in 0..100) of times in any order, as bench/report.ts takes them; NaN for none. */
+const pct = (xs: number[], p: number) => percentile(Float64Array.from(xs).sort(), p) ?? Number.NaN;
 export const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 export async function measureBinding(o: {
@@ -53,16 +56,25 @@ export async function measureBinding(o: {
       direct: true,
     });
     stops.push(() => admit.stop());
-    const gateway = await startWranglerDev({ env, config: "examples/gateway/wrangler.toml", vars: {}, devtools: false, direct: true });
+    // GATEWAY_TEST_ROUTES: the gateway's /rpc/:method and /measure/http-check, which answer 404 without it.
+    const gateway = await startWranglerDev({
+      env,
+      config: "examples/gateway/wrangler.toml",
+      vars: { GATEWAY_TEST_ROUTES: "1" },
+      devtools: false,
+      direct: true,
+    });
     stops.push(() => gateway.stop());
     const admitUrl = admit.directUrl ?? admit.url;
     const gatewayUrl = gateway.directUrl ?? gateway.url;
-    const put = await fetch(`${admitUrl}/v1/ratelimits/policies/rpc-bench`, {
-      method: "PUT",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ algorithm: "fixed_window", limit: 1_000_000_000, window_ms: 3_600_000, timeout_ms: 60_000 }),
-    });
-    if (!put.ok) throw new Error(`PUT /v1/ratelimits/policies/rpc-bench answered ${put.status}: ${await put.text()}`);
+    // httpRequest (bench/load.ts): kept-alive loopback sockets, and no answer within 60 s is an error, not a hang.
+    const put = await httpRequest(
+      `${admitUrl}/v1/ratelimits/policies/rpc-bench`,
+      "PUT",
+      { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      JSON.stringify({ algorithm: "fixed_window", limit: 1_000_000_000, window_ms: 3_600_000, timeout_ms: 60_000 }),
+    );
+    if (put.status < 200 || put.status >= 300) throw new Error(`PUT /v1/ratelimits/policies/rpc-bench answered ${put.status}: ${put.text}`);
 
     let n = 0;
     const outer: Record<Via, number[]> = { rpc: [], http: [] };
@@ -71,14 +83,20 @@ export async function measureBinding(o: {
       const body = JSON.stringify({ policy: "rpc-bench", key: `k${n++ % 64}` });
       const res =
         via === "rpc"
-          ? await fetch(`${gatewayUrl}/rpc/checkRateLimit`, { method: "POST", headers: { "Content-Type": "application/json" }, body })
-          : await fetch(`${gatewayUrl}/measure/http-check`, {
-              method: "POST",
-              headers: { "Content-Type": "application/json", "X-Admit-Url": admitUrl, Authorization: `Bearer ${token}` },
+          ? await httpRequest(`${gatewayUrl}/rpc/checkRateLimit`, "POST", { "Content-Type": "application/json" }, body)
+          : await httpRequest(
+              `${gatewayUrl}/measure/http-check`,
+              "POST",
+              { "Content-Type": "application/json", "X-Admit-Url": admitUrl, Authorization: `Bearer ${token}` },
               body,
-            });
-      const j = (await res.json()) as { result: { allowed?: boolean }; ms: number };
-      if (j.result?.allowed !== true) throw new Error(`a check ${VIA_LABEL[via]} was not allowed: ${JSON.stringify(j)}`);
+            );
+      let j: { result?: { allowed?: boolean }; ms: number };
+      try {
+        j = JSON.parse(res.text);
+      } catch {
+        throw new Error(`a check ${VIA_LABEL[via]} answered ${res.status}, not JSON: ${res.text.slice(0, 200)}`);
+      }
+      if (j.result?.allowed !== true) throw new Error(`a check ${VIA_LABEL[via]} was not allowed (${res.status}): ${JSON.stringify(j)}`);
       outer[via].push(performance.now() - t0);
       return j.ms;
     };
@@ -117,13 +135,13 @@ export function bindingReport(f: BindingFigures): string {
   for (const via of ["rpc", "http"] as const) {
     const s = f.sequential[via];
     rows.push(
-      `| ${VIA_LABEL[via]} | one at a time | ${s.length} | ${quantile(s, 0.5).toFixed(2)} | ${quantile(s, 0.9).toFixed(2)} | ${quantile(f.outer[via], 0.5).toFixed(2)} | |`,
+      `| ${VIA_LABEL[via]} | one at a time | ${s.length} | ${pct(s, 50).toFixed(2)} | ${pct(s, 90).toFixed(2)} | ${pct(f.outer[via], 50).toFixed(2)} | |`,
     );
   }
   for (const via of ["rpc", "http"] as const) {
     const c = f.concurrent[via];
     rows.push(
-      `| ${VIA_LABEL[via]} | ${f.concurrency} at once | ${c.times.length} | ${quantile(c.times, 0.5).toFixed(2)} | ${quantile(c.times, 0.9).toFixed(2)} | | ${c.rate.toFixed(0)} |`,
+      `| ${VIA_LABEL[via]} | ${f.concurrency} at once | ${c.times.length} | ${pct(c.times, 50).toFixed(2)} | ${pct(c.times, 90).toFixed(2)} | | ${c.rate.toFixed(0)} |`,
     );
   }
   const saved = mean(f.sequential.http) - mean(f.sequential.rpc);

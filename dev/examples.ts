@@ -12,7 +12,8 @@
 // - In that bash `curl` is a function around the real one that records the HTTP status. A command
 //   (a line, with its `\` continuations) ending in a comment `# → 409` must get exactly that status
 //   from the curl it runs; a curl with no such comment must get a 2xx. A 5xx, or no answer, always
-//   fails. Nothing is retried and nothing is timed.
+//   fails. Nothing is retried and nothing is timed; a curl that has no answer within 30 s fails
+//   (`--max-time 30`), and a whole document gets 180 s.
 // - Use names (resources, keys, policies, sources, items) that no other document uses, so the files
 //   do not collide, and every file must work on a fresh start.
 // - A command is one logical line: keep multi-line quoted strings and heredocs out of runnable blocks.
@@ -20,6 +21,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { guardProcessGroup } from "./lifeline";
 import { freePort, ROOT } from "./local";
 
 export interface Command {
@@ -104,7 +106,7 @@ curl() {
   local out status rc want
   out=$(mktemp)
   rc=0
-  status=$(command curl -sS -w '%{http_code}' -o "$out" "$@") || rc=$?
+  status=$(command curl -sS --max-time 30 -w '%{http_code}' -o "$out" "$@") || rc=$?
   cat "$out"; if [ -s "$out" ] && [ -n "$(tail -c1 "$out")" ]; then echo; fi; rm -f "$out"
   want=$(cat "$__admit_state/expect"); : > "$__admit_state/expect"
   if [ "$rc" -ne 0 ] || [ "$status" = "000" ]; then echo "[examples] curl failed (exit $rc, status $status)" >&2; return 1; fi
@@ -155,14 +157,43 @@ export async function runFile(file: string, env: { admit: string; token: string 
     const child = spawn("bash", [path, state], {
       cwd: state, // examples never depend on the repository's files
       env: { ...process.env, ADMIT: env.admit, TOKEN: env.token },
+      // A process group of its own: on timeout, bash AND what it runs (a curl, a sleep) are killed.
+      // Killing bash alone would leave its child holding the output pipes, and "close" would wait for it.
+      detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    // The group outlives us unless someone kills it: the guard does, if this process dies first.
+    const release = child.pid !== undefined ? guardProcessGroup(child.pid) : () => {};
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    const code = await new Promise<number | null>((resolve) => child.once("close", (c) => resolve(c)));
+    const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+    const killGroup = () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    };
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    // "exit", not "close": a leftover grandchild holding the pipes must not keep us waiting.
+    const code = await new Promise<number | null>((resolve) => {
+      child.once("exit", (c) => resolve(c));
+      child.once("error", () => resolve(null));
+    });
     clearTimeout(timer);
+    // Whatever bash left running in its group (a background job) goes with it.
+    if (!timedOut) killGroup();
+    release();
+    // Output still in the pipes after "exit": a moment to read it, no more.
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise<void>((resolve) => (grace = setTimeout(resolve, 500)))]);
+    clearTimeout(grace);
+    if (timedOut) output += `\n[examples] no end within ${timeoutMs} ms: bash and what it ran were killed\n`;
     if (code === 0) return { file: rel, ok: true, commands, output };
     let at = { block: 0, blockLine: 0, line: 0, text: "(before the first command)" };
     try {
@@ -201,6 +232,9 @@ export async function startFresh(timeoutMs = 180_000): Promise<Fresh> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PGPORT: String(pgport), BRIDGE_PORT: String(bridgePort), ADMIT_DATA_DIR: dataDir };
   for (const k of ["DATABASE_URL", "API_TOKEN", "NEON_WS_PROXY", "ADMIT_URL"]) delete env[k];
   const npm: ChildProcess = spawn("npm", ["start"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group outlives us unless someone kills it: the guard does (SIGTERM, then
+  // SIGKILL), if this process — a test worker — dies before stop().
+  const release = npm.pid !== undefined ? guardProcessGroup(npm.pid) : () => {};
   let out = "";
   npm.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   npm.stderr!.on("data", (d: Buffer) => (out += d.toString()));
@@ -224,6 +258,7 @@ export async function startFresh(timeoutMs = 180_000): Promise<Fresh> {
         }
       }
     }
+    release();
     rmSync(dataDir, { recursive: true, force: true });
   };
 

@@ -2,15 +2,26 @@
 // /api/* is rate limited per X-Client by the "gateway" policy with the rateLimit() middleware over
 // the binding, /slow/* by a concurrency limit of 2 in flight, and POST /book reserves a resource
 // through `admit(env.ADMIT).reserve()`, passing its client's Idempotency-Key on, so a client's retry
-// books once. It has no
-// database binding and no API token. /rpc/:method calls any method of the binding and answers what
-// came back, as JSON (test/rpc/rpc.runtime.test.ts uses it to look at raw answers and errors).
-import { Hono } from "hono";
+// books once. It has no database binding and no API token.
+//
+// Two more routes are for the tests and the bench only, and answer 404 unless the var
+// GATEWAY_TEST_ROUTES is "1" (wrangler.toml does not set it; test/rpc/rpc.runtime.test.ts and
+// bench/binding.ts pass `--var GATEWAY_TEST_ROUTES:1`): POST /rpc/:method calls any method of the
+// binding with any input, unauthenticated, and answers what came back, as JSON (raw answers and
+// errors); POST /measure/http-check forwards the request's Authorization header to the URL in its
+// X-Admit-Url header. Both would be an open door in a deployed gateway.
+import { Hono, type MiddlewareHandler } from "hono";
 import { type AdmitBinding, AdmitError, admit } from "../../functions/http/rpc/client";
 import { rateLimit } from "../../functions/ratelimits";
 
-type Env = { Bindings: { ADMIT: AdmitBinding } };
+type Env = { Bindings: { ADMIT: AdmitBinding; GATEWAY_TEST_ROUTES?: string } };
 const app = new Hono<Env>();
+
+/** The test and measurement routes below: 404, as if absent, unless GATEWAY_TEST_ROUTES is "1". */
+const testRoutesOnly: MiddlewareHandler<Env> = async (c, next) => {
+  if (c.env?.GATEWAY_TEST_ROUTES !== "1") return c.notFound();
+  await next();
+};
 
 app.get("/", (c) => c.json({ name: "admit-gateway-example" }));
 
@@ -51,7 +62,7 @@ app.post("/book", async (c) => {
   }
 });
 
-app.post("/rpc/:method", async (c) => {
+app.post("/rpc/:method", testRoutesOnly, async (c) => {
   const method = c.req.param("method") as keyof AdmitBinding;
   const input = await c.req.json();
   const started = performance.now();
@@ -63,9 +74,9 @@ app.post("/rpc/:method", async (c) => {
   }
 });
 
-// Measurement only (bench/rpc-vs-http.ts): the same check over HTTP, to an Admit URL and token the
-// request itself carries — this Worker's configuration holds neither.
-app.post("/measure/http-check", async (c) => {
+// Measurement only (bench/binding.ts), behind GATEWAY_TEST_ROUTES: the same check over HTTP, to an
+// Admit URL and token the request itself carries — this Worker's configuration holds neither.
+app.post("/measure/http-check", testRoutesOnly, async (c) => {
   const started = performance.now();
   const res = await fetch(`${c.req.header("X-Admit-Url")}/v1/ratelimits/check`, {
     method: "POST",

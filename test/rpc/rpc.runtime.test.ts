@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../dev/local";
 import { startWranglerDev, type WranglerDev } from "../../dev/wrangler";
+import gatewayWorker from "../../examples/gateway/index";
+import type { AdmitBinding } from "../../functions/http/rpc/client";
 import { client, freshDatabase, SUITE_BUDGET_MS, sql, TOKEN } from "../support";
 
 const suite = {} as { db: string; admit: WranglerDev; gateway: WranglerDev; api: ReturnType<typeof client>; registry: string };
@@ -20,7 +22,9 @@ beforeAll(async () => {
     direct: true,
     vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS },
   });
-  suite.gateway = await startWranglerDev({ env, config: "examples/gateway/wrangler.toml", vars: {} });
+  // GATEWAY_TEST_ROUTES: the gateway's /rpc/:method and /measure/http-check, which the tests below
+  // use; without it they answer 404 (examples/gateway/index.ts).
+  suite.gateway = await startWranglerDev({ env, config: "examples/gateway/wrangler.toml", vars: { GATEWAY_TEST_ROUTES: "1" } });
   suite.api = client(suite.admit.url);
 }, 180_000);
 
@@ -51,6 +55,39 @@ describe("the gateway example over the Service Binding", () => {
       .filter((l) => !l.trim().startsWith("#"))
       .join("\n");
     expect(settings).not.toMatch(/DATABASE_URL|API_TOKEN|NEON_WS_PROXY|postgres(ql)?:\/\//i);
+    // The test-only routes (an unauthenticated call of any method, a relay of the Authorization
+    // header to any URL) stay off wherever the example is run from its own configuration.
+    expect(settings).not.toMatch(/GATEWAY_TEST_ROUTES/);
+  });
+
+  // The gateway's own fetch handler, in Node, with a stub binding: no third `wrangler dev` needed to
+  // see the routes' gate, which reads nothing but env.
+  it('without GATEWAY_TEST_ROUTES = "1" its test-only routes answer 404 and call nothing', async () => {
+    const calls: string[] = [];
+    const ADMIT = new Proxy({} as AdmitBinding, {
+      get: (_t, method) => async () => {
+        calls.push(String(method));
+        return { allowed: true };
+      },
+    });
+    const post = (path: string, vars: Record<string, string>) =>
+      gatewayWorker.fetch(
+        new Request(`http://gateway${path}`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Authorization: "Bearer secret", "X-Admit-Url": "http://127.0.0.1:9" },
+          body: JSON.stringify({ policy: "p", key: "k" }),
+        }),
+        { ADMIT, ...vars },
+      );
+    for (const vars of [{}, { GATEWAY_TEST_ROUTES: "0" }, { GATEWAY_TEST_ROUTES: "true" }] as Record<string, string>[]) {
+      expect((await post("/rpc/checkRateLimit", vars)).status).toBe(404);
+      expect((await post("/measure/http-check", vars)).status).toBe(404);
+    }
+    expect(calls).toEqual([]);
+    // The same request with the var reaches the binding: the 404s above are the gate, not the route.
+    const on = await post("/rpc/checkRateLimit", { GATEWAY_TEST_ROUTES: "1" });
+    expect(on.status).toBe(200);
+    expect(calls).toEqual(["checkRateLimit"]);
   });
 
   it("300 simultaneous requests to a route limited to 20 → exactly 20 × 200 and 280 × 429", async () => {
