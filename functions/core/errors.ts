@@ -12,6 +12,26 @@ export interface Problem {
 }
 
 /** A problem the handlers raise on purpose; `onError` turns it into the response. */
+/**
+ * A problem as a value, for Workers RPC (which keeps only an Error's message across a binding): the
+ * problem+json body, plus Retry-After in seconds when HTTP would send it.
+ */
+export type RpcProblem = Problem & { retry_after?: number };
+
+/** `err` as a value (RpcProblem) for an RPC answer's `{ error }`. */
+export function rpcProblem(err: ProblemError): RpcProblem {
+  const p: RpcProblem = { ...err.problem };
+  const ra = Number(err.headers["Retry-After"]);
+  if (Number.isFinite(ra) && ra > 0) p.retry_after = ra;
+  return p;
+}
+
+/** An RPC answer's problem back as HTTP: the body without `retry_after`, which becomes the Retry-After header. */
+export function problemOfRpc(p: RpcProblem): { problem: Problem; headers: Record<string, string> } {
+  const { retry_after, ...problem } = p;
+  return { problem, headers: retry_after ? { "Retry-After": String(retry_after) } : {} };
+}
+
 export class ProblemError extends Error {
   constructor(
     readonly problem: Problem,

@@ -4,7 +4,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
-import { type Problem, ProblemError, problem, problemResponse } from "../core/errors";
+import { ProblemError, problem, problemOfRpc, problemResponse, type RpcProblem } from "../core/errors";
 import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
 import { type GateAnswer, type GateInput, gate, gateBudget } from "./gate";
@@ -51,8 +51,8 @@ export interface RateLimitOptions<C extends Context = Context> {
 
 /** What the middleware calls on Admit's RPC entrypoint (functions/http/rpc/): one method. */
 export interface RateLimitBinding {
-  rateLimitGate(input: GateInput): Promise<GateAnswer | { error: Problem }>;
-  releasePermit(input: { name: string; permit_id: string }): Promise<object | { error: Problem }>;
+  rateLimitGate(input: GateInput): Promise<GateAnswer | { error: RpcProblem }>;
+  releasePermit(input: { name: string; permit_id: string }): Promise<object | { error: RpcProblem }>;
 }
 
 /**
@@ -83,7 +83,7 @@ async function gateInput<C extends Context>(c: Context, ctx: C, opts: RateLimitO
 async function overBinding<C extends Context>(c: Context, ctx: C, opts: RateLimitOptions<C>, names: string[], next: () => Promise<void>) {
   const binding = typeof opts.binding === "function" ? opts.binding(ctx) : opts.binding!;
   const input = await gateInput(c, ctx, opts, names);
-  let answer: GateAnswer | { error: Problem };
+  let answer: GateAnswer | { error: RpcProblem };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const waitMs = opts.timeout_ms === undefined ? BINDING_BACKSTOP_MS : opts.timeout_ms + BINDING_SLACK_MS;
   try {
@@ -111,7 +111,11 @@ async function overBinding<C extends Context>(c: Context, ctx: C, opts: RateLimi
   } finally {
     clearTimeout(timer);
   }
-  if ("error" in answer) return problemResponse(c, answer.error, answer.error.status === 503 || answer.error.status === 504 ? { "Retry-After": "1" } : {});
+  if ("error" in answer) {
+    // Admit's own problem (422 for a bad key, 503/504 with its Retry-After), answered as HTTP.
+    const { problem: p, headers } = problemOfRpc(answer.error);
+    return problemResponse(c, p, headers);
+  }
   if (!answer.pass) return problemResponse(c, answer.problem, answer.headers);
   const permit = answer.permit;
   setHeaders(c, answer.headers);

@@ -1,7 +1,7 @@
 // The rate-limit routes: zod schemas and one createRoute() per operation (named as its operationId).
 import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
-import { isLater, MAX_LIST_PAGE, name, PageQuery, Rfc3339 } from "../core/validation";
+import { isLater, name, PageQuery, Rfc3339 } from "../core/validation";
 import { DEFAULT_TIMEOUT_MS } from "./cache";
 import { NOT_ENFORCED_HEADER } from "./headers";
 

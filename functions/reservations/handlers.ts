@@ -1,7 +1,7 @@
 // Reservations' handlers: validated input → sql.ts → response or problem.
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
-import { notFound, problem, validationProblem } from "../core/errors";
+import { notFound, problem } from "../core/errors";
 import { decodeCursor, encodeCursor, isUuid, namePage } from "../core/validation";
 import type * as routes from "./routes";
 import * as sql from "./sql";

@@ -142,3 +142,24 @@ describe("RPC calls with an idempotency key", () => {
     expect(gate).toMatchObject({ pass: false, status: 503, problem: { type: "/problems/ratelimit-policy-missing" } });
   });
 });
+
+describe("rateLimit({ binding }) answers Admit's problems as HTTP", () => {
+  it("a 503 keeps Admit's Retry-After (not a stray retry_after in the body); a 422 has none", async () => {
+    const { Hono } = await import("hono");
+    const { rateLimit } = await import("../../functions/ratelimits");
+    const answers = [
+      { error: { type: "/problems/database-unavailable", title: "Database unavailable", status: 503, detail: "down", retry_after: 30 } },
+      { error: { type: "/problems/validation", title: "Validation failed", status: 422, detail: "body key: too long", errors: [] } },
+    ];
+    const binding = { rateLimitGate: async () => answers.shift()!, releasePermit: async () => ({}) };
+    const app = new Hono().use("*", rateLimit({ binding, policy: "p", key: () => "k" })).get("/", (c) => c.text("ran"));
+    const down = await app.request("/");
+    expect(down.status).toBe(503);
+    expect(down.headers.get("retry-after")).toBe("30");
+    expect(down.headers.get("content-type")).toBe("application/problem+json");
+    expect(await down.json()).toEqual({ type: "/problems/database-unavailable", title: "Database unavailable", status: 503, detail: "down" });
+    const bad = await app.request("/");
+    expect(bad.status).toBe(422);
+    expect(bad.headers.get("retry-after")).toBeNull();
+  });
+});

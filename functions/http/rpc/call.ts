@@ -7,13 +7,12 @@
 import { z } from "@hono/zod-openapi";
 import { RequestDb } from "../../core/db";
 import type { Bindings } from "../../core/env";
-import { type Problem, ProblemError } from "../../core/errors";
+import { ProblemError, type RpcProblem, rpcProblem } from "../../core/errors";
 import { valid } from "../../core/validation";
 import { once, RPC_KEY_FIELD } from "../../idempotency";
 import { METHODS, type MethodName } from "./methods";
 
-/** A problem as RPC answers it: the problem+json body, plus Retry-After in seconds when HTTP would send it. */
-export type RpcProblem = Problem & { retry_after?: number };
+export type { RpcProblem };
 
 /** What a method of the binding resolves to: its answer, or `{ error }`. */
 export type RpcAnswer<M extends MethodName> = Awaited<ReturnType<(typeof METHODS)[M]>> | { error: RpcProblem };
@@ -42,13 +41,6 @@ const keep = (answer: unknown) => {
   const a = answer as { allowed?: unknown; acquired?: unknown };
   return a?.allowed !== false && a?.acquired !== false && !(typeof a === "object" && a !== null && "consumed" in a);
 };
-
-export function rpcProblem(err: ProblemError): RpcProblem {
-  const p: RpcProblem = { ...err.problem };
-  const ra = Number(err.headers["Retry-After"]);
-  if (Number.isFinite(ra) && ra > 0) p.retry_after = ra;
-  return p;
-}
 
 export async function call<M extends MethodName>(
   env: Bindings,
