@@ -4,43 +4,31 @@
 // of /openapi.json distinctly, it loads nothing from anywhere but the Worker, and the curl example
 // it shows for an operation works when run as shown (with the real token).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKEN, workerSuite } from "./support";
+import { type BrowserSession, chromiumPath, launchBrowser, TOKEN, workerSuite } from "./support";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SCREENSHOT = join(ROOT, "test", "screenshots", "docs.png");
-const CHROMIUM = process.env.ADMIT_CHROMIUM || "/usr/bin/chromium";
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 
 const suite = workerSuite("docs_browser");
 let browser: Browser;
 let page: Page;
 /** Every URL the page asked for, from the first navigation on. */
-const requested: string[] = [];
-const failed: string[] = [];
+let requested: BrowserSession["requested"];
+let failed: BrowserSession["failed"];
 /** Errors the page logged (a Content-Security-Policy violation among them). */
-const consoleErrors: string[] = [];
+let consoleErrors: BrowserSession["consoleErrors"];
 let doc: any;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `No Chromium at ${CHROMIUM}: this test drives a real browser. Install Debian's: \`apt-get install -y --no-install-recommends chromium\` (or set ADMIT_CHROMIUM to a Chromium/Chrome binary).`,
-    );
-  }
+  chromiumPath(); // no browser: fail now, saying how to install one, before anything else is started
   doc = await (await fetch(`${suite.worker.url}/openapi.json`)).json();
-  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
-  page = await browser.newPage();
-  await page.setViewport({ width: 1400, height: 1000 });
-  page.on("request", (r) => void requested.push(r.url()));
-  page.on("console", (m) => void (m.type() === "error" && consoleErrors.push(m.text())));
-  page.on("pageerror", (e) => void consoleErrors.push(String(e)));
-  page.on("requestfailed", (r) => void failed.push(`${r.url()}: ${r.failure()?.errorText}`));
-  page.on("response", (r) => void (r.status() >= 400 && failed.push(`${r.url()}: ${r.status()}`)));
+  ({ browser, page, requested, failed, consoleErrors } = await launchBrowser({ viewport: { width: 1400, height: 1000 } }));
   await page.goto(`${suite.worker.url}/docs`, { waitUntil: "networkidle0", timeout: 60_000 });
   // Rendered: the sidebar has an entry per operation (Scalar lists them once /openapi.json is loaded).
   await page.waitForSelector('li[data-sidebar-id*="/tag/"][data-sidebar-id*="/POST/"]', { timeout: 60_000 });
@@ -137,6 +125,8 @@ describe("the API reference page (/docs) in Chromium", { timeout: 120_000 }, () 
   it("writes a screenshot of that operation, as a reader sees it, to test/screenshots/docs.png", async () => {
     // After the test above: the page shows "Reserve a resource" with its request and response examples.
     mkdirSync(dirname(SCREENSHOT), { recursive: true });
+    rmSync(SCREENSHOT, { force: true }); // so that the file found below is this run's, not a stale one
+    expect(existsSync(SCREENSHOT)).toBe(false);
     await page.screenshot({ path: SCREENSHOT });
     expect(existsSync(SCREENSHOT)).toBe(true);
   });

@@ -1,11 +1,13 @@
 // What the suites share: a database of their own, a one-off SQL helper, and the app served over real HTTP.
 
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { serve } from "@hono/node-server";
 import pg from "pg";
+import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, inject } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../dev/bridge";
 import { migrate } from "../dev/migrate";
@@ -266,7 +268,8 @@ export async function ownStack(label: string, { persistent = false }: { persiste
     bridge,
     env: { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: TOKEN },
     async q<R>(text: string, params: unknown[] = []) {
-      const c = new pg.Client({ connectionString: pgh.url });
+      // Bounded: a frozen or stopped Postgres must fail the check, not hang the suite.
+      const c = new pg.Client({ connectionString: pgh.url, connectionTimeoutMillis: 10_000, query_timeout: 30_000 });
       await c.connect();
       try {
         return (await c.query(text, params)).rows as R[];
@@ -315,4 +318,63 @@ export function firstDifference(committed: string, fresh: string, labels: { comm
       .map((l, k) => `  ${String(from + k + 1).padStart(5)} | ${l}`)
       .join("\n") || "  (end of file)";
   return `first difference at line ${i + 1}:\n${labels.committed}:\n${show(a)}\n${labels.fresh}:\n${show(b)}`;
+}
+
+/**
+ * The Chromium the browser suites drive (puppeteer-core): ADMIT_CHROMIUM, else `chromium` on the
+ * PATH. Throws, saying how to install one, when there is none: a missing browser fails the suite.
+ */
+export function chromiumPath(): string {
+  const fromEnv = process.env.ADMIT_CHROMIUM;
+  if (fromEnv) {
+    if (!fs.existsSync(fromEnv)) throw new Error(`ADMIT_CHROMIUM is ${fromEnv}, and there is nothing there: point it at a Chromium/Chrome binary.`);
+    return fromEnv;
+  }
+  let found = "";
+  try {
+    found = execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
+  } catch {
+    /* not on the PATH */
+  }
+  if (!found) {
+    throw new Error(
+      "No Chromium: the browser tests drive a real one (`chromium` on the PATH, or ADMIT_CHROMIUM set to a Chromium/Chrome binary). Install Debian's: `apt-get install -y --no-install-recommends chromium fonts-dejavu-core`.",
+    );
+  }
+  return found;
+}
+
+/** A browser page and what it did: every URL asked for, answers of 400 and over and failed requests, errors logged. */
+export interface BrowserSession {
+  browser: Browser;
+  page: Page;
+  requested: string[];
+  failed: { url: string; status: number | string }[];
+  /** console.error messages (with their source URL) and uncaught page errors (a Content-Security-Policy violation among them). */
+  consoleErrors: string[];
+}
+
+/** Launches Chromium (chromiumPath) headless with one page at `viewport` (in `timezone`, when given), recording what the page does. */
+export async function launchBrowser({ viewport, timezone }: { viewport: { width: number; height: number }; timezone?: string }): Promise<BrowserSession> {
+  const executablePath = chromiumPath();
+  // Loaded here, not at the top: every suite imports this file, and only the browser suites need it.
+  const { default: puppeteer } = await import("puppeteer-core");
+  const browser = await puppeteer.launch({ executablePath, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  let page: Page;
+  try {
+    page = await browser.newPage();
+    await page.setViewport(viewport);
+    if (timezone) await page.emulateTimezone(timezone);
+  } catch (err) {
+    await browser.close();
+    throw err;
+  }
+  const session: BrowserSession = { browser, page, requested: [], failed: [], consoleErrors: [] };
+  const { requested, failed, consoleErrors } = session;
+  page.on("request", (r) => void requested.push(r.url()));
+  page.on("console", (m) => void (m.type() === "error" && consoleErrors.push(`${m.text()} ${m.location()?.url ?? ""}`.trimEnd())));
+  page.on("pageerror", (e) => void consoleErrors.push(String(e)));
+  page.on("requestfailed", (r) => void failed.push({ url: r.url(), status: r.failure()?.errorText ?? "failed" }));
+  page.on("response", (r) => void (r.status() >= 400 && failed.push({ url: r.url(), status: r.status() })));
+  return session;
 }
