@@ -320,7 +320,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   listRateLimitPolicies: { params: { limit: 100 }, responses: { 200: { items: [policy], next_cursor: null } } },
-  listRateLimitPolicyOverrides: { responses: { 200: { items: [override] } }, problems: { 404: noPolicy() } },
+  listRateLimitPolicyOverrides: { responses: { 200: { items: [override], next_cursor: null } }, problems: { 404: noPolicy() } },
   listRateLimitOverrides: { responses: { 200: { items: [override] } }, problems: { 404: noPolicy() } },
   deleteRateLimitOverride: {
     params: { valid_from: "2030-05-01T00:00:00Z" },
