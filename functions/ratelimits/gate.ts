@@ -2,9 +2,10 @@
 // policies and/or a concurrency limit answers (through, with headers and perhaps a permit to give
 // back; or a refusal: 429, 503, 504). The middleware runs it on a database handle of its own;
 // Admit's RPC entrypoint (functions/http/rpc/) runs it for a Worker that calls over a Service Binding,
-// so both answer exactly the same. checkOnce() is POST /v1/ratelimits/check's decision.
+// so both answer exactly the same. checkOnce() is the window check they and POST
+// /v1/ratelimits/check share; checkOrThrow() is that route's answer, over HTTP and RPC.
 import type { Queryable, RequestDb } from "../core/db";
-import { type Problem, problem } from "../core/errors";
+import { notFound, type Problem, ProblemError, problem } from "../core/errors";
 import { type Budget, budgetFor, isUnenforced, lockTimeoutWithin, type Unenforced, unenforcedResponse, withinBudget } from "./budget";
 import { DEFAULT_TIMEOUT_MS, type DenyCache } from "./cache";
 import { checkRateLimit, checkRateLimits, quotaExceeded, type RateLimitDecision, type RateLimitResult } from "./decide";
@@ -47,23 +48,16 @@ export async function windowGate(
   cache: DenyCache | null,
   budget: Budget,
 ): Promise<GateAnswer> {
-  const names = input.policies ?? (input.policy === undefined ? [] : [input.policy]);
   const multi = input.policies !== undefined;
-  const key = input.key!;
-  const check = { key, cost: input.cost, info: input.info };
-  const outcome = await withinBudget(
-    budget,
-    () => (multi ? checkRateLimits(db, { ...check, policies: names }, cache, budget) : checkRateLimit(db, { ...check, policy: names[0] }, cache, budget)),
-    multi ? { policies: names, key } : { policy: names[0], key },
-  );
+  const outcome = await checkOnce(db, { policy: input.policy, policies: input.policies, key: input.key!, cost: input.cost, info: input.info }, cache, budget);
   if (isUnenforced(outcome)) {
     const u = unenforcedResponse(outcome);
     if (u.status !== 200) return { pass: false, status: u.status, problem: u.body as Problem, headers: u.headers };
     // Fail open: through to the handler, saying the limit was not enforced.
     return { pass: true, headers: u.headers, unenforced: true };
   }
-  if (outcome === null || "missing" in outcome) {
-    const missing = outcome === null ? names : outcome.missing;
+  if ("missing" in outcome) {
+    const { missing } = outcome;
     console.error(`rateLimit(): policy ${missing.map((m) => JSON.stringify(m)).join(", ")} does not exist`);
     // A setup error of the host Worker, not of the caller: refuse (never let calls through unlimited)
     // with a 503 that names the fix, rather than a 500.
@@ -84,26 +78,56 @@ export async function windowGate(
   return { pass: false, status: 429, problem: p.problem, headers: p.headers };
 }
 
+/** The policies a check or gate input names (none: a concurrency limit alone). */
+export function policyNames(input: { policy?: string; policies?: string[] }): string[] {
+  return input.policies ?? (input.policy === undefined ? [] : [input.policy]);
+}
+
 /**
- * One check of POST /v1/ratelimits/check (and of the RPC method `checkRateLimit`): one policy or
- * several, under the policies' budget. The decision, the fail mode's answer when the database did
- * not decide in time, or the policies that do not exist.
+ * One check of the window limits — POST /v1/ratelimits/check's, the RPC method `checkRateLimit`'s
+ * and the middleware's (windowGate): one policy or several, under `budget` (by default the
+ * policies'). The decision, the fail mode's answer when the database did not decide in time, or
+ * the policies that do not exist.
  */
 export async function checkOnce(
   db: Queryable & Pick<RequestDb, "remainingMs">,
   b: { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> },
   cache: DenyCache | null,
+  budget: Budget = budgetFor(db, policyNames(b)),
 ): Promise<RateLimitDecision | Unenforced | { missing: string[] }> {
-  const names = b.policies ?? [b.policy!];
-  const budget = budgetFor(db, names);
+  const names = policyNames(b);
   const input = { key: b.key, cost: b.cost, info: b.info };
   const d = await withinBudget(
     budget,
-    () =>
-      b.policies ? checkRateLimits(db, { ...input, policies: b.policies }, cache, budget) : checkRateLimit(db, { ...input, policy: b.policy! }, cache, budget),
-    b.policies ? { policies: b.policies, key: b.key } : { policy: b.policy, key: b.key },
+    () => (b.policies ? checkRateLimits(db, { ...input, policies: names }, cache, budget) : checkRateLimit(db, { ...input, policy: names[0] }, cache, budget)),
+    b.policies ? { policies: names, key: b.key } : { policy: names[0], key: b.key },
   );
   return d === null ? { missing: names } : d;
+}
+
+/** 404 for a check naming a policy that does not exist. */
+export function noPolicy(policy: string): ProblemError {
+  return notFound(`No rate-limit policy named ${JSON.stringify(policy)}.`);
+}
+
+/**
+ * The check route's decision, as both its HTTP handler and the RPC method answer it: the decision,
+ * or the fail-open answer with its headers. A fail-closed answer (503/504, its Retry-After) and a
+ * missing policy (404) are thrown.
+ */
+export async function checkOrThrow(
+  db: Queryable & Pick<RequestDb, "remainingMs">,
+  b: { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> },
+  cache: DenyCache | null,
+): Promise<{ decision: RateLimitDecision } | { failOpen: Record<string, unknown>; headers: Record<string, string> }> {
+  const d = await checkOnce(db, b, cache);
+  if (isUnenforced(d)) {
+    const u = unenforcedResponse(d);
+    if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
+    return { failOpen: u.body, headers: u.headers };
+  }
+  if ("missing" in d) throw noPolicy(d.missing[0]);
+  return { decision: d };
 }
 
 /**
@@ -111,7 +135,7 @@ export async function checkOnce(
  * `timeout_ms` / `on_unavailable` win); a concurrency limit alone: the input's, else 5 000 ms / deny.
  */
 export function gateBudget(db: Pick<RequestDb, "remainingMs">, input: GateInput): Budget {
-  const names = input.policies ?? (input.policy === undefined ? [] : [input.policy]);
+  const names = policyNames(input);
   if (names.length) return budgetFor(db, names, input);
   return { timeoutMs: Math.max(1, Math.min(input.timeout_ms ?? DEFAULT_TIMEOUT_MS, db.remainingMs())), onUnavailable: input.on_unavailable ?? "deny" };
 }
@@ -133,7 +157,7 @@ async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]
  * must be released after the response (sql.releasePermit; its TTL frees it otherwise).
  */
 export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | null, budget: Budget): Promise<GateAnswer> {
-  const names = input.policies ?? (input.policy === undefined ? [] : [input.policy]);
+  const names = policyNames(input);
   const conc = input.concurrency;
   let headers: Record<string, string> = {};
   let windowHeaders: Record<string, string> = {};

@@ -2,19 +2,14 @@
 // Every change made here clears what this isolate's deny cache and policy memory hold of it.
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
-import { notFound, type Problem, ProblemError, problem, validationProblem } from "../core/errors";
+import { notFound, problem, validationProblem } from "../core/errors";
 import { decodeCursor, encodeCursor, namePage } from "../core/validation";
-import { isUnenforced, unenforcedResponse } from "./budget";
 import { denyCache, denyCacheFor } from "./cache";
 import { quotaExceeded } from "./decide";
-import { checkOnce } from "./gate";
+import { checkOrThrow, noPolicy } from "./gate";
 import { rateLimitHeaders } from "./headers";
 import type * as routes from "./routes";
 import * as sql from "./sql";
-
-export function noPolicy(policy: string) {
-  return notFound(`No rate-limit policy named ${JSON.stringify(policy)}.`);
-}
 
 export const putRateLimitPolicy: RouteHandler<typeof routes.putRateLimitPolicy, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
@@ -95,13 +90,9 @@ export const deleteRateLimitOverride: RouteHandler<typeof routes.deleteRateLimit
 
 export const checkRateLimit: RouteHandler<typeof routes.checkRateLimit, AppEnv> = async (c) => {
   const b = c.req.valid("json");
-  const d = await checkOnce(c.var.db, b, denyCacheFor(c.env));
-  if (isUnenforced(d)) {
-    const u = unenforcedResponse(d);
-    if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
-    return c.json(u.body as routes.UnenforcedBody, 200, u.headers);
-  }
-  if ("missing" in d) throw noPolicy(d.missing[0]);
+  const r = await checkOrThrow(c.var.db, b, denyCacheFor(c.env));
+  if ("failOpen" in r) return c.json(r.failOpen as routes.UnenforcedBody, 200, r.headers);
+  const d = r.decision;
   const headers = rateLimitHeaders(d);
   if (d.result.allowed) return c.json(d.result, 200, headers);
   if (b.policies) throw quotaExceeded(d.result, headers);

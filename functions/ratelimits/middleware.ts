@@ -7,7 +7,7 @@ import type { Bindings } from "../core/env";
 import { ProblemError, problem, problemOfRpc, problemResponse, type RpcProblem } from "../core/errors";
 import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
-import { type GateAnswer, type GateInput, gate, gateBudget } from "./gate";
+import { type GateAnswer, type GateInput, gate, gateBudget, policyNames } from "./gate";
 import { NOT_ENFORCED_HEADER } from "./headers";
 import type { FailMode } from "./sql";
 import * as sql from "./sql";
@@ -161,7 +161,7 @@ function setHeaders(c: Context, headers: Record<string, string>): void {
  * }));
  */
 export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>): MiddlewareHandler {
-  const names = opts.policies ?? (opts.policy === undefined ? [] : [opts.policy]);
+  const names = policyNames(opts);
   if (names.length > 8) throw new Error("rateLimit(): at most 8 policies");
   if (names.length && !opts.key) throw new Error("rateLimit(): `key` is required with `policy`/`policies`");
   if (!names.length && !opts.concurrency) throw new Error("rateLimit(): give `policy`, `policies` or `concurrency`");

@@ -9,13 +9,10 @@
 import { z } from "@hono/zod-openapi";
 import type { RequestDb as Db } from "../core/db";
 import type { Bindings } from "../core/env";
-import { type Problem, ProblemError } from "../core/errors";
 import { bodyOf, Holder, MAX_PERMITS, name, TtlMs, valid } from "../core/validation";
-import { isUnenforced, unenforcedResponse } from "./budget";
 import { denyCacheFor } from "./cache";
 import type { RateLimitResult } from "./decide";
-import { checkOnce, type GateAnswer, type GateInput, gate, gateBudget } from "./gate";
-import { noPolicy } from "./handlers";
+import { checkOrThrow, type GateAnswer, type GateInput, gate, gateBudget } from "./gate";
 import * as routes from "./routes";
 
 export type CheckInput = { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> };
@@ -24,14 +21,8 @@ export type CheckAnswer = RateLimitResult | (Omit<RateLimitResult, "limit" | "re
 
 export async function checkRateLimit(db: Db, env: Bindings, input: CheckInput): Promise<CheckAnswer> {
   const b = valid(bodyOf(routes.checkRateLimit), input, "json");
-  const d = await checkOnce(db, b, denyCacheFor(env));
-  if (isUnenforced(d)) {
-    const u = unenforcedResponse(d);
-    if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
-    return u.body as CheckAnswer;
-  }
-  if ("missing" in d) throw noPolicy(d.missing[0]);
-  return d.result;
+  const r = await checkOrThrow(db, b, denyCacheFor(env));
+  return "failOpen" in r ? (r.failOpen as CheckAnswer) : r.decision.result;
 }
 
 /**
