@@ -6222,6 +6222,7 @@ export interface operations {
             query?: {
                 /** @description received (waiting), claimed (live claim) or processed; omitted = all */
                 status?: "received" | "claimed" | "processed";
+                /** @description Page size, 1–1000 (default 100) */
                 limit?: number;
                 cursor?: string;
             };
@@ -6483,7 +6484,8 @@ export interface operations {
                      *           "valid_from": "2030-05-01T00:00:00.000Z",
                      *           "valid_to": "2030-06-01T00:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["RateLimitOverrideList"];

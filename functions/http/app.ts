@@ -134,7 +134,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", ratelimits);
 
   const signed = (method: string, path: string) => method === "post" && path === WEBHOOK_DELIVERY_PATH;
-  const openApi = () =>
+  // The document is the same for every request once the routes are mounted: built on first use.
+  let doc: ReturnType<typeof buildDocument> | undefined;
+  const buildDocument = () =>
     documentExamples(
       documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
         signed,
@@ -142,6 +144,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
         operationIds: OPERATION_IDS,
       }),
     );
+  const openApi = () => (doc ??= buildDocument());
   app.get("/openapi.json", (c) => c.json(openApi()));
   // /docs is not a route: it is a static asset (public/docs.html, wrangler.toml [assets]) that the
   // Workers runtime serves before the Worker runs, rendering /openapi.json with Scalar's bundle.

@@ -1,6 +1,8 @@
-// The permits capability's SQL: one function per statement, the only place in functions/ that names
-// admit_permit_*, admit_semaphore_*, admit_lease_state, admit_advisory_xact_lock_within and
-// admit_generate_invoice. Lock keys are computed here from (kind, name).
+// The permits capability's SQL: one function per statement, naming admit_permit_*,
+// admit_semaphore_*, admit_lease_*, admit_advisory_xact_lock_within and admit_generate_invoice. Lock
+// keys are computed here from (kind, name). One other file calls three of these statements:
+// ratelimits/sql.ts, for rateLimit({ concurrency }) — a capability imports core/ only, and those
+// calls run under the check's budget (lock timeout and time limit), which these do not take.
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 

@@ -1,9 +1,8 @@
 // Reservations' HTTP contract: the request and response schemas and one route per operation.
 import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
-import { isLater, name, Rfc3339 } from "../core/validation";
+import { isLater, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
 
-export const MAX_PAGE = 1000;
 export const MAX_AVAILABILITY_DAYS = 366;
 
 const Interval = z.object({ start: z.string().openapi({ format: "date-time" }), end: z.string().openapi({ format: "date-time" }) }).openapi("Interval");
@@ -49,8 +48,8 @@ const ListQuery = z
       .number()
       .int()
       .min(1)
-      .max(MAX_PAGE)
-      .default(MAX_PAGE)
+      .max(MAX_LIST_PAGE)
+      .default(MAX_LIST_PAGE)
       .openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1–1000 (default 1000)" }),
     cursor: z
       .string()

@@ -7,7 +7,6 @@ import { PageQuery } from "../core/validation";
 
 export const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const MAX_WEBHOOK_ID = 255;
-const MAX_PAGE = 1000;
 
 /** The delivery route in the OpenAPI document. */
 export const WEBHOOK_DELIVERY_PATH = "/v1/webhooks/{source}";
@@ -131,13 +130,7 @@ const ListQuery = z.object({
     param: { name: "status", in: "query" },
     description: "received (waiting), claimed (live claim) or processed; omitted = all",
   }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE)
-    .default(100)
-    .openapi({ param: { name: "limit", in: "query" } }),
+  limit: PageQuery.shape.limit,
   cursor: z
     .string()
     .regex(/^\d{1,18}$/, "not a next_cursor of this endpoint")
