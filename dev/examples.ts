@@ -17,12 +17,13 @@
 // - Use names (resources, keys, policies, sources, items) that no other document uses, so the files
 //   do not collide, and every file must work on a fresh start.
 // - A command is one logical line: keep multi-line quoted strings and heredocs out of runnable blocks.
-import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { guardProcessGroup } from "./lifeline";
-import { freePort, ROOT } from "./local";
+import { ROOT } from "./local";
+import { freeStartPorts, spawnNpmStart, throwawayDataDir } from "./npm-start";
 
 export interface Command {
   /** 1-based line in the document where the command starts. */
@@ -224,14 +225,9 @@ export interface Fresh {
 
 /** `npm start` on free ports and a throwaway ADMIT_DATA_DIR; resolves with the URL and token it prints. */
 export async function startFresh(timeoutMs = 180_000): Promise<Fresh> {
-  const ports = new Set<number>();
-  while (ports.size < 3) ports.add(await freePort());
-  const [port, pgport, bridgePort] = [...ports];
-  const dataDir = mkdtempSync(join(tmpdir(), "admit-examples-data-"));
-  chmodSync(dataDir, 0o755); // as root, Postgres runs as "postgres" and must enter it
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PGPORT: String(pgport), BRIDGE_PORT: String(bridgePort), ADMIT_DATA_DIR: dataDir };
-  for (const k of ["DATABASE_URL", "API_TOKEN", "NEON_WS_PROXY", "ADMIT_URL"]) delete env[k];
-  const npm: ChildProcess = spawn("npm", ["start"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const ports = await freeStartPorts();
+  const dataDir = throwawayDataDir("admit-examples-data-");
+  const npm = spawnNpmStart(ports, dataDir);
   // Its own process group outlives us unless someone kills it: the guard does (SIGTERM, then
   // SIGKILL), if this process — a test worker — dies before stop().
   const release = npm.pid !== undefined ? guardProcessGroup(npm.pid) : () => {};

@@ -2,8 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = join(__dirname, "..");
+import { ROOT } from "../dev/local";
 
 describe("Biome", () => {
   it("finds nothing to format or fix (run `npx biome check --write .` to apply its fixes)", () => {

@@ -7,14 +7,13 @@
 // a URL or in localStorage. The browser runs in a time zone 14 hours from UTC: what the page shows and
 // sends is UTC all the same. Screenshots go to test/screenshots/dashboard-*.png (git-ignored).
 import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../dev/local";
 import { type BrowserSession, chromiumPath, launchBrowser, TOKEN, workerSuite } from "./support";
 import { newSecret, signedHeaders } from "./webhooks/webhooks.support";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SHOTS = join(ROOT, "test", "screenshots");
 /** The browser's time zone: far from UTC (UTC+14), so a local time read as UTC would show. */
 const BROWSER_TZ = "Pacific/Kiritimati";

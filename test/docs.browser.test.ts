@@ -6,12 +6,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../dev/local";
 import { type BrowserSession, chromiumPath, launchBrowser, TOKEN, workerSuite } from "./support";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SCREENSHOT = join(ROOT, "test", "screenshots", "docs.png");
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 

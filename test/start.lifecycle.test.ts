@@ -4,11 +4,12 @@
 // names the holder. Real processes on free loopback ports with a throwaway ADMIT_DATA_DIR; bounds
 // are for a broken run, not timing assertions.
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { canBind, freePort, ROOT } from "../dev/local";
+import { canBind, ROOT } from "../dev/local";
+import { distinctFreePorts, freeStartPorts, type StartPorts, spawnNpmStart, throwawayDataDir } from "../dev/npm-start";
 import { listProcesses, liveProcess } from "../dev/proc";
 
 const STOP_BOUND_MS = 20_000; // the guard's own worst case is 20 s (SIGKILL after 5 s for wrangler, 15 s for Postgres)
@@ -71,15 +72,9 @@ function killTracked(tracked: Tracked[]): void {
   for (const t of tracked.filter(alive)) kill(t.pid, "SIGKILL");
 }
 
-async function distinctFreePorts(n: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < n) ports.add(await freePort());
-  return [...ports];
-}
-
-function throwawayDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "admit-lifecycle-"));
-  chmodSync(dir, 0o755); // as root, Postgres runs as "postgres" and must enter it
+/** A throwaway ADMIT_DATA_DIR, removed after the suite. */
+function ownDataDir(): string {
+  const dir = throwawayDataDir("admit-lifecycle-");
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
@@ -92,18 +87,9 @@ interface Stack {
 }
 
 /** `npm start` in a process group of its own (as from a shell), on free ports and a throwaway data dir. */
-async function npmStart(ports?: { port: number; pgport: number; bridgePort: number }, dataDir = throwawayDataDir()): Promise<Stack & { dataDir: string }> {
-  const [port, pgport, bridgePort] = ports ? [ports.port, ports.pgport, ports.bridgePort] : await distinctFreePorts(3);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    PGPORT: String(pgport),
-    BRIDGE_PORT: String(bridgePort),
-    ADMIT_DATA_DIR: dataDir,
-    API_TOKEN: "lifecycle-test",
-  };
-  delete env.DATABASE_URL;
-  const npm = spawn("npm", ["start"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+async function npmStart(ports?: StartPorts, dataDir = ownDataDir()): Promise<Stack & { dataDir: string }> {
+  const on = ports ?? (await freeStartPorts());
+  const npm = spawnNpmStart(on, dataDir, { API_TOKEN: "lifecycle-test" });
   const output: string[] = [];
   const onData = (chunk: Buffer) => output.push(chunk.toString());
   npm.stdout!.on("data", onData);
@@ -120,7 +106,7 @@ async function npmStart(ports?: { port: number; pgport: number; bridgePort: numb
     kill(-npm.pid!, "SIGKILL");
     killTracked(tracked);
   });
-  return { npm, port, output, exited, dataDir };
+  return { npm, port: on.port, output, exited, dataDir };
 }
 
 async function untilHealthy(stack: Stack, ms = 120_000): Promise<void> {

@@ -4,17 +4,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ROOT } from "../dev/local";
+import { filesUnder } from "./support";
 
-const FUNCTIONS = resolve(__dirname, "..", "functions");
+const FUNCTIONS = join(ROOT, "functions");
 /** Not capabilities: the core, and the composition (http/: the HTTP app and, in http/rpc/, the RPC entrypoint; the Worker's entries are index.ts and worker.ts). */
 const NOT_CAPABILITIES = new Set(["core", "http"]);
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? tsFiles(p) : p.endsWith(".ts") ? [p] : [];
-  });
-}
 
 /** Every relative import in `text` (static, dynamic, re-export) of `file`, with the folder under functions/ it lands in. */
 function importsOf(file: string, text = readFileSync(file, "utf8")): Array<{ spec: string; area: string }> {
@@ -36,7 +31,7 @@ describe("layout", () => {
 
   it("a capability imports core/ and its own folder only", () => {
     const bad = capabilities.flatMap((cap) =>
-      tsFiles(join(FUNCTIONS, cap)).flatMap((file) =>
+      filesUnder(join(FUNCTIONS, cap), ".ts").flatMap((file) =>
         importsOf(file)
           .filter(({ area }) => area !== "core" && area !== cap)
           .map(({ spec }) => `${relative(FUNCTIONS, file)} imports ${spec}`),
@@ -46,7 +41,7 @@ describe("layout", () => {
   });
 
   it("core/ imports nothing but core/", () => {
-    const bad = tsFiles(join(FUNCTIONS, "core")).flatMap((file) =>
+    const bad = filesUnder(join(FUNCTIONS, "core"), ".ts").flatMap((file) =>
       importsOf(file)
         .filter(({ area }) => area !== "core")
         .map(({ spec }) => `${relative(FUNCTIONS, file)} imports ${spec}`),
@@ -56,7 +51,7 @@ describe("layout", () => {
 
   it("in a capability, sql.ts is the only file that names SQL functions (admit_*)", () => {
     const bad = capabilities.flatMap((cap) =>
-      tsFiles(join(FUNCTIONS, cap))
+      filesUnder(join(FUNCTIONS, cap), ".ts")
         .filter((file) => !file.endsWith(`${sep}sql.ts`))
         .flatMap((file) => [...readFileSync(file, "utf8").matchAll(/\badmit_[a-z0-9_]+\s*\(/g)].map((m) => `${relative(FUNCTIONS, file)}: ${m[0]}`)),
     );

@@ -300,6 +300,14 @@ export async function ownStack(label: string, { persistent = false }: { persiste
   };
 }
 
+/** Every file under `dir`, at any depth, whose name ends with `ext` (e.g. ".ts"), as a path joined onto `dir`. */
+export function filesUnder(dir: string, ext: string): string[] {
+  return fs.readdirSync(dir).flatMap((f) => {
+    const p = path.join(dir, f);
+    return fs.statSync(p).isDirectory() ? filesUnder(p, ext) : p.endsWith(ext) ? [p] : [];
+  });
+}
+
 /**
  * Where a committed generated file and a fresh generation first part, with a few lines of each
  * around it (named by `labels`); null when they are equal. For the tests that keep generated files

@@ -5,11 +5,12 @@
 // typecheck: it compiles this file with TypeScript, once as it is (no errors) and once with the
 // markers removed (an error on each marked line).
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { type components, createAdmitClient, orThrow } from "../../client";
+import { ROOT } from "../../dev/local";
 
 const admit = createAdmitClient({ baseUrl: "http://127.0.0.1:1", token: "t" });
 const period = { start: "2031-01-01T00:00:00Z", end: "2031-01-02T00:00:00Z" };
@@ -42,7 +43,6 @@ async function _rightCalls() {
 }
 
 const THIS_FILE = fileURLToPath(import.meta.url);
-const ROOT = join(dirname(THIS_FILE), "..", "..");
 const MARKER = /^\s*\/\/ @ts-expect-error\b.*$/;
 
 /** TypeScript's diagnostics for this file, compiled with the project's options and `text` in its place. */

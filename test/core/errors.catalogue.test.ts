@@ -1,18 +1,11 @@
 // The problem catalogue (functions/core/errors.ts) is the one list of problem types: docs/errors.md
 // documents exactly those, with the same statuses, and no code names a type outside it.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ROOT } from "../../dev/local";
 import { PROBLEMS, problem } from "../../functions/core/errors";
-
-const ROOT = join(__dirname, "..", "..");
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
-  });
-}
+import { filesUnder } from "../support";
 
 describe("problem catalogue", () => {
   it("docs/errors.md has one row per catalogued problem, with its status", () => {
@@ -29,7 +22,7 @@ describe("problem catalogue", () => {
   });
 
   it("every /problems/<slug> the code mentions (descriptions, examples, checks) is catalogued", () => {
-    const unknown = files(join(ROOT, "functions")).flatMap((f) =>
+    const unknown = filesUnder(join(ROOT, "functions"), ".ts").flatMap((f) =>
       [...readFileSync(f, "utf8").matchAll(/\/problems\/([a-z-]+)/g)]
         .map((m) => m[1])
         .filter((slug) => !(slug in PROBLEMS))
