@@ -1940,7 +1940,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -3148,7 +3148,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -3468,7 +3468,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -5083,7 +5083,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -5397,7 +5397,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -5899,7 +5899,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -6796,7 +6796,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -6964,7 +6964,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -7485,7 +7485,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -7700,7 +7700,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */
@@ -7958,7 +7958,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/idempotency-key-in-use",
                      *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
                      *       "status": 409
                      *     }
                      */

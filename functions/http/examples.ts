@@ -4,6 +4,8 @@
 // One table, applied to the finished document (like documentCommonResponses), because half of the
 // problem responses are added there, not by the routes; test/openapi.examples.test.ts checks that
 // every operation has its examples and that each one validates against its own schema.
+import { PROBLEMS, type ProblemSlug, problemType } from "../core/errors";
+
 type Json = Record<string, any>;
 
 const T0 = "2030-05-01T09:00:00Z";
@@ -399,29 +401,25 @@ function noPolicy(): Json {
 
 /** What Admit answers with each status when nothing route-specific is said (functions/core/errors.ts, db.ts, app.ts). */
 const GENERIC: Record<number, Json> = {
-  400: { type: "/problems/bad-request", title: "Bad request", detail: "The body is not valid JSON." },
-  401: { type: "/problems/unauthorized", title: "Unauthorized", detail: "Send `Authorization: Bearer <API_TOKEN>`." },
-  404: { type: "/problems/not-found", title: "Not found" },
-  409: {
-    type: "/problems/idempotency-key-in-use",
-    title: "Request in progress",
-    detail: "A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response.",
-  },
-  413: { type: "/problems/payload-too-large", title: "Payload too large", detail: "The body is larger than 65536 bytes." },
-  415: { type: "/problems/unsupported-media-type", title: "Unsupported media type", detail: 'Send the body as application/json (got "text/plain").' },
-  422: { type: "/problems/validation", title: "Validation failed" },
-  429: { type: "/problems/rate-limited", title: "Too many requests" },
-  503: {
-    type: "/problems/database-unavailable",
-    title: "Database unavailable",
-    detail: "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
-  },
-  504: {
-    type: "/problems/outcome-unknown",
-    title: "Outcome unknown",
-    detail: "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
-  },
+  400: catalogued("bad-request", "The body is not valid JSON."),
+  401: catalogued("unauthorized", "Send `Authorization: Bearer <API_TOKEN>`."),
+  404: catalogued("not-found"),
+  409: catalogued(
+    "idempotency-key-in-use",
+    "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+  ),
+  413: catalogued("payload-too-large", "The body is larger than 65536 bytes."),
+  415: catalogued("unsupported-media-type", 'Send the body as application/json (got "text/plain").'),
+  422: catalogued("validation"),
+  429: catalogued("rate-limited"),
+  503: catalogued("database-unavailable", "The database could not be reached; nothing was applied. Retry after Retry-After seconds."),
+  504: catalogued("outcome-unknown", "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome."),
 };
+
+/** A catalogued problem's type and title (core/errors.ts), with an example detail. */
+function catalogued(slug: ProblemSlug, detail?: string): Json {
+  return { type: problemType(slug), title: PROBLEMS[slug].title, ...(detail === undefined ? {} : { detail }) };
+}
 
 /** A 422 naming the first required body field (or query/path parameter) of the operation. */
 function validationExample(op: Json): Json {

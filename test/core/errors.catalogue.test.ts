@@ -36,4 +36,27 @@ describe("problem catalogue", () => {
     expect(p.problem).toEqual({ type: "/problems/semaphore-full", title: "No permit free", status: 429, detail: "every permit in use", permits: 4 });
     expect(p.headers).toEqual({ "Retry-After": "3" });
   });
+
+  it("every problem example in the OpenAPI document has its type's catalogued title (and status, where it says one)", async () => {
+    const { createApp } = await import("../../functions/http/app");
+    const doc = await (await createApp().request("/openapi.json")).json();
+    const wrong: string[] = [];
+    let checked = 0;
+    const walk = (x: unknown, at: string) => {
+      if (Array.isArray(x)) return x.forEach((v, i) => walk(v, `${at}[${i}]`));
+      if (typeof x !== "object" || x === null) return;
+      const o = x as Record<string, unknown>;
+      const slug = typeof o.type === "string" && o.type.startsWith("/problems/") ? o.type.slice("/problems/".length) : null;
+      if (slug && slug in PROBLEMS && typeof o.title === "string") {
+        checked++;
+        const c = PROBLEMS[slug as keyof typeof PROBLEMS];
+        if (o.title !== c.title) wrong.push(`${at}: title ${JSON.stringify(o.title)}, catalogued ${JSON.stringify(c.title)}`);
+        if (typeof o.status === "number" && o.status !== c.status) wrong.push(`${at}: status ${o.status}, catalogued ${c.status}`);
+      }
+      for (const [k, v] of Object.entries(o)) walk(v, `${at}.${k}`);
+    };
+    walk(doc.paths, "paths");
+    expect(wrong).toEqual([]);
+    expect(checked, "problem examples found in the document").toBeGreaterThan(100);
+  });
 });
