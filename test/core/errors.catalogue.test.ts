@@ -43,7 +43,12 @@ describe("problem catalogue", () => {
     const wrong: string[] = [];
     let checked = 0;
     const walk = (x: unknown, at: string) => {
-      if (Array.isArray(x)) return x.forEach((v, i) => walk(v, `${at}[${i}]`));
+      if (Array.isArray(x)) {
+        x.forEach((v, i) => {
+          walk(v, `${at}[${i}]`);
+        });
+        return;
+      }
       if (typeof x !== "object" || x === null) return;
       const o = x as Record<string, unknown>;
       const slug = typeof o.type === "string" && o.type.startsWith("/problems/") ? o.type.slice("/problems/".length) : null;
