@@ -10,6 +10,8 @@ export interface Proc {
   pid: number;
   /** The command name (field 2), at most 15 characters. */
   comm: string;
+  /** Field 3: R running, S/D sleeping, T stopped (t: stopped by a tracer), Z zombie, … */
+  state: string;
   ppid: number;
   /** Process group. */
   pgrp: number;
@@ -30,7 +32,7 @@ export function parseStat(pid: number, stat: string): Proc {
   const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // f[0] is field 3 (state): ppid 4, pgrp 5, utime 14, stime 15, cutime 16, cstime 17.
-  return { pid, comm, ppid: Number(f[1]), pgrp: Number(f[2]), ticks: Number(f[11]) + Number(f[12]), childTicks: Number(f[13]) + Number(f[14]) };
+  return { pid, comm, state: f[0], ppid: Number(f[1]), pgrp: Number(f[2]), ticks: Number(f[11]) + Number(f[12]), childTicks: Number(f[13]) + Number(f[14]) };
 }
 
 /** Every process this user may read; null without /proc. A process that exits while being read is left out. */
@@ -51,6 +53,55 @@ export function listProcesses(): Proc[] | null {
     }
   }
   return out;
+}
+
+/** One process's state letter (Proc.state), or null once it has exited or without /proc. */
+export function processState(pid: number): string | null {
+  try {
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, "utf8")).state;
+  } catch {
+    return null;
+  }
+}
+
+const stoppedOrGone = (pid: number) => {
+  const state = processState(pid);
+  return state === null || state === "T" || state === "t" || state === "Z" || state === "X";
+};
+
+/** Blocks this thread for `ms` (signalTree is synchronous: it must return with the tree stopped). */
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Sends `sig` to `root`, then to every child it has. With SIGSTOP it returns only once all of them
+ * have stopped, and it lists the children only after `root` has stopped: a fork in flight when
+ * the signal lands still completes (Linux stops the parent when fork returns), so children listed
+ * any sooner can miss the newest one, which then runs on (a Postgres "frozen" that still answers).
+ * Throws, naming the processes, when they have not stopped within `withinMs`.
+ */
+export function signalTree(root: number, sig: NodeJS.Signals, { withinMs = 5_000 }: { withinMs?: number } = {}): void {
+  const send = (pid: number) => {
+    try {
+      process.kill(pid, sig);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err; // exited since it was listed
+    }
+  };
+  const stopping = sig === "SIGSTOP";
+  const deadline = Date.now() + withinMs;
+  const waitFor = (pids: number[]) => {
+    for (let left = pids.filter((p) => !stoppedOrGone(p)); left.length > 0; left = left.filter((p) => !stoppedOrGone(p))) {
+      if (Date.now() > deadline) throw new Error(`signalTree: processes ${left.join(", ")} have not stopped within ${withinMs} ms of SIGSTOP`);
+      sleepSync(2);
+    }
+  };
+  send(root);
+  if (stopping) waitFor([root]);
+  const all = listProcesses();
+  if (all === null) throw new Error("signalTree needs /proc (Linux) to find the children of a process");
+  const children = all.filter((p) => p.ppid === root).map((p) => p.pid);
+  for (const pid of children) send(pid);
+  if (stopping) waitFor(children);
 }
 
 /** The whole machine's CPU time so far, in ticks summed over its cores: `idle` (idle + iowait) and `busy` (the rest, steal included). */

@@ -265,12 +265,12 @@ describe("rounds", () => {
 });
 
 describe("machine time per decision, by part of the stack", () => {
-  const proc = (pid: number, over: Partial<Proc>): Proc => ({ pid, comm: "x", ppid: 1, pgrp: pid, ticks: 0, childTicks: 0, ...over });
+  const proc = (pid: number, over: Partial<Proc>): Proc => ({ pid, comm: "x", state: "S", ppid: 1, pgrp: pid, ticks: 0, childTicks: 0, ...over });
 
   it("reads /proc/PID/stat fields after the command, which may hold spaces and parentheses", () => {
     // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime …
     const p = parseStat(42, "42 (a (b) c) S 7 40 40 0 -1 4194560 10 0 0 0 123 45 6 7 20 0 1 0 100 0 0");
-    expect(p).toEqual({ pid: 42, comm: "a (b) c", ppid: 7, pgrp: 40, ticks: 168, childTicks: 13 });
+    expect(p).toEqual({ pid: 42, comm: "a (b) c", state: "S", ppid: 7, pgrp: 40, ticks: 168, childTicks: 13 });
   });
 
   it("splits an interval's CPU into parts, counting a backend that exited through the postmaster, pgbench through the bench", () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, inject } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../dev/bridge";
 import { migrate } from "../dev/migrate";
 import { type PgHandle, postmasterPid, startPostgres } from "../dev/postgres";
-import { listProcesses } from "../dev/proc";
+import { signalTree } from "../dev/proc";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { createClient } from "../functions/core/db";
 import type { Bindings } from "../functions/core/env";
@@ -221,19 +221,12 @@ export async function withFaults<T>(bridge: Pick<Bridge, "setFaults">, faults: F
 
 /**
  * Sends `sig` to the postmaster of `dataDir` and every process it started (backends, checkpointer,
- * walwriter, …), the postmaster first, so that on SIGSTOP it forks nothing new while its children
- * are being stopped. A backend that exited since it was listed is skipped.
+ * walwriter, …); a SIGSTOP returns once every one of them has stopped (signalTree).
  */
 export function signalPostgres(dataDir: string, sig: NodeJS.Signals): void {
   const postmaster = postmasterPid(dataDir);
   if (postmaster === null) throw new Error(`no postmaster.pid in ${dataDir}`);
-  for (const pid of [postmaster, ...(listProcesses() ?? []).filter((p) => p.ppid === postmaster).map((p) => p.pid)]) {
-    try {
-      process.kill(pid, sig);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
-    }
-  }
+  signalTree(postmaster, sig);
 }
 
 /** A Postgres and bridge of a suite's own, migrated: one it may freeze, stop or restart without stalling the other suites. */
