@@ -1,10 +1,12 @@
 // A keyed RPC call (functions/http/rpc/): the Idempotency-Key store without HTTP. The call's answer is
 // stored in the same transaction as its effect, so a call retried with the same key — after a 504,
 // or a binding that threw — answers the first call's answer instead of running again.
+import canonicalize from "canonicalize";
 import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
 import type { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
+import { validationProblem } from "../core/errors";
 import { checkKey, claimKey } from "./claim";
 import { storeIdempotentResponse } from "./sql";
 
@@ -12,8 +14,24 @@ import { storeIdempotentResponse } from "./sql";
 export const RPC_KEY_FIELD = { in: "options", path: "idempotencyKey" } as const;
 
 /**
+ * What a key remembers of the input: its canonical JSON (RFC 8785, the `canonicalize` package), so
+ * the same input built with its keys in another order is the same call. Input that has no JSON form
+ * (NaN, Infinity, a lone surrogate, a cycle) is refused as every method would refuse it.
+ */
+function fingerprint(input: unknown): string {
+  try {
+    return canonicalize(input ?? null) ?? "null";
+  } catch (err) {
+    const why = (err as Error).message;
+    throw validationProblem(`The call's input has no JSON form (${why}), so no key can stand for it: send plain JSON values.`, [
+      { in: "body", path: "", message: why },
+    ]);
+  }
+}
+
+/**
  * Runs `run` at most once for `key`: `call` names it (`Admit.reserve`) and `input` is what it was
- * given — the same key with another call or other input is a 422, and while the first call runs a
+ * given (compared as canonical JSON) — the same key with another call or other input is a 422, and while the first call runs a
  * second gets 409 with Retry-After. An answer `keep` refuses (one that invites a retry, as a
  * rate-limit denial or a busy lease does over HTTP) is not stored, and its effect is rolled back
  * with the claim, as the HTTP middleware does for such answers. A thrown problem stores nothing.
@@ -26,7 +44,7 @@ export async function once<T>(
   keep: (answer: T) => boolean,
 ): Promise<T> {
   checkKey(k.key, RPC_KEY_FIELD);
-  const bodyHash = await sha256(JSON.stringify(k.input ?? null));
+  const bodyHash = await sha256(fingerprint(k.input));
   const replayed = await claimKey(db, env, { key: k.key, method: "RPC", path: k.call, bodyHash, field: RPC_KEY_FIELD });
   if (replayed) return JSON.parse(new TextDecoder().decode(decodeBase64(replayed.body))) as T;
   try {

@@ -91,6 +91,12 @@ describe("RPC calls with an idempotency key", () => {
     // Without the key the same call runs again: a conflict with the first.
     expect(await api.reserve(stay)).toMatchObject({ created: false, conflicts: [{ holder: "a" }] });
 
+    // The same input built with its keys in another order is the same call (canonical JSON), not other input.
+    const reordered = Object.fromEntries(Object.entries(stay).reverse()) as typeof stay;
+    expect(JSON.stringify(reordered)).not.toBe(JSON.stringify(stay));
+    expect(await api.reserve(reordered, { idempotencyKey: "book-keyed-1" })).toEqual(first);
+    expect(await rows("keyed/1")).toBe(1);
+
     const other = (await raw.reserve({ ...stay, holder: "b" }, { idempotencyKey: "book-keyed-1" })) as { error: Record<string, unknown> };
     expect(other.error).toMatchObject({ status: 422, type: "/problems/idempotency-key-reused" });
     expect(other.error.errors).toEqual([{ in: "options", path: "idempotencyKey", message: "already used with a different body" }]);
@@ -99,6 +105,19 @@ describe("RPC calls with an idempotency key", () => {
     };
     expect(elsewhere.error).toMatchObject({ status: 422, type: "/problems/idempotency-key-reused" });
     expect(elsewhere.error.detail).toContain("for RPC Admit.reserve");
+  });
+
+  it("input with no JSON form (NaN, Infinity, a lone surrogate, a cycle) under a key is a 422 and stores nothing", async () => {
+    const cycle: Record<string, unknown> = { ...stay, resource: "keyed/cycle" };
+    cycle.self = cycle;
+    const inputs = [{ ...stay, holder: "\ud800" }, { ...stay, n: Number.NaN }, { ...stay, n: Number.POSITIVE_INFINITY }, cycle];
+    for (const [i, input] of inputs.entries()) {
+      const r = (await raw.reserve(input as typeof stay, { idempotencyKey: `no-json-${i}` })) as { error: Record<string, unknown> };
+      expect(r.error, String(i)).toMatchObject({ status: 422, type: "/problems/validation" });
+      expect(r.error.errors, String(i)).toEqual([{ in: "body", path: "", message: expect.any(String) }]);
+    }
+    const stored = await sql<{ n: number }>(db, "SELECT count(*)::int AS n FROM idempotency_keys WHERE key LIKE 'no-json-%'");
+    expect(stored).toEqual([{ n: 0 }]);
   });
 
   it("50 simultaneous calls with one key: one reservation; every answer is it, or 409 in progress with retry_after", async () => {
