@@ -213,8 +213,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every semaphore with its use and holders
-         * @description Ordered by name; up to `limit` per page, then follow `next_cursor`.
+         * Every semaphore with its use and first holders
+         * @description Ordered by name; up to `limit` per page, then follow `next_cursor`. Each semaphore carries its first `holders` holders by slot and `more_holders`, the count of the rest.
          */
         get: operations["listSemaphores"];
         put?: never;
@@ -855,6 +855,7 @@ export interface components {
             default_ttl_ms: number;
             in_use: number;
             available: number;
+            /** @description Current holders by slot: every one for a single semaphore; in a list, the `holders` lowest slots */
             holders: {
                 slot: number;
                 holder: string;
@@ -862,6 +863,11 @@ export interface components {
                 claimed_at: string;
                 expires_at: string;
             }[];
+            /**
+             * @description Holders not in `holders` (in a list, beyond its `holders` bound; always 0 for a single semaphore)
+             * @example 0
+             */
+            more_holders: number;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2944,6 +2950,7 @@ export interface operations {
                      *           "expires_at": "2030-04-30T12:01:00.000Z"
                      *         }
                      *       ],
+                     *       "more_holders": 0,
                      *       "created_at": "2030-04-01T08:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -3074,6 +3081,7 @@ export interface operations {
                      *           "expires_at": "2030-04-30T12:01:00.000Z"
                      *         }
                      *       ],
+                     *       "more_holders": 0,
                      *       "created_at": "2030-04-01T08:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -3095,6 +3103,7 @@ export interface operations {
                      *       "in_use": 0,
                      *       "available": 4,
                      *       "holders": [],
+                     *       "more_holders": 0,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -3259,6 +3268,11 @@ export interface operations {
                 limit?: number;
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
+                /**
+                 * @description Holders listed per semaphore, lowest slots first, 0–100 (default 10); `more_holders` counts the rest, and `GET /v1/semaphores/{name}` lists them all
+                 * @example 1
+                 */
+                holders?: number | null;
             };
             header?: never;
             path?: never;
@@ -3279,8 +3293,8 @@ export interface operations {
                      *           "name": "fragile-upstream",
                      *           "permits": 4,
                      *           "default_ttl_ms": 60000,
-                     *           "in_use": 1,
-                     *           "available": 3,
+                     *           "in_use": 3,
+                     *           "available": 1,
                      *           "holders": [
                      *             {
                      *               "slot": 0,
@@ -3290,7 +3304,19 @@ export interface operations {
                      *               "expires_at": "2030-04-30T12:01:00.000Z"
                      *             }
                      *           ],
+                     *           "more_holders": 2,
                      *           "created_at": "2030-04-01T08:00:00.000Z",
+                     *           "updated_at": "2030-04-30T12:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "name": "search-backend",
+                     *           "permits": 4,
+                     *           "default_ttl_ms": 60000,
+                     *           "in_use": 0,
+                     *           "available": 4,
+                     *           "holders": [],
+                     *           "more_holders": 0,
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
                      *           "updated_at": "2030-04-30T12:00:00.000Z"
                      *         }
                      *       ],

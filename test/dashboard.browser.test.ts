@@ -327,6 +327,27 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     await shot("permits");
   });
 
+  it("a semaphore with more holders than the list carries: the first 100 by slot, then all of them on request", async () => {
+    await openView("permits", "Leases & semaphores");
+    await ok("PUT", "/v1/semaphores/worker-pool", { permits: 105, default_ttl_ms: 600_000 });
+    for (let i = 0; i < 105; i += 15) {
+      await Promise.all(Array.from({ length: 15 }, (_, j) => ok("POST", "/v1/semaphores/worker-pool/acquire", { holder: `pool-${i + j}` })));
+    }
+    const pool = "#pm-semaphores > div:nth-child(2)";
+    await page.waitForFunction((sel) => document.querySelector(`${sel} caption`)?.textContent?.includes("105 of 105"), { timeout: 30_000 }, pool);
+    expect(await text(`${pool} caption`)).toBe("worker-pool: 105 of 105 in use, 0 free");
+    expect((await rows(pool)).map((r) => r[0])).toEqual(Array.from({ length: 100 }, (_, i) => String(i)));
+    expect(await text(`${pool} .more-holders`)).toBe("The first 100 holders by slot; 5 more. Show all 105");
+    await shot("permits-many-holders");
+    await page.click(`${pool} button.holders-toggle`);
+    await page.waitForFunction((sel) => document.querySelectorAll(`${sel} tbody tr`).length === 105, { timeout: 30_000 }, pool);
+    expect((await rows(pool)).map((r) => r[0])).toEqual(Array.from({ length: 105 }, (_, i) => String(i)));
+    expect(await text(`${pool} .more-holders`)).toBe("All 105 holders. Show the first 100");
+    await page.click(`${pool} button.holders-toggle`);
+    await page.waitForFunction((sel) => document.querySelectorAll(`${sel} tbody tr`).length === 100, { timeout: 30_000 }, pool);
+    expect(await text(`${pool} .more-holders`)).toBe("The first 100 holders by slot; 5 more. Show all 105");
+  });
+
   it("webhooks: a source's events by status, the lapsed claim highlighted", async () => {
     await openView("webhooks", "Webhooks");
     await page.waitForSelector("#wh-events", { timeout: 30_000 });

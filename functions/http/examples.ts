@@ -36,6 +36,7 @@ const semaphore = {
   in_use: 1,
   available: 3,
   holders: [{ slot: 0, holder: "worker-7", fencing_token: 12, claimed_at: NOW, expires_at: "2030-04-30T12:01:00.000Z" }],
+  more_holders: 0,
   created_at: "2030-04-01T08:00:00.000Z",
   updated_at: NOW,
 };
@@ -179,7 +180,18 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   },
   getLock: { responses: { 200: { key: "nightly-report", held: true, holder: "worker-7", fencing_token: 42, claimed_at: NOW, expires_at: LATER } } },
   putSemaphore: { request: { permits: 4, default_ttl_ms: 60000 }, responses: { 200: semaphore, 201: emptySemaphore } },
-  listSemaphores: { params: { limit: 100 }, responses: { 200: { items: [semaphore], next_cursor: null } } },
+  listSemaphores: {
+    params: { limit: 100, holders: 1 },
+    responses: {
+      200: {
+        items: [
+          { ...semaphore, in_use: 3, available: 1, more_holders: 2 },
+          { ...emptySemaphore, name: "search-backend" },
+        ],
+        next_cursor: null,
+      },
+    },
+  },
   getSemaphore: { responses: { 200: semaphore }, problems: { 404: noSemaphore() } },
   acquireSemaphore: {
     request: { holder: "worker-7", ttl_ms: 60000 },

@@ -77,7 +77,7 @@ export const listLocks: RouteHandler<typeof routes.listLocks, AppEnv> = async (c
 
 export const listSemaphores: RouteHandler<typeof routes.listSemaphores, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const rows = await sql.listSemaphores(c.var.db, q.cursor ?? null, q.limit);
+  const rows = await sql.listSemaphores(c.var.db, q.cursor ?? null, q.limit, q.holders);
   return c.json(
     namePage(rows, q.limit, (s) => s.name),
     200,

@@ -146,7 +146,13 @@ const Semaphore = z
     default_ttl_ms: z.number().int(),
     in_use: z.number().int(),
     available: z.number().int(),
-    holders: z.array(z.object({ slot: z.number().int(), holder: z.string(), fencing_token: z.number().int(), claimed_at: z.string(), expires_at: z.string() })),
+    holders: z
+      .array(z.object({ slot: z.number().int(), holder: z.string(), fencing_token: z.number().int(), claimed_at: z.string(), expires_at: z.string() }))
+      .openapi({ description: "Current holders by slot: every one for a single semaphore; in a list, the `holders` lowest slots" }),
+    more_holders: z
+      .number()
+      .int()
+      .openapi({ description: "Holders not in `holders` (in a list, beyond its `holders` bound; always 0 for a single semaphore)", example: 0 }),
     created_at: z.string().openapi({ format: "date-time" }),
     updated_at: z.string().openapi({ format: "date-time" }),
   })
@@ -203,13 +209,30 @@ export const getSemaphore = createRoute({
   responses: { 200: { description: "The semaphore now", ...json(Semaphore) }, ...problemResponses(401, 404, 503) },
 });
 
+/** The most holders a semaphore carries in a list; GET /v1/semaphores/{name} has them all. */
+export const MAX_LIST_HOLDERS = 100;
+
+const SemaphoreListQuery = PageQuery.extend({
+  holders: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_LIST_HOLDERS)
+    .default(10)
+    .openapi({
+      param: { name: "holders", in: "query" },
+      description: `Holders listed per semaphore, lowest slots first, 0–${MAX_LIST_HOLDERS} (default 10); \`more_holders\` counts the rest, and \`GET /v1/semaphores/{name}\` lists them all`,
+    }),
+});
+
 export const listSemaphores = createRoute({
   method: "get",
   path: "/v1/semaphores",
   tags: ["Semaphores"],
-  summary: "Every semaphore with its use and holders",
-  description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
-  request: { query: PageQuery },
+  summary: "Every semaphore with its use and first holders",
+  description:
+    "Ordered by name; up to `limit` per page, then follow `next_cursor`. Each semaphore carries its first `holders` holders by slot and `more_holders`, the count of the rest.",
+  request: { query: SemaphoreListQuery },
   responses: {
     200: { description: "Semaphores", ...json(z.object({ items: z.array(Semaphore), next_cursor: z.string().nullable() }).openapi("SemaphoreList")) },
     ...problemResponses(401, 422, 503),

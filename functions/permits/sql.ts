@@ -47,6 +47,8 @@ export interface Semaphore {
   in_use: number;
   available: number;
   holders: { slot: number; holder: string; fencing_token: number; claimed_at: string; expires_at: string }[];
+  /** How many holders `holders` leaves out (a list's bound; 0 for one semaphore). */
+  more_holders: number;
   created_at: string;
   updated_at: string;
 }
@@ -122,9 +124,9 @@ export async function listLeases(db: Queryable, prefix: string | null, after: st
   return items;
 }
 
-/** Semaphores by name after `after`, each with its use and holders (at most limit + 1). */
-export async function listSemaphores(db: Queryable, after: string | null, limit: number): Promise<Semaphore[]> {
-  const [{ items }] = await db.query<{ items: Semaphore[] }>("SELECT admit_semaphore_list($1, $2::integer) AS items", [after, limit]);
+/** Semaphores by name after `after` (at most limit + 1), each with its use and its `holders` lowest-slot holders. */
+export async function listSemaphores(db: Queryable, after: string | null, limit: number, holders: number): Promise<Semaphore[]> {
+  const [{ items }] = await db.query<{ items: Semaphore[] }>("SELECT admit_semaphore_list($1, $2::integer, $3::integer) AS items", [after, limit, holders]);
   return items;
 }
 

@@ -492,14 +492,26 @@ async function showInventory() {
 let liveTimer;
 let ticker;
 
+/** Holders a semaphore shows in the list (the API's most); "Show all" loads one semaphore's every holder. */
+const LIST_HOLDERS = 100;
+const allHolders = new Set();
+
 async function loadPermits() {
-  const [leases, semaphores] = await Promise.all([all("/v1/locks", { prefix: $("pm-prefix").value, limit: 1000 }), all("/v1/semaphores", { limit: 1000 })]);
+  const [leases, listed] = await Promise.all([
+    all("/v1/locks", { prefix: $("pm-prefix").value, limit: 1000 }),
+    all("/v1/semaphores", { limit: 1000, holders: LIST_HOLDERS }),
+  ]);
+  // A semaphore whose every holder was asked for: its own GET, which lists them all.
+  const semaphores = await Promise.all(
+    listed.map((s) => (allHolders.has(s.name) && s.more_holders > 0 ? api(`/v1/semaphores/${encodeURIComponent(s.name)}`) : s)),
+  );
   table(
     "pm-leases",
     `${leases.length} held`,
     ["Key", "Holder", "Fencing token", "Claimed", "Time left"],
     leases.map((l) => [l.key, l.holder, l.fencing_token, utc(l.claimed_at), timeLeft(l.expires_at)]),
   );
+  const toggle = (name, label) => el("button", { type: "button", class: "holders-toggle", "data-semaphore": name }, label);
   $("pm-semaphores").replaceChildren(
     ...(semaphores.length ? [] : [el("p", { class: "muted" }, "No semaphores.")]),
     ...semaphores.map((s) =>
@@ -512,6 +524,16 @@ async function loadPermits() {
           ["Slot", "Holder", "Fencing token", "Claimed", "Time left"],
           s.holders.map((h) => [h.slot, h.holder, h.fencing_token, utc(h.claimed_at), timeLeft(h.expires_at)]),
         ),
+        s.more_holders > 0
+          ? el(
+              "p",
+              { class: "more-holders" },
+              `The first ${s.holders.length} holders by slot; ${s.more_holders} more. `,
+              toggle(s.name, `Show all ${s.in_use}`),
+            )
+          : allHolders.has(s.name) && s.holders.length > LIST_HOLDERS
+            ? el("p", { class: "more-holders" }, `All ${s.holders.length} holders. `, toggle(s.name, `Show the first ${LIST_HOLDERS}`))
+            : undefined,
       ),
     ),
   );
@@ -658,6 +680,14 @@ submit("rs-form", showReservations);
 submit("inv-form", showInventory);
 submit("pm-form", () => VIEWS.permits());
 submit("wh-form", showEvents);
+$("pm-semaphores").addEventListener("click", (e) => {
+  const button = e.target.closest("button.holders-toggle");
+  if (!button) return;
+  const name = button.dataset.semaphore;
+  if (allHolders.has(name)) allHolders.delete(name);
+  else allHolders.add(name);
+  run(loadPermits);
+});
 $("pm-live").addEventListener("change", () => (currentView() === "permits" ? startLive() : undefined));
 window.addEventListener("hashchange", openView);
 

@@ -1751,12 +1751,48 @@ AS $function$
   SELECT regexp_replace(to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '\.?0+$', '') || 'Z'
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_semaphore_json(p_name text, p_holders integer)
  RETURNS json
  LANGUAGE sql
  STABLE
 AS $function$
-  SELECT coalesce(json_agg(admit_semaphore_state(s.name) ORDER BY s.name), '[]'::json)
+  SELECT json_build_object(
+    'name', s.name,
+    'permits', s.permits,
+    'default_ttl_ms', s.default_ttl_ms,
+    'in_use', u.n,
+    'available', greatest(s.permits - u.n, 0),
+    'holders', coalesce(h.list, '[]'::json),
+    'more_holders', u.n - h.k,
+    'created_at', admit_rfc3339(s.created_at),
+    'updated_at', admit_rfc3339(s.updated_at))
+  FROM semaphores s
+  CROSS JOIN (SELECT clock_timestamp() AS t) at_
+  CROSS JOIN LATERAL (
+    SELECT count(*)::integer AS n
+      FROM permits p
+     WHERE p.kind = 'semaphore' AND p.name = s.name AND p.released_at IS NULL AND p.timed_out_at IS NULL
+       AND p.expires_at > at_.t
+  ) u
+  CROSS JOIN LATERAL (
+    SELECT count(*)::integer AS k,
+           json_agg(json_build_object('slot', p.slot, 'holder', p.holder, 'fencing_token', p.fencing_token,
+                                      'claimed_at', admit_rfc3339(p.claimed_at), 'expires_at', admit_rfc3339(p.expires_at))
+                    ORDER BY p.slot) AS list
+      FROM (SELECT * FROM permits p
+             WHERE p.kind = 'semaphore' AND p.name = s.name AND p.released_at IS NULL AND p.timed_out_at IS NULL
+               AND p.expires_at > at_.t
+             ORDER BY p.slot LIMIT p_holders) p
+  ) h
+  WHERE s.name = p_name
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit integer, p_holders integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(admit_semaphore_json(s.name, p_holders) ORDER BY s.name), '[]'::json)
     FROM (SELECT name FROM semaphores
            WHERE name > coalesce(p_after, '')
            ORDER BY name LIMIT p_limit + 1) s
@@ -1785,26 +1821,7 @@ CREATE OR REPLACE FUNCTION public.admit_semaphore_state(p_name text)
  LANGUAGE sql
  STABLE
 AS $function$
-  SELECT json_build_object(
-    'name', s.name,
-    'permits', s.permits,
-    'default_ttl_ms', s.default_ttl_ms,
-    'in_use', coalesce(h.n, 0),
-    'available', greatest(s.permits - coalesce(h.n, 0), 0),
-    'holders', coalesce(h.list, '[]'::json),
-    'created_at', admit_rfc3339(s.created_at),
-    'updated_at', admit_rfc3339(s.updated_at))
-  FROM semaphores s
-  LEFT JOIN LATERAL (
-    SELECT count(*) AS n,
-           json_agg(json_build_object('slot', p.slot, 'holder', p.holder, 'fencing_token', p.fencing_token,
-                                      'claimed_at', admit_rfc3339(p.claimed_at), 'expires_at', admit_rfc3339(p.expires_at))
-                    ORDER BY p.slot) AS list
-      FROM permits p
-     WHERE p.kind = 'semaphore' AND p.name = s.name AND p.released_at IS NULL AND p.timed_out_at IS NULL
-       AND p.expires_at > clock_timestamp()
-  ) h ON true
-  WHERE s.name = p_name
+  SELECT admit_semaphore_json(p_name, NULL)
 $function$;
 
 CREATE OR REPLACE FUNCTION public.admit_sweep()

@@ -1,5 +1,5 @@
 // The permit reads the dashboard needs (issue 22): held leases (optionally by prefix) and every
-// semaphore with its holders, each paged by name.
+// semaphore with its use and first holders, each paged by name.
 import { describe, expect, it } from "vitest";
 import { servedApp } from "../support";
 
@@ -48,5 +48,43 @@ describe("GET /v1/semaphores", () => {
       { slot: 0, holder: "w9", fencing_token: p.json.fencing_token, claimed_at: p.json.claimed_at, expires_at: p.json.expires_at },
     ]);
     expect((await suite.api("GET", "/v1/semaphores?limit=1")).json.next_cursor).toBe("s1");
+  });
+
+  it("carries each semaphore's first `holders` holders by slot and counts the rest; one semaphore's GET has them all", async () => {
+    await suite.api("PUT", "/v1/semaphores/wide", { permits: 150, default_ttl_ms: 60_000 });
+    const granted: any[] = [];
+    for (let i = 0; i < 150; i += 25) {
+      const got = await Promise.all(Array.from({ length: 25 }, (_, j) => suite.api("POST", "/v1/semaphores/wide/acquire", { holder: `h${i + j}` })));
+      expect(got.map((g) => g.status)).toEqual(Array(25).fill(201));
+      granted.push(...got.map((g) => g.json));
+    }
+    const wide = async (query: string) => {
+      const r = await suite.api("GET", `/v1/semaphores?cursor=s2${query}`);
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.items.map((s: any) => s.name)).toEqual(["wide"]);
+      return r.json.items[0];
+    };
+    const slots = (s: any) => s.holders.map((h: any) => h.slot);
+    const byDefault = await wide("");
+    expect([byDefault.in_use, byDefault.available, byDefault.more_holders]).toEqual([150, 0, 140]);
+    expect(slots(byDefault)).toEqual([...Array(10).keys()]);
+    const most = await wide("&holders=100");
+    expect([slots(most), most.more_holders]).toEqual([[...Array(100).keys()], 50]);
+    const none = await wide("&holders=0");
+    expect([none.holders, none.more_holders]).toEqual([[], 150]);
+    for (const bad of ["101", "-1", "1.5", "x"]) {
+      const r = await suite.api("GET", `/v1/semaphores?holders=${bad}`);
+      expect(r.status, bad).toBe(422);
+      expect(r.json.errors, bad).toEqual([expect.objectContaining({ in: "query", path: "holders" })]);
+    }
+    const one = await suite.api("GET", "/v1/semaphores/wide");
+    expect([slots(one.json), one.json.more_holders]).toEqual([[...Array(150).keys()], 0]);
+    // Released claims leave both the holders and the count.
+    expect((await suite.api("POST", "/v1/semaphores/wide/acquire", { holder: "late" })).status).toBe(429);
+    for (const p of granted.filter((g) => g.slot < 3)) {
+      expect((await suite.api("POST", "/v1/semaphores/wide/release", { permit_id: p.permit_id })).status).toBe(204);
+    }
+    const after = await wide("&holders=5");
+    expect([after.in_use, slots(after), after.more_holders]).toEqual([147, [3, 4, 5, 6, 7], 142]);
   });
 });
