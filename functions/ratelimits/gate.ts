@@ -4,12 +4,15 @@
 // Admit's RPC entrypoint (functions/http/rpc/) runs it for a Worker that calls over a Service Binding,
 // so both answer exactly the same. checkOnce() is the window check they and POST
 // /v1/ratelimits/check share; checkOrThrow() is that route's answer, over HTTP and RPC.
+import { z } from "@hono/zod-openapi";
 import type { Queryable, RequestDb } from "../core/db";
 import { notFound, type Problem, ProblemError, problem } from "../core/errors";
+import { bodyOf, Holder, MAX_PERMITS, name, TtlMs, valid } from "../core/validation";
 import { type Budget, budgetFor, isUnenforced, lockTimeoutWithin, type Unenforced, unenforcedResponse, withinBudget } from "./budget";
 import { DEFAULT_TIMEOUT_MS, type DenyCache } from "./cache";
 import { checkRateLimit, checkRateLimits, quotaExceeded, type RateLimitDecision, type RateLimitResult } from "./decide";
 import { rateLimitHeaders, withConcurrency } from "./headers";
+import { checkRateLimit as checkRoute } from "./routes";
 import type { AcquireRow, FailMode } from "./sql";
 import * as sql from "./sql";
 
@@ -30,6 +33,32 @@ export interface GateInput {
   concurrency?: { name: string; permits: number; ttl_ms?: number };
   /** Who holds the permit (for GET /v1/semaphores/{name}): the middleware says "METHOD /path". */
   holder?: string;
+}
+
+const GateSettings = z.object({
+  timeout_ms: z.number().int().min(1).max(60_000).optional(),
+  on_unavailable: z.enum(["deny", "allow"]).optional(),
+  concurrency: z
+    .object({
+      name: name(),
+      permits: z.number().int().min(1).max(MAX_PERMITS),
+      ttl_ms: TtlMs.optional(),
+    })
+    .optional(),
+  holder: Holder.optional(),
+});
+
+/**
+ * The gate's input checked by POST /v1/ratelimits/check's own rules (key 1–500 characters, cost a
+ * whole number ≥ 0, …) plus the middleware's settings, or a 422 naming what is wrong. Both ways of
+ * running the middleware go through it — over the binding and on a database handle of its own — so
+ * a key or cost from the caller's functions is refused alike: a negative cost would give units back.
+ */
+export function validGateInput(input: GateInput | undefined): GateInput {
+  const { timeout_ms, on_unavailable, concurrency, holder, ...check } = input ?? ({} as GateInput);
+  const settings = valid(GateSettings, { timeout_ms, on_unavailable, concurrency, holder }, "json");
+  const windows = check.policy !== undefined || check.policies !== undefined || !concurrency;
+  return { ...(windows ? valid(bodyOf(checkRoute), check, "json") : {}), ...settings };
 }
 
 /**

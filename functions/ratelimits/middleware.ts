@@ -7,7 +7,7 @@ import type { Bindings } from "../core/env";
 import { ProblemError, problem, problemOfRpc, problemResponse, type RpcProblem } from "../core/errors";
 import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
-import { type GateAnswer, type GateInput, gate, gateBudget, policyNames } from "./gate";
+import { type GateAnswer, type GateInput, gate, gateBudget, policyNames, validGateInput } from "./gate";
 import { NOT_ENFORCED_HEADER } from "./headers";
 import type { FailMode } from "./sql";
 import * as sql from "./sql";
@@ -183,7 +183,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     let permit: { permit_id: string } | undefined;
     let budget: Budget = { timeoutMs: 1, onUnavailable: "deny" };
     try {
-      const input = await gateInput(c, ctx, opts, names);
+      const input = validGateInput(await gateInput(c, ctx, opts, names));
       budget = gateBudget(db, input);
       const answer = await gate(db, input, denyCacheFor(c.env as Bindings | undefined), budget);
       if (!answer.pass) return problemResponse(c, answer.problem, answer.headers);

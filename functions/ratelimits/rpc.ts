@@ -6,13 +6,12 @@
 // (`allowed: false`, `pass: false`); what the route answers with any other problem (422, 404, 503,
 // 504) is thrown as a ProblemError, which the entrypoint returns as `{ error }`. docs/rpc.md
 // documents them.
-import { z } from "@hono/zod-openapi";
 import type { RequestDb as Db } from "../core/db";
 import type { Bindings } from "../core/env";
-import { bodyOf, Holder, MAX_PERMITS, name, TtlMs, valid } from "../core/validation";
+import { bodyOf, valid } from "../core/validation";
 import { denyCacheFor } from "./cache";
 import type { RateLimitResult } from "./decide";
-import { checkOrThrow, type GateAnswer, type GateInput, gate, gateBudget } from "./gate";
+import { checkOrThrow, type GateAnswer, type GateInput, gate, gateBudget, validGateInput } from "./gate";
 import * as routes from "./routes";
 
 export type CheckInput = { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> };
@@ -31,26 +30,9 @@ export async function checkRateLimit(db: Db, env: Bindings, input: CheckInput): 
  * answer is given back with `releasePermit` after the caller's response.
  */
 export async function rateLimitGate(db: Db, env: Bindings, input: GateInput): Promise<GateAnswer> {
-  const { timeout_ms, on_unavailable, concurrency, holder, ...check } = input ?? ({} as GateInput);
-  const settings = valid(GateSettings, { timeout_ms, on_unavailable, concurrency, holder }, "json");
-  const windows = check.policy !== undefined || check.policies !== undefined || !concurrency;
-  const b = windows ? valid(bodyOf(routes.checkRateLimit), check, "json") : {};
-  const gateIn: GateInput = { ...b, ...settings };
+  const gateIn = validGateInput(input);
   return gate(db, gateIn, denyCacheFor(env), gateBudget(db, gateIn));
 }
-
-const GateSettings = z.object({
-  timeout_ms: z.number().int().min(1).max(60_000).optional(),
-  on_unavailable: z.enum(["deny", "allow"]).optional(),
-  concurrency: z
-    .object({
-      name: name(),
-      permits: z.number().int().min(1).max(MAX_PERMITS),
-      ttl_ms: TtlMs.optional(),
-    })
-    .optional(),
-  holder: Holder.optional(),
-});
 
 /** This capability's methods of the entrypoint. */
 export const RPC = { checkRateLimit, rateLimitGate };

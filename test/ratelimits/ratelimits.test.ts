@@ -3,7 +3,8 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { mapSqlError } from "../../functions/core/db";
-import { rateLimit } from "../../functions/ratelimits";
+import { call } from "../../functions/http/rpc/call";
+import { type RateLimitBinding, rateLimit } from "../../functions/ratelimits";
 import { bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 // The deny cache is exercised in ratelimits.cache.test.ts; here every check reaches Postgres.
@@ -507,6 +508,44 @@ describe("no hangs, honest failures", () => {
     expect(res.status).toBe(503);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(res.headers.get("retry-after")).not.toBeNull();
+  });
+
+  it("a key or cost the check route refuses is the same 422 from the middleware on its own handle as over the binding; a negative cost gives no unit back", async () => {
+    await putPolicy("mw-bounds", { algorithm: "fixed_window", limit: 5, window_ms: 60_000 });
+    const env = bindings(suite.db, { RATELIMIT_DENY_CACHE: "off" });
+    // The binding as the entrypoint runs it (test/rpc/rpc.runtime.test.ts runs it in workerd).
+    const binding: RateLimitBinding = {
+      rateLimitGate: (input) => call(env, undefined, "rateLimitGate", input),
+      releasePermit: (input) => call(env, undefined, "releasePermit", input),
+    };
+    const app = (key: string, cost: number, via?: RateLimitBinding) => {
+      const a = new Hono();
+      a.use("*", rateLimit({ policy: "mw-bounds", key: () => key, cost, binding: via }));
+      a.get("/x", (c) => c.text("reached"));
+      return a;
+    };
+    const bad: [string, string, number, string][] = [
+      ["empty key", "", 1, "key"],
+      ["key over 500 characters", "x".repeat(501), 1, "key"],
+      ["negative cost", "k", -3, "cost"],
+      ["fractional cost", "k", 1.5, "cost"],
+      ["NaN cost", "k", Number.NaN, "cost"],
+    ];
+    for (const [what, key, cost, field] of bad) {
+      const local = await app(key, cost).request("/x", {}, env);
+      const remote = await app(key, cost, binding).request("/x", {}, env);
+      const body = await local.json();
+      expect([local.status, local.headers.get("content-type")], what).toEqual([422, "application/problem+json"]);
+      expect(
+        body.errors.map((e: { path: string }) => e.path),
+        what,
+      ).toEqual([field]);
+      expect([remote.status, await remote.json()], what).toEqual([422, body]);
+    }
+    // Nothing was consumed nor given back: five units, then a refusal.
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await app("k", 1).request("/x", {}, env)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
   });
 
   it("a middleware whose policy does not exist refuses with 503 naming the fix, and never calls next()", async () => {
