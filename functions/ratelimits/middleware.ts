@@ -75,7 +75,8 @@ async function gateInput<C extends Context>(c: Context, ctx: C, opts: RateLimitO
   }
   if (opts.concurrency) {
     input.concurrency = opts.concurrency;
-    input.holder = `${c.req.method} ${c.req.path}`.slice(0, 200);
+    // A valid Holder whatever the path: cut at 200 code units (a pair cut in half becomes U+FFFD), no NUL.
+    input.holder = `${c.req.method} ${c.req.path}`.slice(0, 200).toWellFormed().replaceAll("\u0000", "\ufffd");
   }
   return input;
 }

@@ -548,6 +548,25 @@ describe("no hangs, honest failures", () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
   });
 
+  it("a concurrency limit names its holder after any path: 200 code units, a pair cut in half or a NUL made U+FFFD", async () => {
+    const a = new Hono();
+    a.use("*", rateLimit({ concurrency: { name: "mw-holder", permits: 2 } }));
+    let holder = "";
+    a.get("*", async (c) => {
+      const [s] = await sql<{ holder: string }>(suite.db, "SELECT holder FROM permits WHERE kind = 'semaphore' AND name = 'mw-holder' AND released_at IS NULL");
+      holder = s.holder;
+      return c.text("reached");
+    });
+    // "GET /" is 5 units, so the emoji's pair straddles unit 200.
+    const cut = `/${"a".repeat(194)}%F0%9F%98%80tail`;
+    const res = await a.request(cut, {}, bindings(suite.db));
+    expect([res.status, await res.text()]).toEqual([200, "reached"]);
+    expect(holder).toBe(`GET /${"a".repeat(194)}\ufffd`);
+    const nul = await a.request("/with%00nul", {}, bindings(suite.db));
+    expect(nul.status).toBe(200);
+    expect(holder).not.toContain("\u0000");
+  });
+
   it("a middleware whose policy does not exist refuses with 503 naming the fix, and never calls next()", async () => {
     const other = new Hono();
     other.use("*", rateLimit({ policy: "never-created", key: () => "k" }));
