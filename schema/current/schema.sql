@@ -1769,10 +1769,14 @@ AS $function$
   FROM semaphores s
   CROSS JOIN (SELECT clock_timestamp() AS t) at_
   CROSS JOIN LATERAL (
+    -- The count walks this semaphore's claims (permits_one_per_slot), not every unfinished claim of
+    -- every semaphore and lease by expiry, which the planner otherwise picks: `(… > t) IS TRUE` is
+    -- the same test, not an index condition. Measured: 16 ms → 2 ms for a semaphore of 5 000 holders
+    -- among 100 000.
     SELECT count(*)::integer AS n
       FROM permits p
      WHERE p.kind = 'semaphore' AND p.name = s.name AND p.released_at IS NULL AND p.timed_out_at IS NULL
-       AND p.expires_at > at_.t
+       AND (p.expires_at > at_.t) IS TRUE
   ) u
   CROSS JOIN LATERAL (
     SELECT count(*)::integer AS k,
