@@ -15,11 +15,21 @@ export function idempotencyTtlS(b: Bindings): number {
   return intSetting(b.IDEMPOTENCY_TTL_S, DEFAULT_TTL_S, 1, 30 * 86_400);
 }
 
-/** A key's 422 when it is empty or too long; `where` names the field (the header, or the RPC option). */
+/**
+ * A key's 422 when it is empty, too long, or not text Postgres stores as itself: a NUL, or a lone
+ * surrogate (which the driver would turn into U+FFFD, so two different keys became one). A header
+ * cannot carry either; an RPC option can. `where` names the field (the header, or the RPC option).
+ */
 export function checkKey(key: string, where: { in: string; path: string }): void {
-  if (key.length >= 1 && key.length <= MAX_KEY_LENGTH) return;
-  const message = `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`;
-  throw validationProblem(`${where.in} ${where.path}: ${message}`, [{ ...where, message }]);
+  const message =
+    key.length < 1 || key.length > MAX_KEY_LENGTH
+      ? `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`
+      : !key.isWellFormed()
+        ? "must be well-formed Unicode (no lone surrogates)"
+        : key.includes("\u0000")
+          ? "must not contain NUL characters"
+          : undefined;
+  if (message) throw validationProblem(`${where.in} ${where.path}: ${message}`, [{ ...where, message }]);
 }
 
 export type Replay = Extract<Claim, { outcome: "replay" }>;

@@ -149,10 +149,25 @@ describe("RPC calls with an idempotency key", () => {
   });
 
   it("a malformed key or options object is a 422 naming options, and rateLimitGate takes no key", async () => {
-    for (const options of [{ idempotencyKey: "" }, { idempotencyKey: "k".repeat(256) }, { idempotencyKey: 7 }, { idempotency_key: "k" }, "k"]) {
-      const r = (await raw.reserve(stay, options as never)) as unknown as { error: { status: number; errors: Array<{ in: string }> } };
+    const malformed = [
+      { idempotencyKey: "" },
+      { idempotencyKey: "k".repeat(256) },
+      { idempotencyKey: 7 },
+      { idempotency_key: "k" },
+      "k",
+      // Not stored as itself: a NUL is refused by Postgres, and the driver sends a lone surrogate as
+      // U+FFFD, so these two keys would have been one.
+      { idempotencyKey: "k\u0000" },
+      { idempotencyKey: "k\ud800" },
+      { idempotencyKey: "k\udbff" },
+    ];
+    for (const options of malformed) {
+      const r = (await raw.reserve(stay, options as never)) as unknown as { error: { status: number; errors: Array<{ in: string; path: string }> } };
       expect(r.error, JSON.stringify(options)).toMatchObject({ status: 422, type: "/problems/validation" });
       expect(r.error.errors[0].in).toBe("options");
+      if (typeof options === "object" && "idempotencyKey" in options && typeof options.idempotencyKey === "string") {
+        expect(r.error.errors[0].path, JSON.stringify(options)).toBe("idempotencyKey");
+      }
     }
     // rateLimitGate is the middleware's decision for one request: its type takes no options, and an
     // options argument is not read (an empty key would be a 422 otherwise).
