@@ -766,7 +766,7 @@ export interface components {
              * @example 2021-01-01T14:45:00Z
              */
             end: string;
-            /** @description Any JSON object, stored and returned as is. */
+            /** @description Any JSON object, stored and returned as is; at most 262144 bytes as JSON. */
             metadata?: {
                 [key: string]: unknown;
             };

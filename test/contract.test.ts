@@ -87,13 +87,18 @@ describe("Idempotency-Key answers are documented per route", () => {
     }
   });
 
-  it("a value the database refuses (a lone surrogate in a JSON object key) → 422 with `errors`, as documented", async () => {
-    await suite.api("PUT", "/v1/ratelimits/policies/contract-p", { algorithm: "fixed_window", limit: 5, window_ms: 60_000 });
-    const res = await suite.api("POST", "/v1/ratelimits/check", '{"policy":"contract-p","key":"k","info":{"\\ud800":1}}');
+  it("a value the database refuses (a NUL in a JSON string, which jsonb cannot store) → 422 with `errors`, as documented", async () => {
+    await suite.api("PUT", "/v1/ratelimits/policies/contract-p", { algorithm: "fixed_window", limit: 5, window_ms: 60_000, log: true });
+    const res = await suite.api("POST", "/v1/ratelimits/check", '{"policy":"contract-p","key":"k","info":{"a":"\\u0000"}}');
     expect(res.status).toBe(422);
     expect(res.json.detail).toMatch(/database rejected/);
     expect(res.json.errors).toHaveLength(1);
     expect(check("POST", "/v1/ratelimits/check", asReceived(res))).toBeUndefined();
+    // A lone surrogate in an object key is refused before the database: it has no JSON form.
+    const lone = await suite.api("POST", "/v1/ratelimits/check", '{"policy":"contract-p","key":"k","info":{"\\ud800":1}}');
+    expect(lone.status).toBe(422);
+    expect(lone.json.errors).toEqual([expect.objectContaining({ in: "body", path: "info", message: expect.stringContaining("Lone surrogate") })]);
+    expect(check("POST", "/v1/ratelimits/check", asReceived(lone))).toBeUndefined();
   });
 
   it("a 256-character key and path parameters over 200 characters → 422, documented for those operations", async () => {

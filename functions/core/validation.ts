@@ -1,8 +1,36 @@
 // Input schemas shared by every capability, and the hook that turns zod failures into 422 problems.
 import { z } from "@hono/zod-openapi";
+import canonicalize from "canonicalize";
 import type { Context } from "hono";
 import { decodeBase64Url, encodeBase64Url } from "hono/utils/encode";
 import { validationProblem } from "./errors";
+
+/**
+ * `value` as canonical JSON (RFC 8785, the `canonicalize` package), or why it has none: NaN,
+ * Infinity, a lone surrogate, a cycle, a BigInt. Over HTTP a body is JSON already; over RPC,
+ * structured clone carries all of these.
+ */
+export function canonicalJson(value: unknown): { json: string } | { error: string } {
+  try {
+    const json = canonicalize(value ?? null);
+    return json === undefined ? { error: "not a JSON value" } : { json };
+  } catch (err) {
+    return { error: String((err as Error)?.message ?? err) };
+  }
+}
+
+/**
+ * A caller's JSON object that Admit stores (a reservation's metadata, a check's info): refused with
+ * a 422 when it has no JSON form (rather than stored with `null` for a NaN, or thrown for a cycle)
+ * or is over `maxBytes` of UTF-8 as canonical JSON.
+ */
+export function jsonObject(maxBytes: number) {
+  return z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
+    const c = canonicalJson(v);
+    if ("error" in c) ctx.addIssue({ code: "custom", message: `must be plain JSON (${c.error})` });
+    else if (new TextEncoder().encode(c.json).length > maxBytes) ctx.addIssue({ code: "custom", message: `must serialise to at most ${maxBytes} bytes` });
+  });
+}
 
 /** A 1–max character string that Postgres can store and the lock hash reads as the same bytes. */
 export function name(max = 200) {

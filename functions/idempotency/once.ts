@@ -1,12 +1,12 @@
 // A keyed RPC call (functions/http/rpc/): the Idempotency-Key store without HTTP. The call's answer is
 // stored in the same transaction as its effect, so a call retried with the same key — after a 504,
 // or a binding that threw — answers the first call's answer instead of running again.
-import canonicalize from "canonicalize";
 import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
 import type { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { validationProblem } from "../core/errors";
+import { canonicalJson } from "../core/validation";
 import { checkKey, claimKey } from "./claim";
 import { storeIdempotentResponse } from "./sql";
 
@@ -19,14 +19,11 @@ export const RPC_KEY_FIELD = { in: "options", path: "idempotencyKey" } as const;
  * (NaN, Infinity, a lone surrogate, a cycle) is refused as every method would refuse it.
  */
 function fingerprint(input: unknown): string {
-  try {
-    return canonicalize(input ?? null) ?? "null";
-  } catch (err) {
-    const why = (err as Error).message;
-    throw validationProblem(`The call's input has no JSON form (${why}), so no key can stand for it: send plain JSON values.`, [
-      { in: "body", path: "", message: why },
-    ]);
-  }
+  const c = canonicalJson(input);
+  if ("json" in c) return c.json;
+  throw validationProblem(`The call's input has no JSON form (${c.error}), so no key can stand for it: send plain JSON values.`, [
+    { in: "body", path: "", message: c.error },
+  ]);
 }
 
 /**

@@ -1,7 +1,7 @@
 // The rate-limit routes: zod schemas and one createRoute() per operation (named as its operationId).
 import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
-import { isLater, name, PageQuery, Rfc3339 } from "../core/validation";
+import { isLater, jsonObject, name, PageQuery, Rfc3339 } from "../core/validation";
 import { DEFAULT_TIMEOUT_MS } from "./cache";
 import { NOT_ENFORCED_HEADER } from "./headers";
 
@@ -78,11 +78,7 @@ const OverrideBody = z
   })
   .openapi("RateLimitOverrideInput");
 
-const Info = z
-  .record(z.string(), z.unknown())
-  .refine((v) => JSON.stringify(v).length <= MAX_INFO_BYTES, `must serialise to at most ${MAX_INFO_BYTES} bytes`)
-  .optional()
-  .openapi({ description: "Small JSON object stored in the request log (policies with `log: true`)" });
+const Info = jsonObject(MAX_INFO_BYTES).optional().openapi({ description: "Small JSON object stored in the request log (policies with `log: true`)" });
 
 const CheckBody = z
   .object({

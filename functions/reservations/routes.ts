@@ -1,7 +1,13 @@
 // Reservations' HTTP contract: the request and response schemas and one route per operation.
 import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
-import { isLater, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
+import { isLater, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
+
+/**
+ * A reservation's metadata, as canonical JSON: a bound for RPC, which has no body limit, and well
+ * above what an HTTP body of 64 KiB carries (numbers written as 1e5 grow when written out).
+ */
+const MAX_METADATA_BYTES = 256 * 1024;
 
 export const MAX_AVAILABILITY_DAYS = 366;
 
@@ -34,7 +40,9 @@ const CreateBody = z
     holder: name().openapi({ example: "user-3126", description: "Who holds it. 1–200 characters." }),
     start: Rfc3339,
     end: Rfc3339,
-    metadata: z.record(z.string(), z.unknown()).optional().openapi({ description: "Any JSON object, stored and returned as is." }),
+    metadata: jsonObject(MAX_METADATA_BYTES)
+      .optional()
+      .openapi({ description: `Any JSON object, stored and returned as is; at most ${MAX_METADATA_BYTES} bytes as JSON.` }),
   })
   .refine((b) => isLater(b.end, b.start), { path: ["end"], message: "end must be after start (intervals are half-open [start, end))" })
   .openapi("NewReservation");

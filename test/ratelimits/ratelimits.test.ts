@@ -518,22 +518,26 @@ describe("no hangs, honest failures", () => {
       rateLimitGate: (input) => call(env, undefined, "rateLimitGate", input),
       releasePermit: (input) => call(env, undefined, "releasePermit", input),
     };
-    const app = (key: string, cost: number, via?: RateLimitBinding) => {
+    const app = (key: string, cost: number, via?: RateLimitBinding, info?: Record<string, unknown>) => {
       const a = new Hono();
-      a.use("*", rateLimit({ policy: "mw-bounds", key: () => key, cost, binding: via }));
+      a.use("*", rateLimit({ policy: "mw-bounds", key: () => key, cost, binding: via, info: info && (() => info) }));
       a.get("/x", (c) => c.text("reached"));
       return a;
     };
-    const bad: [string, string, number, string][] = [
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const bad: [string, string, number, string, Record<string, unknown>?][] = [
       ["empty key", "", 1, "key"],
       ["key over 500 characters", "x".repeat(501), 1, "key"],
       ["negative cost", "k", -3, "cost"],
       ["fractional cost", "k", 1.5, "cost"],
       ["NaN cost", "k", Number.NaN, "cost"],
+      ["info with a cycle (was a thrown TypeError: 500)", "k", 1, "info", cycle],
+      ["info with a BigInt", "k", 1, "info", { n: 1n }],
     ];
-    for (const [what, key, cost, field] of bad) {
-      const local = await app(key, cost).request("/x", {}, env);
-      const remote = await app(key, cost, binding).request("/x", {}, env);
+    for (const [what, key, cost, field, info] of bad) {
+      const local = await app(key, cost, undefined, info).request("/x", {}, env);
+      const remote = await app(key, cost, binding, info).request("/x", {}, env);
       const body = await local.json();
       expect([local.status, local.headers.get("content-type")], what).toEqual([422, "application/problem+json"]);
       expect(

@@ -120,6 +120,30 @@ describe("RPC calls with an idempotency key", () => {
     expect(stored).toEqual([{ n: 0 }]);
   });
 
+  it("metadata or info that JSON cannot carry (NaN, a cycle, a BigInt) is a 422 naming the field, with or without a key; nothing is stored", async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    for (const [i, metadata] of [{ n: Number.NaN }, { n: Number.POSITIVE_INFINITY }, cycle, { n: 10n }].entries()) {
+      for (const options of [undefined, { idempotencyKey: `meta-${i}` }]) {
+        const r = (await raw.reserve({ ...stay, resource: "keyed/meta", metadata }, options)) as { error: Record<string, any> };
+        expect(r.error, `${i} ${JSON.stringify(options)}`).toMatchObject({ status: 422, type: "/problems/validation" });
+        expect(r.error.errors.map((e: { path: string }) => e.path)).toEqual([options ? "" : "metadata"]);
+      }
+    }
+    expect(await rows("keyed/meta")).toBe(0);
+    await raw.reserve({ ...stay, resource: "keyed/meta", metadata: { big: "x".repeat(300 * 1024) } }).then((r) => {
+      expect((r as { error: Record<string, any> }).error.errors[0]).toMatchObject({
+        path: "metadata",
+        message: expect.stringContaining("at most 262144 bytes"),
+      });
+    });
+    const info = (await raw.checkRateLimit({ policy: "p", key: "k", info: { n: 1n } })) as { error: Record<string, any> };
+    expect(info.error).toMatchObject({ status: 422, errors: [{ in: "body", path: "info", message: expect.stringContaining("must be plain JSON") }] });
+    // info is measured in bytes of UTF-8, as documented: 1 100 × "é" is 2 200 bytes.
+    const wide = (await raw.checkRateLimit({ policy: "p", key: "k", info: { t: "é".repeat(1100) } })) as { error: Record<string, any> };
+    expect(wide.error).toMatchObject({ status: 422, errors: [{ path: "info", message: "must serialise to at most 2048 bytes" }] });
+  });
+
   it("50 simultaneous calls with one key: one reservation; every answer is it, or 409 in progress with retry_after", async () => {
     const burst = { ...stay, resource: "keyed/burst" };
     const answers = await Promise.all(Array.from({ length: 50 }, () => raw.reserve(burst, { idempotencyKey: "burst-key" })));
