@@ -7,12 +7,12 @@
 import { z } from "@hono/zod-openapi";
 import type { Queryable, RequestDb } from "../core/db";
 import { notFound, type Problem, ProblemError, problem } from "../core/errors";
-import { bodyOf, Holder, MAX_PERMITS, name, TtlMs, valid } from "../core/validation";
+import { bodyOf, Holder, MAX_PERMITS, TtlMs, valid } from "../core/validation";
 import { type Budget, budgetFor, isUnenforced, lockTimeoutWithin, type Unenforced, unenforcedResponse, withinBudget } from "./budget";
 import { DEFAULT_TIMEOUT_MS, type DenyCache } from "./cache";
 import { checkRateLimit, checkRateLimits, quotaExceeded, type RateLimitDecision, type RateLimitResult } from "./decide";
 import { rateLimitHeaders, withConcurrency } from "./headers";
-import { checkRateLimit as checkRoute } from "./routes";
+import { checkRateLimit as checkRoute, PolicyName } from "./routes";
 import type { AcquireRow, FailMode } from "./sql";
 import * as sql from "./sql";
 
@@ -40,7 +40,7 @@ const GateSettings = z.object({
   on_unavailable: z.enum(["deny", "allow"]).optional(),
   concurrency: z
     .object({
-      name: name(),
+      name: PolicyName,
       permits: z.number().int().min(1).max(MAX_PERMITS),
       ttl_ms: TtlMs.optional(),
     })

@@ -9,6 +9,7 @@ import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
 import { type GateAnswer, type GateInput, gate, gateBudget, policyNames, validGateInput } from "./gate";
 import { NOT_ENFORCED_HEADER } from "./headers";
+import { PolicyName } from "./routes";
 import type { FailMode } from "./sql";
 import * as sql from "./sql";
 
@@ -166,6 +167,10 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
   if (names.length > 8) throw new Error("rateLimit(): at most 8 policies");
   if (names.length && !opts.key) throw new Error("rateLimit(): `key` is required with `policy`/`policies`");
   if (!names.length && !opts.concurrency) throw new Error("rateLimit(): give `policy`, `policies` or `concurrency`");
+  for (const n of [...names, ...(opts.concurrency ? [opts.concurrency.name] : [])]) {
+    const bad = PolicyName.safeParse(n);
+    if (!bad.success) throw new Error(`rateLimit(): ${JSON.stringify(n)} ${bad.error.issues[0].message}`);
+  }
   return async (c, next) => {
     const ctx = c as unknown as C;
     if (opts.binding) return overBinding(c, ctx, opts, names, next);
@@ -196,8 +201,8 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     } finally {
       if (!permit) closeOwn();
     }
-    setHeaders(c, headers);
     try {
+      setHeaders(c, headers);
       await next();
     } finally {
       if (permit) {

@@ -8,7 +8,8 @@ import { NOT_ENFORCED_HEADER } from "./headers";
 const MAX_WINDOW_MS = 366 * 86_400_000;
 const MAX_INFO_BYTES = 2048;
 
-const PolicyName = z
+/** A policy's name, and a concurrency limit's (both are sent in RateLimit headers). */
+export const PolicyName = z
   .string()
   .regex(/^[A-Za-z0-9._:-]{1,100}$/, "must be 1–100 characters of A–Z a–z 0–9 . _ : - (it is sent as a structured-field string in RateLimit headers)");
 const Key = name(500);

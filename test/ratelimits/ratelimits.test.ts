@@ -552,6 +552,21 @@ describe("no hangs, honest failures", () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
   });
 
+  it("a concurrency limit's name must fit a RateLimit header, as a policy's must: refused when the middleware is made, and a 422 over the binding", async () => {
+    // It is sent in RateLimit-Policy; a name outside printable ASCII made Headers.set throw after the
+    // permit was taken: a 500 on every request, and the permit held until its TTL.
+    for (const bad of ["日本-inflight", "in\nflight", "a b", ""]) {
+      expect(() => rateLimit({ concurrency: { name: bad, permits: 3 } }), JSON.stringify(bad)).toThrow(/rateLimit\(\): .* must be 1–100 characters/);
+      expect(() => rateLimit({ policy: bad, key: () => "k" }), JSON.stringify(bad)).toThrow(/rateLimit\(\)/);
+      const r = (await call(bindings(suite.db), undefined, "rateLimitGate", { concurrency: { name: bad, permits: 3 } })) as { error: Record<string, any> };
+      expect(r.error, JSON.stringify(bad)).toMatchObject({ status: 422, errors: [{ in: "body", path: "concurrency.name" }] });
+    }
+    const [{ n }] = await sql<{ n: number }>(suite.db, "SELECT count(*)::int AS n FROM semaphores WHERE name = ANY($1)", [
+      ["日本-inflight", "in\nflight", "a b"],
+    ]);
+    expect(n).toBe(0);
+  });
+
   it("a concurrency limit names its holder after any path: 200 code units, a pair cut in half or a NUL made U+FFFD", async () => {
     const a = new Hono();
     a.use("*", rateLimit({ concurrency: { name: "mw-holder", permits: 2 } }));
