@@ -1114,7 +1114,9 @@ BEGIN
               CASE WHEN v_now <= v_fits THEN 0 ELSE 1 END,
               CASE WHEN v_now <= v_fits THEN v_now + v_inc ELSE v_now END,
               v_now <= v_fits,
-              admit_ms_to_ts(greatest(v_now + v_inc, v_ws + v_w)))
+              -- A refused first check keeps no tokens: the row expires with its window, not cost·T
+              -- ahead (which for the largest cost on a long window was out of timestamp range).
+              admit_ms_to_ts(greatest(CASE WHEN v_now <= v_fits THEN v_now + v_inc ELSE v_now END, v_ws + v_w)))
       ON CONFLICT (policy, key, slot) DO UPDATE SET
         -- Every right-hand side reads the row as it was (the latest committed version, locked).
         -- The counts restart when the aligned statistics window has moved on.

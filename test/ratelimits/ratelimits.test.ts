@@ -108,6 +108,22 @@ describe("check", () => {
     expect(never.headers.get("retry-after")).toBeNull();
   });
 
+  it("the largest cost on every algorithm, with a long window: 429 without Retry-After, never a 422, on a first check and on an existing counter", async () => {
+    // token_bucket once computed the refused check's row expiry as now + cost·(window/limit): a
+    // billion days past now, out of Postgres's timestamp range, answered 422 "the database rejected a value".
+    for (const algorithm of ["token_bucket", "fixed_window", "sliding_window"]) {
+      await putPolicy(`huge-${algorithm}`, { algorithm, limit: 1, window_ms: 366 * DAY });
+      for (const attempt of ["first", "again"]) {
+        const r = await check(`huge-${algorithm}`, "k", 1_000_000_000);
+        expect([r.status, r.json.allowed], `${algorithm} ${attempt}: ${r.text}`).toEqual([429, false]);
+        expect(r.headers.get("retry-after"), algorithm).toBeNull();
+      }
+      expect((await check(`huge-${algorithm}`, "k", 1)).status, algorithm).toBe(200);
+      const multi = await suite.api("POST", "/v1/ratelimits/check", { policies: [`huge-${algorithm}`], key: "m", cost: 1_000_000_000 });
+      expect(multi.status, `${algorithm} multi: ${multi.text}`).toBe(429);
+    }
+  });
+
   it("cost 0 peeks: consumes nothing, 200 while one unit fits, 429 once none does", async () => {
     await putPolicy("peek", { algorithm: "fixed_window", limit: 2, window_ms: DAY });
     for (let i = 0; i < 3; i++) expect((await check("peek", "k", 0)).json).toMatchObject({ allowed: true, remaining: 2 });
