@@ -5,6 +5,7 @@
 // (several signatures in the header, for key rotation, are tried in turn); the timestamp window is
 // checked on the database clock with the source's own tolerance.
 import type { RouteHandler } from "@hono/zod-openapi";
+import { sha256 } from "hono/utils/crypto";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
@@ -40,6 +41,21 @@ export function orderingValue(payload: unknown, pointer: string): string | undef
   }
   if (at === null || at === undefined) return undefined;
   return typeof at === "string" ? at : JSON.stringify(at);
+}
+
+/** The most characters an ordering value is stored (and shown) as itself. */
+export const MAX_ORDERING_CHARS = 200;
+
+/**
+ * An ordering value as stored and indexed: itself when it is at most MAX_ORDERING_CHARS and text
+ * Postgres stores as itself, else `sha256:` and the hex digest of its JSON text (which keeps a lone
+ * surrogate distinct). Equal values still group together and different ones apart; a signed
+ * delivery is never refused for its ordering value (a large object overflowed the index row, a NUL
+ * was refused by Postgres: a 422, retried by the sender forever).
+ */
+export async function storedOrdering(value: string): Promise<string> {
+  if (value.length <= MAX_ORDERING_CHARS && value.isWellFormed() && !value.includes("\u0000")) return value;
+  return `sha256:${await sha256(JSON.stringify(value))}`;
 }
 
 export function unknownSource(source: string) {
@@ -115,7 +131,8 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
   } catch {
     throw httpProblem(400, "The body is not JSON.");
   }
-  const ordering = s.ordering_key === null ? undefined : orderingValue(payload, s.ordering_key);
+  const value = s.ordering_key === null ? undefined : orderingValue(payload, s.ordering_key);
+  const ordering = value === undefined ? undefined : await storedOrdering(value);
   const r = await sql.receiveWebhook(db, { source, webhookId: id, timestamp, body, ordering });
   if (!r.id) throw unverified("The source was removed.");
   return c.json({ id: r.id, status: "received" as const }, 200, r.duplicate ? { [REPLAYED_HEADER]: "true" } : {});

@@ -289,6 +289,34 @@ describe("consumers", () => {
     expect(v).toBe("SUB-1");
   });
 
+  it("an ordering value Postgres cannot index or store (a large object, a NUL, over 200 characters) is stored as its digest: the delivery is taken and still ordered", async () => {
+    const s = newSecret();
+    await register("ordered-big", { secret: s, ordering_key: "/data" });
+    // ~8 KB of JSON that does not compress: beyond a btree row (2 704 bytes) before this change.
+    const big = { blob: randomBytes(4096).toString("hex") };
+    const values: unknown[] = [big, { blob: big.blob.slice(1) }, "a\u0000b", "x".repeat(201), "y".repeat(200)];
+    const ids: string[] = [];
+    for (const [i, data] of [...values, big].entries()) {
+      const r = await deliver("ordered-big", [s], `big-${i}`, { data });
+      expect(r.status, `${i}: ${r.text}`).toBe(200);
+      ids.push(r.json.id);
+    }
+    const stored = await sql<{ id: string; v: string }>(
+      suite.db,
+      "SELECT id, ordering_value AS v FROM webhook_events WHERE source = 'ordered-big' ORDER BY seq",
+    );
+    expect(stored.map((r) => r.id)).toEqual(ids);
+    const v = stored.map((r) => r.v);
+    for (const i of [0, 1, 2, 3]) expect(v[i], String(i)).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(v[4]).toBe("y".repeat(200));
+    expect(new Set(v.slice(0, 5)).size).toBe(5);
+    expect(v[5]).toBe(v[0]); // the same object again: the same group
+    // Ordered: the repeat of the first value waits for it; every other event is free.
+    const claimed = (await suite.api("POST", "/v1/webhooks/ordered-big/events/claim", { limit: 10, visibility_ms: 60_000 })).json.events;
+    expect(claimed.map((e: any) => e.id)).toEqual(ids.slice(0, 5));
+    expect(claimed[0].ordering_value).toBe(v[0]);
+  });
+
   it("a claim with an Idempotency-Key is replayed, not claimed twice", async () => {
     const s = newSecret();
     await register("keyed-claim", { secret: s });
