@@ -174,7 +174,8 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
   it("a wrong token shows a clear message, and no data", async () => {
     await page.type("#token", "not-the-token");
     await page.click('#token-form button[type="submit"]');
-    await page.waitForFunction(() => document.querySelector("#problem")?.textContent?.includes("not accepted"), { timeout: 30_000 });
+    // Waits for the Worker's 401: the page opened without a token already says "not accepted".
+    await page.waitForFunction(() => document.querySelector("#problem")?.textContent?.includes("The Worker answered 401"), { timeout: 30_000 });
     expect(await text("#problem")).toBe("The API token was not accepted. The Worker answered 401: check the token and enter it again above.");
     expect(await page.$eval("#problem", (e) => e.getAttribute("role"))).toBe("alert");
     expect(await rows("#rl-policies")).toEqual([]);
