@@ -31,7 +31,7 @@ export interface paths {
         };
         /**
          * List a resource's reservations in a range
-         * @description Ordered by start. Up to `limit` (default and max 1000) per page; follow `next_cursor` for more.
+         * @description Ordered by start. Up to `limit` (default and max 1000) per page, fewer when their JSON passes about 2 MiB (large `metadata`); follow `next_cursor` for more.
          */
         get: operations["listReservations"];
         put?: never;
@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * Every semaphore with its use and first holders
-         * @description Ordered by name; up to `limit` per page, then follow `next_cursor`. Each semaphore carries its first `holders` holders by slot and `more_holders`, the count of the rest.
+         * @description Ordered by name; up to `limit` per page (fewer when their JSON passes about 2 MiB), then follow `next_cursor`. Each semaphore carries its first `holders` holders by slot and `more_holders`, the count of the rest.
          */
         get: operations["listSemaphores"];
         put?: never;
@@ -482,7 +482,7 @@ export interface paths {
         put?: never;
         /**
          * Claim unprocessed webhook events
-         * @description Up to `limit` events, oldest first, each held for `visibility_ms`; no two consumers get the same event while its claim is live, and an unacknowledged event becomes claimable again when its claim expires. With an ordering key, only the oldest unprocessed event of each ordering value is claimable: events sharing a value are never claimed concurrently and come in received order.
+         * @description Up to `limit` events, oldest first (fewer when their payloads pass about 2 MiB together; one event always), each held for `visibility_ms`; no two consumers get the same event while its claim is live, and an unacknowledged event becomes claimable again when its claim expires. With an ordering key, only the oldest unprocessed event of each ordering value is claimable: events sharing a value are never claimed concurrently and come in received order.
          */
         post: operations["claimWebhookEvents"];
         delete?: never;
@@ -520,7 +520,7 @@ export interface paths {
         };
         /**
          * List a source's webhook events
-         * @description Optionally of one status; up to `limit` (default 100, max 1000) per page, then follow `next_cursor`.
+         * @description Optionally of one status; up to `limit` (default 100, max 1000) per page, fewer when their payloads pass about 2 MiB together, then follow `next_cursor`.
          *
          *     Not ambiguous with `GET /v1/webhooks/sources/{source}` although a linter says so: no source may be named `sources` (422 on registering it), so `/v1/webhooks/sources/events` is always the settings of source `events`.
          */

@@ -18,7 +18,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
-import { notRun, parseSqlRequest, type SqlAnswer, SqlPools, type SqlRequest, sqlTexts } from "./sql-http";
+import { answerText, notRun, parseSqlRequest, type SqlAnswer, SqlPools, type SqlRequest, sqlTexts } from "./sql-http";
 
 export interface BridgeStats {
   connections: number;
@@ -521,8 +521,8 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
       stats.dropped++;
       return void res.socket?.destroy();
     }
-    const payload = JSON.stringify(answer.body);
-    const head = `HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n`;
+    const { status, text: payload } = answerText(answer);
+    const head = `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n`;
     const wire = Buffer.from(head + payload);
     const answerBytes = Math.min(limits.serverBytes ?? Infinity, randomCut - requestBytes, (limits.serverMessages ?? Infinity) <= 1 ? head.length : Infinity);
     if (answerBytes < wire.length) {
@@ -696,8 +696,8 @@ function headBytes(req: http.IncomingMessage): number {
 
 function send(res: http.ServerResponse, answer: SqlAnswer): void {
   if (res.destroyed) return;
-  const payload = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }).end(payload);
+  const { status, text } = answerText(answer);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
 }
 
 function refuse(socket: Duplex, { status, message }: Refusal): void {

@@ -57,6 +57,21 @@ export function notRun(code: string, message: string): SqlAnswer {
   return { status: 400, body: { message, code, severity: "ERROR" } };
 }
 
+/**
+ * The most bytes Neon's HTTP endpoint answers (10 MiB, Neon's documented limit since 2023): a
+ * larger result is refused with an error that has no SQLSTATE ("response too large", which the
+ * driver throws as a NeonDbError), after the statement ran. Served here as Neon does, so that a
+ * read too large for it fails in tests as it would deployed.
+ */
+export const NEON_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** `answer` as JSON text, or Neon's refusal when that is over NEON_MAX_RESPONSE_BYTES. */
+export function answerText(answer: SqlAnswer): { status: number; text: string } {
+  const text = JSON.stringify(answer.body);
+  if (Buffer.byteLength(text) <= NEON_MAX_RESPONSE_BYTES) return { status: answer.status, text };
+  return { status: 400, text: JSON.stringify({ message: `response is too large (max is ${NEON_MAX_RESPONSE_BYTES} bytes)` }) };
+}
+
 const ISOLATION: Record<string, string> = {
   ReadUncommitted: "READ UNCOMMITTED",
   ReadCommitted: "READ COMMITTED",

@@ -55,6 +55,14 @@ describe("POST /sql for neon()", () => {
     await expect(neon("postgres://u:p@127.0.0.1:1/x").query("SELECT 1")).rejects.toMatchObject({ code: "08006" });
   });
 
+  it("refuses an answer over 10 MiB as Neon does: an error without a SQLSTATE, after the statement ran", async () => {
+    const q = neon(db);
+    expect((await q.query("SELECT repeat('x', 10 * 1024 * 1024 - 1000) AS s"))[0].s).toHaveLength(10 * 1024 * 1024 - 1000);
+    const err = await q.query("SELECT repeat('x', 10 * 1024 * 1024) AS s").catch((e: unknown) => e);
+    expect(err).toMatchObject({ message: expect.stringContaining("response is too large") });
+    expect((err as { code?: unknown }).code).toBeUndefined();
+  });
+
   it("counts one HTTP request per statement", async () => {
     const before = bridge.stats().httpRequests;
     const q = neon(db);

@@ -135,6 +135,19 @@ export const PageQuery = z.object({
     .openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" }),
 });
 
+/**
+ * The most bytes of item JSON one page of a list whose items can be large carries (its first item
+ * always): far under the 10 MiB that Neon's HTTP SQL endpoint answers at most, which the page also
+ * crosses on its way, its JSON escaped inside Neon's own.
+ */
+export const MAX_PAGE_BYTES = 2 * 1024 * 1024;
+
+/** A page cut in SQL (admit_page: at `limit` items or MAX_PAGE_BYTES), with the cursor after its last item when more follow. */
+export function cutPage<T>(page: { items: T[]; more: boolean }, cursorOf: (item: T) => string): { items: T[]; next_cursor: string | null } {
+  const last = page.items[page.items.length - 1];
+  return { items: page.items, next_cursor: page.more && last !== undefined ? cursorOf(last) : null };
+}
+
 /** One page of `rows` (fetched with LIMIT limit + 1) and the cursor to the next one, or null at the end. */
 /** An opaque `next_cursor` of several parts (a start and an id, a key and a start): base64url of JSON. */
 export function encodeCursor(parts: string[]): string {

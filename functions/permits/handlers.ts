@@ -3,7 +3,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, type ProblemError, problem } from "../core/errors";
 import { retryAfter } from "../core/http";
-import { namePage } from "../core/validation";
+import { cutPage, namePage } from "../core/validation";
 import { orConflict, withTryLock } from "./locks";
 import type * as routes from "./routes";
 import * as sql from "./sql";
@@ -77,9 +77,9 @@ export const listLocks: RouteHandler<typeof routes.listLocks, AppEnv> = async (c
 
 export const listSemaphores: RouteHandler<typeof routes.listSemaphores, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const rows = await sql.listSemaphores(c.var.db, q.cursor ?? null, q.limit, q.holders);
+  const page = await sql.listSemaphores(c.var.db, q.cursor ?? null, q.limit, q.holders);
   return c.json(
-    namePage(rows, q.limit, (s) => s.name),
+    cutPage(page, (s) => s.name),
     200,
   );
 };

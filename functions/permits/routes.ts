@@ -231,7 +231,7 @@ export const listSemaphores = createRoute({
   tags: ["Semaphores"],
   summary: "Every semaphore with its use and first holders",
   description:
-    "Ordered by name; up to `limit` per page, then follow `next_cursor`. Each semaphore carries its first `holders` holders by slot and `more_holders`, the count of the rest.",
+    "Ordered by name; up to `limit` per page (fewer when their JSON passes about 2 MiB), then follow `next_cursor`. Each semaphore carries its first `holders` holders by slot and `more_holders`, the count of the rest.",
   request: { query: SemaphoreListQuery },
   responses: {
     200: { description: "Semaphores", ...json(z.object({ items: z.array(Semaphore), next_cursor: z.string().nullable() }).openapi("SemaphoreList")) },

@@ -5,6 +5,7 @@
 // calls run under the check's budget (lock timeout and time limit), which these do not take.
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
+import { MAX_PAGE_BYTES } from "../core/validation";
 
 export type PermitKind = "lease" | "semaphore";
 
@@ -124,10 +125,13 @@ export async function listLeases(db: Queryable, prefix: string | null, after: st
   return items;
 }
 
-/** Semaphores by name after `after` (at most limit + 1), each with its use and its `holders` lowest-slot holders. */
-export async function listSemaphores(db: Queryable, after: string | null, limit: number, holders: number): Promise<Semaphore[]> {
-  const [{ items }] = await db.query<{ items: Semaphore[] }>("SELECT admit_semaphore_list($1, $2::integer, $3::integer) AS items", [after, limit, holders]);
-  return items;
+/** One page of semaphores by name after `after`, each with its use and its `holders` lowest-slot holders. */
+export async function listSemaphores(db: Queryable, after: string | null, limit: number, holders: number): Promise<{ items: Semaphore[]; more: boolean }> {
+  const [{ page }] = await db.query<{ page: { items: Semaphore[]; more: boolean } }>(
+    "SELECT admit_semaphore_list($1, $2::integer, $3::integer, $4::integer) AS page",
+    [after, limit, holders, MAX_PAGE_BYTES],
+  );
+  return page;
 }
 
 /** Create or resize semaphore `name`; `created` tells which. */

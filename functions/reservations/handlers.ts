@@ -2,7 +2,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, problem } from "../core/errors";
-import { decodeCursor, encodeCursor, isUuid, namePage } from "../core/validation";
+import { cutPage, decodeCursor, encodeCursor, isUuid } from "../core/validation";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -31,7 +31,7 @@ function cursorAfter(cursor: string): { start: string; id: string } {
 export const listReservations: RouteHandler<typeof routes.listReservations, AppEnv> = async (c) => {
   const q = c.req.valid("query");
   const after = q.cursor ? cursorAfter(q.cursor) : undefined;
-  const items = await sql.listReservations(c.var.db, {
+  const page = await sql.listReservations(c.var.db, {
     resource: q.resource,
     from: q.from,
     to: q.to,
@@ -40,7 +40,7 @@ export const listReservations: RouteHandler<typeof routes.listReservations, AppE
     includeCancelled: q.include_cancelled,
   });
   return c.json(
-    namePage(items, q.limit, (r) => encodeCursor([r.start, r.id])),
+    cutPage(page, (r) => encodeCursor([r.start, r.id])),
     200,
   );
 };

@@ -109,7 +109,8 @@ export const listReservations = createRoute({
   path: "/v1/reservations",
   tags: ["Reservations"],
   summary: "List a resource's reservations in a range",
-  description: "Ordered by start. Up to `limit` (default and max 1000) per page; follow `next_cursor` for more.",
+  description:
+    "Ordered by start. Up to `limit` (default and max 1000) per page, fewer when their JSON passes about 2 MiB (large `metadata`); follow `next_cursor` for more.",
   request: { query: ListQuery },
   responses: {
     200: {

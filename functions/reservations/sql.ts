@@ -2,6 +2,7 @@
 // The only file in functions/ that names them.
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
+import { MAX_PAGE_BYTES } from "../core/validation";
 
 /** The statement behind reserve(); the bench replays it as is. */
 export const RESERVE_SQL = "SELECT admit_reserve($1::bigint, $2, $3, $4::timestamptz, $5::timestamptz, $6::jsonb, $7::integer) AS r";
@@ -67,14 +68,14 @@ export interface ListWindow {
 }
 
 /** A resource's reservations in a window, ordered by (start, id): up to limit + 1, so the caller can tell whether another page follows. */
-export async function listReservations(db: Queryable, w: ListWindow): Promise<ReservationRow[]> {
-  const [{ items }] = await db.query<{ items: ReservationRow[] }>(
+export async function listReservations(db: Queryable, w: ListWindow): Promise<{ items: ReservationRow[]; more: boolean }> {
+  const [{ page }] = await db.query<{ page: { items: ReservationRow[]; more: boolean } }>(
     w.includeCancelled
-      ? "SELECT admit_list_reservations_history($1, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::uuid, $6::integer) AS items"
-      : "SELECT admit_list_reservations($1, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::uuid, $6::integer) AS items",
-    [w.resource, w.from ?? null, w.to ?? null, w.after?.start ?? null, w.after?.id ?? null, w.limit],
+      ? "SELECT admit_list_reservations_history($1, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::uuid, $6::integer, $7::integer) AS page"
+      : "SELECT admit_list_reservations($1, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::uuid, $6::integer, $7::integer) AS page",
+    [w.resource, w.from ?? null, w.to ?? null, w.after?.start ?? null, w.after?.id ?? null, w.limit, MAX_PAGE_BYTES],
   );
-  return items;
+  return page;
 }
 
 /** The reservation with this id (a UUID), active or cancelled; null if there is none. */

@@ -10,7 +10,7 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { REPLAYED_HEADER } from "../core/http";
-import { isUuid, namePage } from "../core/validation";
+import { cutPage, isUuid, namePage } from "../core/validation";
 import * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -172,6 +172,6 @@ export const listWebhookEvents: RouteHandler<typeof routes.listWebhookEvents, Ap
   const q = c.req.valid("query");
   const r = await sql.listWebhookEvents(c.var.db, source, q.status ?? null, q.cursor ?? null, q.limit);
   if (!r) throw unknownSource(source);
-  const more = r.items.length > q.limit;
-  return c.json({ items: r.items.slice(0, q.limit), next_cursor: more ? String(r.seqs[q.limit - 1]) : null }, 200);
+  const page = cutPage(r, (e) => String(e.seq));
+  return c.json({ items: page.items.map((e) => e.event), next_cursor: page.next_cursor }, 200);
 };

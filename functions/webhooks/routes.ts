@@ -213,7 +213,7 @@ export const claimWebhookEvents = createRoute({
   tags: ["Webhooks"],
   summary: "Claim unprocessed webhook events",
   description:
-    "Up to `limit` events, oldest first, each held for `visibility_ms`; no two consumers get the same event while its claim is live, and an unacknowledged event becomes claimable again when its claim expires. With an ordering key, only the oldest unprocessed event of each ordering value is claimable: events sharing a value are never claimed concurrently and come in received order.",
+    "Up to `limit` events, oldest first (fewer when their payloads pass about 2 MiB together; one event always), each held for `visibility_ms`; no two consumers get the same event while its claim is live, and an unacknowledged event becomes claimable again when its claim expires. With an ordering key, only the oldest unprocessed event of each ordering value is claimable: events sharing a value are never claimed concurrently and come in received order.",
   request: { params: SourceParam, body: { required: false, content: { "application/json": { schema: ClaimBody } } } },
   responses: {
     200: { description: "The claimed events (possibly none)", content: { "application/json": { schema: z.object({ events: z.array(ClaimedEvent) }) } } },
@@ -241,7 +241,7 @@ export const listWebhookEvents = createRoute({
   tags: ["Webhooks"],
   summary: "List a source's webhook events",
   description:
-    "Optionally of one status; up to `limit` (default 100, max 1000) per page, then follow `next_cursor`.\n\nNot ambiguous with `GET /v1/webhooks/sources/{source}` although a linter says so: no source may be named `sources` (422 on registering it), so `/v1/webhooks/sources/events` is always the settings of source `events`.",
+    "Optionally of one status; up to `limit` (default 100, max 1000) per page, fewer when their payloads pass about 2 MiB together, then follow `next_cursor`.\n\nNot ambiguous with `GET /v1/webhooks/sources/{source}` although a linter says so: no source may be named `sources` (422 on registering it), so `/v1/webhooks/sources/events` is always the settings of source `events`.",
   request: { params: SourceParam, query: ListQuery },
   responses: {
     200: {

@@ -2,6 +2,7 @@
 // admit_webhook_*. The ordering lock key is computed here from (source, ordering value).
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
+import { MAX_PAGE_BYTES } from "../core/validation";
 
 /** A registered sender's settings, as stored (never its secret). */
 export interface WebhookSourceRow {
@@ -119,8 +120,8 @@ export async function receiveWebhook(db: Queryable, d: Delivery): Promise<{ id: 
 /** null: no such source. */
 export async function claimWebhookEvents(db: Queryable, source: string, limit: number, visibilityMs: number): Promise<{ events: ClaimedEventRow[] } | null> {
   const [{ r }] = await db.query<{ r: { events: ClaimedEventRow[] } | null }>(
-    "SELECT admit_webhook_claim($1, $2::integer, $3::integer) AS r",
-    [source, limit, visibilityMs],
+    "SELECT admit_webhook_claim($1, $2::integer, $3::integer, $4::integer) AS r",
+    [source, limit, visibilityMs, MAX_PAGE_BYTES],
     { write: true },
   );
   return r;
@@ -134,20 +135,17 @@ export async function ackWebhookEvent(db: Queryable, source: string, id: string,
   return r;
 }
 
-/**
- * Up to `limit + 1` events after `cursor` (the extra one says there is a next page), with each
- * item's sequence number in `seqs` for the cursor. null: no such source.
- */
+/** One page of events after `cursor` (a seq), each with its seq for the next cursor. null: no such source. */
 export async function listWebhookEvents(
   db: Queryable,
   source: string,
   status: EventStatus | null,
   cursor: string | null,
   limit: number,
-): Promise<{ items: WebhookEventRow[]; seqs: number[] } | null> {
-  const [{ r }] = await db.query<{ r: { items: WebhookEventRow[]; seqs: number[] } | null }>(
-    "SELECT admit_webhook_list($1, $2, $3::bigint, $4::integer) AS r",
-    [source, status, cursor, limit],
+): Promise<{ items: { seq: number; event: WebhookEventRow }[]; more: boolean } | null> {
+  const [{ r }] = await db.query<{ r: { items: { seq: number; event: WebhookEventRow }[]; more: boolean } | null }>(
+    "SELECT admit_webhook_list($1, $2, $3::bigint, $4::integer, $5::integer) AS r",
+    [source, status, cursor, limit, MAX_PAGE_BYTES],
   );
   return r;
 }

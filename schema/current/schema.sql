@@ -761,12 +761,12 @@ AS $function$
    AND p.expires_at > clock_timestamp()
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_list_reservations(p_resource text, p_from timestamp with time zone, p_to timestamp with time zone, p_after_start timestamp with time zone, p_after_id uuid, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_list_reservations(p_resource text, p_from timestamp with time zone, p_to timestamp with time zone, p_after_start timestamp with time zone, p_after_id uuid, p_limit integer, p_max_bytes integer)
  RETURNS json
  LANGUAGE sql
  STABLE
 AS $function$
-  SELECT coalesce(json_agg(admit_reservation_json(r) ORDER BY lower(r.during), r.id), '[]'::json)
+  SELECT admit_page(array_agg(admit_reservation_json(r) ORDER BY lower(r.during), r.id), p_limit, p_max_bytes)
     FROM (SELECT * FROM reservations
            WHERE resource = p_resource AND cancelled_at IS NULL
              AND during && tstzrange(p_from, p_to, '[)')
@@ -775,12 +775,12 @@ AS $function$
            LIMIT p_limit + 1) r
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_list_reservations_history(p_resource text, p_from timestamp with time zone, p_to timestamp with time zone, p_after_start timestamp with time zone, p_after_id uuid, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_list_reservations_history(p_resource text, p_from timestamp with time zone, p_to timestamp with time zone, p_after_start timestamp with time zone, p_after_id uuid, p_limit integer, p_max_bytes integer)
  RETURNS json
  LANGUAGE sql
  STABLE
 AS $function$
-  SELECT coalesce(json_agg(admit_reservation_json(r) ORDER BY lower(r.during), r.id), '[]'::json)
+  SELECT admit_page(array_agg(admit_reservation_json(r) ORDER BY lower(r.during), r.id), p_limit, p_max_bytes)
     FROM (SELECT * FROM reservations
            WHERE resource = p_resource
              AND during && tstzrange(p_from, p_to, '[)')
@@ -803,6 +803,19 @@ CREATE OR REPLACE FUNCTION public.admit_nights(p_from date, p_to date)
  IMMUTABLE PARALLEL SAFE STRICT
 AS $function$
   SELECT p_from + i FROM generate_series(0, p_to - p_from - 1) i
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_page(p_items json[], p_limit integer, p_max_bytes integer)
+ RETURNS json
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT json_build_object(
+    'items', coalesce(json_agg(x.j ORDER BY x.n) FILTER (WHERE x.keep), '[]'::json),
+    'more', coalesce(bool_or(NOT x.keep), false))
+  FROM (SELECT t.j, t.n,
+               t.n = 1 OR (t.n <= p_limit AND sum(octet_length(t.j::text)) OVER (ORDER BY t.n) <= p_max_bytes) AS keep
+          FROM unnest(p_items) WITH ORDINALITY AS t(j, n)) x
 $function$;
 
 CREATE OR REPLACE FUNCTION public.admit_permit_acquire(p_lock_key bigint, p_kind text, p_name text, p_holder text, p_ttl_ms integer, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
@@ -1793,12 +1806,12 @@ AS $function$
   WHERE s.name = p_name
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit integer, p_holders integer)
+CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit integer, p_holders integer, p_max_bytes integer)
  RETURNS json
  LANGUAGE sql
  STABLE
 AS $function$
-  SELECT coalesce(json_agg(admit_semaphore_json(s.name, p_holders) ORDER BY s.name), '[]'::json)
+  SELECT admit_page(array_agg(admit_semaphore_json(s.name, p_holders) ORDER BY s.name), p_limit, p_max_bytes)
     FROM (SELECT name FROM semaphores
            WHERE name > coalesce(p_after, '')
            ORDER BY name LIMIT p_limit + 1) s
@@ -2092,12 +2105,12 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_webhook_claim(p_source text, p_limit integer, p_visibility_ms integer)
+CREATE OR REPLACE FUNCTION public.admit_webhook_claim(p_source text, p_limit integer, p_visibility_ms integer, p_max_bytes integer)
  RETURNS json
  LANGUAGE sql
 AS $function$
   WITH picked AS (
-    SELECT e.id FROM webhook_events e
+    SELECT e.id, e.seq, octet_length(e.payload::text) AS size FROM webhook_events e
      WHERE e.source = p_source AND e.processed_at IS NULL
        AND (e.claim_expires_at IS NULL OR e.claim_expires_at <= clock_timestamp())
        AND (e.ordering_value IS NULL OR NOT EXISTS (
@@ -2108,12 +2121,15 @@ AS $function$
      ORDER BY e.seq
      LIMIT p_limit
      FOR UPDATE OF e SKIP LOCKED
+  ), kept AS (
+    SELECT id FROM (SELECT id, row_number() OVER (ORDER BY seq) AS n, sum(size) OVER (ORDER BY seq) AS upto FROM picked) x
+     WHERE n = 1 OR upto <= p_max_bytes
   ), claimed AS (
     UPDATE webhook_events e
        SET claim_expires_at = clock_timestamp() + make_interval(secs => p_visibility_ms / 1000.0),
            claims = e.claims + 1,
            claim_receipt = gen_random_uuid()
-      FROM picked WHERE e.id = picked.id
+      FROM kept WHERE e.id = kept.id
     RETURNING e.*
   )
   SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM webhook_sources WHERE source = p_source) THEN NULL
@@ -2153,15 +2169,13 @@ AS $function$
   SELECT admit_webhook_source_json(s) FROM webhook_sources s WHERE s.source = p_source
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_webhook_list(p_source text, p_status text, p_after bigint, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_webhook_list(p_source text, p_status text, p_after bigint, p_limit integer, p_max_bytes integer)
  RETURNS json
  LANGUAGE sql
  STABLE
 AS $function$
   SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM webhook_sources WHERE source = p_source) THEN NULL
-         ELSE json_build_object(
-           'items', coalesce(json_agg(admit_webhook_event_json(e) ORDER BY e.seq), '[]'::json),
-           'seqs', coalesce(json_agg(e.seq ORDER BY e.seq), '[]'::json)) END
+         ELSE admit_page(array_agg(json_build_object('seq', e.seq, 'event', admit_webhook_event_json(e)) ORDER BY e.seq), p_limit, p_max_bytes) END
     FROM (SELECT * FROM webhook_events
            WHERE source = p_source AND seq > coalesce(p_after, 0)
              AND CASE p_status
