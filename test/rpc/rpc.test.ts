@@ -81,6 +81,14 @@ describe("RPC calls with an idempotency key", () => {
   const stay = { resource: "keyed/1", holder: "a", start: "2032-01-01T00:00:00Z", end: "2032-01-02T00:00:00Z" };
   const rows = async (resource: string) => (await sql<{ n: number }>(db, "SELECT count(*)::int AS n FROM reservations WHERE resource = $1", [resource]))[0].n;
 
+  it("the client can be awaited and returned from an async function (it is not a thenable)", async () => {
+    const made = async () => admit(raw);
+    const settled = await Promise.race([made(), new Promise((r) => setTimeout(() => r("never settled"), 10_000))]);
+    expect(settled).not.toBe("never settled");
+    expect(await (settled as ReturnType<typeof admit>).reserve({ ...stay, resource: "keyed/awaited" })).toMatchObject({ created: true });
+    expect((admit(raw) as unknown as { then?: unknown }).then).toBeUndefined();
+  });
+
   it("a retried call answers the first call's answer and applies once; other input or another method with the key is a 422", async () => {
     const api = admit(raw);
     const first = await api.reserve(stay, { idempotencyKey: "book-keyed-1" });

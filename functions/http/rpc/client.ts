@@ -38,7 +38,10 @@ export type AdmitClient = { [M in MethodName]: (...args: Args<M>) => Promise<Exc
 
 export function admit(binding: AdmitBinding): AdmitClient {
   return new Proxy({} as AdmitClient, {
-    get(_t, name: string) {
+    get(_t, name: string | symbol) {
+      // Not a method: `then` (else awaiting the client, or returning it from an async function,
+      // would call binding.then and never settle), and symbols (inspection, iteration).
+      if (typeof name === "symbol" || name === "then") return undefined;
       return async (...args: unknown[]) => {
         const r = await (binding as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name](...args);
         if (isProblem(r)) throw new AdmitError(r.error);
