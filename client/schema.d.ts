@@ -880,8 +880,7 @@ export interface components {
              */
             permits: number;
             /**
-             * @description TTL of a claim that does not give one, 1000–3600000 ms (default 60000).
-             * @default 60000
+             * @description TTL of a claim that does not give one, 1000–3600000 ms. Omitted: 60000 for a new semaphore, and a resize keeps the semaphore's own.
              * @example 90000
              */
             default_ttl_ms?: number;

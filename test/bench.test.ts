@@ -445,7 +445,7 @@ describe("decisions of several pgbench transactions (permits: acquire, then rele
     if (!bin) return t.skip("pgbench not installed (apt-get install -y postgresql-contrib)");
     const db = await freshDatabase("bench_permit_script");
     const key = "9001";
-    await sql(db, "SELECT admit_semaphore_put($1::bigint, 's', 2, 60000, 2000)", [key]);
+    await sql(db, "SELECT admit_semaphore_put($1::bigint, 's', 2, 60000, false, 2000)", [key]);
     const u = new URL(db);
     const r = await runPgbench(bin, {
       script: pgbenchScript("semaphore"),

@@ -103,7 +103,12 @@ const semaphore: Burst = {
   expected: { "201": 4, "429": 996 },
   async setup(ctx, id) {
     const name = `burst.${id}`;
-    await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, 4, $3::integer, $4::integer)", [lockKey("semaphore", name), name, HOUR_MS, LOCK_TIMEOUT_MS]);
+    await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, 4, $3::integer, false, $4::integer)", [
+      lockKey("semaphore", name),
+      name,
+      HOUR_MS,
+      LOCK_TIMEOUT_MS,
+    ]);
     return {
       path: `/v1/semaphores/${encodeURIComponent(name)}/acquire`,
       body: (i) => ({ holder: `h${i}`, ttl_ms: HOUR_MS }),

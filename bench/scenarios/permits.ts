@@ -82,7 +82,7 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   const nameFor = async (layer: string, impl: string, connection: string) => {
     const name = `${shape.name}.${rowKey(ctx, layer, impl, connection)}`;
     if (shape.kind === "semaphore") {
-      await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)", [
+      await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, false, $5::integer)", [
         lockKey("semaphore", name),
         name,
         shape.permits,

@@ -174,7 +174,10 @@ const SemaphorePutBody = z
       .min(1)
       .max(MAX_PERMITS)
       .openapi({ example: 4, description: `How many holders at once, 1–${MAX_PERMITS}.` }),
-    default_ttl_ms: TtlMs.default(60_000).openapi({ example: 90_000, description: "TTL of a claim that does not give one, 1000–3600000 ms (default 60000)." }),
+    default_ttl_ms: TtlMs.optional().openapi({
+      example: 90_000,
+      description: "TTL of a claim that does not give one, 1000–3600000 ms. Omitted: 60000 for a new semaphore, and a resize keeps the semaphore's own.",
+    }),
   })
   .openapi("SemaphoreConfig");
 

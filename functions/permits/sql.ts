@@ -134,11 +134,16 @@ export async function listSemaphores(db: Queryable, after: string | null, limit:
   return page;
 }
 
-/** Create or resize semaphore `name`; `created` tells which. */
-export async function putSemaphore(db: Queryable, name: string, permits: number, defaultTtlMs: number): Promise<{ created: boolean; semaphore: Semaphore }> {
+/** Create or resize semaphore `name` (`defaultTtlMs` undefined: keep its own, 60 000 for a new one); `created` tells which. */
+export async function putSemaphore(
+  db: Queryable,
+  name: string,
+  permits: number,
+  defaultTtlMs: number | undefined,
+): Promise<{ created: boolean; semaphore: Semaphore }> {
   const [{ r }] = await db.query<{ r: { created: boolean; semaphore: Semaphore } }>(
-    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer) AS r",
-    [lockKey("semaphore", name), name, permits, defaultTtlMs, db.lockTimeoutMs],
+    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, false, $5::integer) AS r",
+    [lockKey("semaphore", name), name, permits, defaultTtlMs ?? null, db.lockTimeoutMs],
     { write: true },
   );
   return r;

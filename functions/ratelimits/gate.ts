@@ -174,7 +174,7 @@ async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]
   let r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
   if (r.status === "not_found") {
     // First use: create it with the configured size (an existing one is never resized here), then take a permit.
-    await sql.putSemaphore(db, conc.name, conc.permits, conc.ttl_ms ?? 60_000, within());
+    await sql.createSemaphore(db, conc.name, conc.permits, conc.ttl_ms ?? 60_000, within());
     r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
   }
   return r;

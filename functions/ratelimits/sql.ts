@@ -232,10 +232,10 @@ export async function acquirePermit(db: Queryable, semaphore: string, holder: st
   return r;
 }
 
-/** Creates (or resizes) a semaphore. */
-export async function putSemaphore(db: Queryable, semaphore: string, permits: number, ttlMs: number, o: PermitCallOptions): Promise<void> {
+/** Creates a semaphore unless it exists (an existing one keeps its size and TTL). */
+export async function createSemaphore(db: Queryable, semaphore: string, permits: number, ttlMs: number, o: PermitCallOptions): Promise<void> {
   await db.query(
-    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, $5::integer)",
+    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, true, $5::integer)",
     [lockKey("semaphore", semaphore), semaphore, permits, ttlMs, o.lockTimeoutMs],
     { write: true, withinMs: o.withinMs },
   );

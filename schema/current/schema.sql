@@ -1817,7 +1817,7 @@ AS $function$
            ORDER BY name LIMIT p_limit + 1) s
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_semaphore_put(p_lock_key bigint, p_name text, p_permits integer, p_default_ttl_ms integer, p_lock_timeout_ms integer)
+CREATE OR REPLACE FUNCTION public.admit_semaphore_put(p_lock_key bigint, p_name text, p_permits integer, p_default_ttl_ms integer, p_create_only boolean, p_lock_timeout_ms integer)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -1826,11 +1826,18 @@ DECLARE
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   PERFORM pg_advisory_xact_lock(p_lock_key);
-  INSERT INTO semaphores AS s (name, permits, default_ttl_ms)
-  VALUES (p_name, p_permits, p_default_ttl_ms)
-  ON CONFLICT (name) DO UPDATE
-    SET permits = excluded.permits, default_ttl_ms = excluded.default_ttl_ms, updated_at = now()
-  RETURNING (xmax = 0) INTO v_created;
+  IF p_create_only THEN
+    INSERT INTO semaphores (name, permits, default_ttl_ms)
+    VALUES (p_name, p_permits, coalesce(p_default_ttl_ms, 60000))
+    ON CONFLICT (name) DO NOTHING;
+    v_created := FOUND;
+  ELSE
+    INSERT INTO semaphores AS s (name, permits, default_ttl_ms)
+    VALUES (p_name, p_permits, coalesce(p_default_ttl_ms, 60000))
+    ON CONFLICT (name) DO UPDATE
+      SET permits = excluded.permits, default_ttl_ms = coalesce(p_default_ttl_ms, s.default_ttl_ms), updated_at = now()
+    RETURNING (xmax = 0) INTO v_created;
+  END IF;
   RETURN json_build_object('created', v_created, 'semaphore', admit_semaphore_state(p_name));
 END
 $function$;

@@ -119,7 +119,7 @@ describe("fencing tokens over long random sequences (test clock, checked against
           run++;
           const name = `fuzz-${run}`;
           const capacity: Record<Kind, number> = { lease: 1, semaphore: 3 };
-          await db.query("SELECT admit_semaphore_put($1::bigint, $2, 3, 60000, 1000)", [lockKey("semaphore", name), name]);
+          await db.query("SELECT admit_semaphore_put($1::bigint, $2, 3, 60000, false, 1000)", [lockKey("semaphore", name), name]);
           const claims: Record<Kind, Claim[]> = { lease: [], semaphore: [] };
           const lastToken: Record<Kind, bigint> = { lease: 0n, semaphore: 0n };
           let now = Date.parse("2100-01-01T00:00:00Z") + run * 86_400_000;

@@ -25,15 +25,24 @@ describe("PUT and GET", () => {
     expect(p.status).toBe(201);
     expect(p.json).toMatchObject({ semaphore: "upstream/a", slot: 0, holder: "w1", ttl_ms: 90_000 });
 
+    // A resize that does not name default_ttl_ms keeps the semaphore's (it was reset to 60 000).
     const resized = await suite.api("PUT", "/v1/semaphores/upstream%2Fa", { permits: 5 });
     expect(resized.status).toBe(200);
-    expect(resized.json).toMatchObject({ permits: 5, default_ttl_ms: 60_000, in_use: 1, available: 4 });
+    expect(resized.json).toMatchObject({ permits: 5, default_ttl_ms: 90_000, in_use: 1, available: 4 });
+    expect((await acquire("upstream/a", "w2")).json).toMatchObject({ slot: 1, ttl_ms: 90_000 });
+    expect((await suite.api("PUT", "/v1/semaphores/upstream%2Fa", { permits: 5, default_ttl_ms: 30_000 })).json).toMatchObject({ default_ttl_ms: 30_000 });
+    expect((await suite.api("PUT", "/v1/semaphores/fresh-default", { permits: 1 })).json).toMatchObject({ default_ttl_ms: 60_000 });
 
     const got = await suite.api("GET", "/v1/semaphores/upstream%2Fa");
     expect(got.status).toBe(200);
-    expect(got.json.holders).toEqual([
-      { slot: 0, holder: "w1", fencing_token: p.json.fencing_token, claimed_at: p.json.claimed_at, expires_at: p.json.expires_at },
-    ]);
+    expect(got.json.holders[0]).toEqual({
+      slot: 0,
+      holder: "w1",
+      fencing_token: p.json.fencing_token,
+      claimed_at: p.json.claimed_at,
+      expires_at: p.json.expires_at,
+    });
+    expect(got.json.holders.map((h: { holder: string }) => h.holder)).toEqual(["w1", "w2"]);
 
     for (const [method, path, body] of [
       ["GET", "/v1/semaphores/nope", undefined],

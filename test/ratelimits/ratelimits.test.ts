@@ -2,9 +2,10 @@
 // instead of sleeping): policies, overrides, check semantics and headers, refund, usage, log, sweep.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { mapSqlError } from "../../functions/core/db";
+import { mapSqlError, RequestDb } from "../../functions/core/db";
 import { call } from "../../functions/http/rpc/call";
 import { type RateLimitBinding, rateLimit } from "../../functions/ratelimits";
+import { createSemaphore } from "../../functions/ratelimits/sql";
 import { bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 // The deny cache is exercised in ratelimits.cache.test.ts; here every check reaches Postgres.
@@ -581,6 +582,27 @@ describe("no hangs, honest failures", () => {
       ["日本-inflight", "in\nflight", "a b"],
     ]);
     expect(n).toBe(0);
+  });
+
+  it("a concurrency limit's first use creates its semaphore and never resizes one that exists (two isolates, or another size configured)", async () => {
+    await suite.api("PUT", "/v1/semaphores/mw-existing", { permits: 5, default_ttl_ms: 90_000 });
+    const db = new RequestDb(bindings(suite.db));
+    try {
+      // What gate() calls on "not found": twice, with other sizes, as two isolates meeting a missing one would.
+      await createSemaphore(db, "mw-existing", 1, 60_000, { lockTimeoutMs: 1_000, withinMs: 5_000 });
+      await createSemaphore(db, "mw-new", 2, 60_000, { lockTimeoutMs: 1_000, withinMs: 5_000 });
+      await createSemaphore(db, "mw-new", 7, 10_000, { lockTimeoutMs: 1_000, withinMs: 5_000 });
+    } finally {
+      await db.close();
+    }
+    const rows = await sql<{ name: string; permits: number; default_ttl_ms: number }>(
+      suite.db,
+      "SELECT name, permits, default_ttl_ms FROM semaphores WHERE name IN ('mw-existing', 'mw-new') ORDER BY name",
+    );
+    expect(rows).toEqual([
+      { name: "mw-existing", permits: 5, default_ttl_ms: 90_000 },
+      { name: "mw-new", permits: 2, default_ttl_ms: 60_000 },
+    ]);
   });
 
   it("a concurrency limit names its holder after any path: 200 code units, a pair cut in half or a NUL made U+FFFD", async () => {
