@@ -52,13 +52,17 @@ app.get("/slow/work", async (c) => {
 app.get("/slow-stats", (c) => c.json({ running, peak }));
 
 app.post("/book", async (c) => {
-  const body = await c.req.json<{ resource: string; holder: string; start: string; end: string }>();
+  // A body that is not JSON is the client's mistake (400), not the gateway's (Hono would answer 500).
+  const body = await c.req.json<{ resource: string; holder: string; start: string; end: string }>().catch(() => undefined);
+  if (body === undefined) return c.json({ status: 400, type: "/problems/bad-request", message: "The body is not JSON." }, 400);
   try {
     const r = await admit(c.env.ADMIT).reserve(body, { idempotencyKey: c.req.header("Idempotency-Key") });
     return r.created ? c.json(r, 201) : c.json(r, 409);
   } catch (err) {
-    if (err instanceof AdmitError) return c.json({ status: err.status, type: err.type, message: err.message, retryAfter: err.retryAfter }, err.status as 422);
-    throw err;
+    if (!(err instanceof AdmitError)) throw err;
+    // Admit's Retry-After (a 503, a lock timeout) goes on to the client as the header it honours.
+    if (err.retryAfter !== undefined) c.header("Retry-After", String(err.retryAfter));
+    return c.json({ status: err.status, type: err.type, message: err.message, retryAfter: err.retryAfter }, err.status as 422);
   }
 });
 

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../dev/local";
 import { startWranglerDev, type WranglerDev } from "../../dev/wrangler";
 import gatewayWorker from "../../examples/gateway/index";
+import { lockKey } from "../../functions/core/keys";
 import type { AdmitBinding } from "../../functions/http/rpc/client";
-import { client, freshDatabase, SUITE_BUDGET_MS, sql, TOKEN } from "../support";
+import { client, freshDatabase, SUITE_BUDGET_MS, sql, TOKEN, whileHolding } from "../support";
 
 const suite = {} as { db: string; admit: WranglerDev; gateway: WranglerDev; api: ReturnType<typeof client>; registry: string };
 
@@ -38,7 +39,7 @@ const gw = async (method: string, path: string, body?: unknown, headers: Record<
   const res = await fetch(suite.gateway.url + path, {
     method,
     headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
@@ -145,6 +146,18 @@ describe("the gateway example over the Service Binding", () => {
     expect(bad.status).toBe(422);
     expect(bad.json).toMatchObject({ status: 422, type: "/problems/validation" });
     expect(bad.json.message).toContain("end must be after start");
+    expect(bad.headers.get("retry-after")).toBeNull();
+    // A body that is not JSON: the client's 400, not a 500 from the gateway.
+    const notJson = await gw("POST", "/book", "{not json");
+    expect([notJson.status, notJson.json]).toEqual([400, { status: 400, type: "/problems/bad-request", message: "The body is not JSON." }]);
+
+    // Admit's lock timeout (the resource's lock held elsewhere): 503 with Retry-After as a header.
+    const held = { ...body, resource: "rack-9/locked" };
+    const busy = await whileHolding(suite.db, "SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", held.resource)], () =>
+      gw("POST", "/book", held),
+    );
+    expect([busy.status, busy.json.type]).toEqual([503, "/problems/lock-timeout"]);
+    expect(busy.headers.get("retry-after")).toBe(String(busy.json.retryAfter));
   });
 
   it("a client's Idempotency-Key passed on over the binding: 30 simultaneous retries of one booking → one reservation, one answer", async () => {
