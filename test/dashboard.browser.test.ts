@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../dev/local";
-import { type BrowserSession, chromiumPath, launchBrowser, TOKEN, workerSuite } from "./support";
+import { type BrowserSession, chromiumPath, launchBrowser, sql, TOKEN, workerSuite } from "./support";
 import { newSecret, signedHeaders } from "./webhooks/webhooks.support";
 
 const SHOTS = join(ROOT, "test", "screenshots");
@@ -370,6 +370,30 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     await page.click('#wh-form button[type="submit"]');
     await page.waitForFunction(() => document.querySelectorAll("#wh-events tbody tr").length === 4, { timeout: 30_000 });
     await shot("webhooks");
+  });
+
+  it("a list longer than the view loads says it shows only the first items: 1 001 events of one source", async () => {
+    await ok("PUT", "/v1/webhooks/sources/bulk", { secret: newSecret() });
+    await sql(
+      suite.db,
+      "INSERT INTO webhook_events (source, webhook_id, webhook_timestamp, payload) SELECT 'bulk', 'bulk_' || i, now(), '{}' FROM generate_series(1, 1001) i",
+    );
+    // The sources are read when the view opens: away and back.
+    await openView("inventory", "Inventory");
+    await openView("webhooks", "Webhooks");
+    await page.waitForFunction(() => [...document.querySelectorAll("#wh-source option")].some((o) => o.textContent === "bulk"), { timeout: 30_000 });
+    await page.select("#wh-source", "bulk");
+    await page.click('#wh-form button[type="submit"]');
+    await page.waitForFunction(() => document.querySelector("#wh-events caption")?.textContent?.startsWith("Events of bulk"), { timeout: 30_000 });
+    expect(await text("#wh-out .truncated")).toBe("Only the first 1000 events are shown, and counted; narrow the query to see the rest.");
+    expect(await text("#wh-events caption")).toBe("Events of bulk (the first 1000); lapsed claims are highlighted");
+    expect(await text("#wh-received")).toBe("1000");
+    await shot("webhooks-truncated");
+    // The source of the other tests again, whose events all fit: no note.
+    await page.select("#wh-source", "billing");
+    await page.click('#wh-form button[type="submit"]');
+    await page.waitForFunction(() => document.querySelector("#wh-events caption")?.textContent?.startsWith("Events of billing"), { timeout: 30_000 });
+    expect(await page.$("#wh-out .truncated")).toBeNull();
   });
 
   it("is readable on a phone: the webhooks and rate-limit views at 390 px wide", async () => {

@@ -35,7 +35,7 @@ async function api(path, query = {}) {
   return body;
 }
 
-/** Every page of a list endpoint ({items, next_cursor}), up to `max` items. */
+/** Every page of a list endpoint ({items, next_cursor}), up to `max` items; `truncated` when more exist. */
 async function all(path, query = {}, max = 5000) {
   const items = [];
   let cursor;
@@ -44,7 +44,14 @@ async function all(path, query = {}, max = 5000) {
     items.push(...page.items);
     cursor = page.next_cursor;
   } while (cursor && items.length < max);
+  items.truncated = Boolean(cursor);
   return items;
+}
+
+/** Says that a list shows only its first items (all() stopped at its `max`), or nothing. */
+function truncatedNote(list, what) {
+  if (!list.truncated) return undefined;
+  return el("p", { class: "truncated", role: "status" }, `Only the first ${list.length} ${what} are shown, and counted; narrow the query to see the rest.`);
 }
 
 /** Shows a failed load: a refused token gets its own clear message. */
@@ -443,6 +450,7 @@ async function showReservations() {
   }
   $("rs-out").replaceChildren(
     el("h3", {}, `${resource}: ${utc(from)} – ${utc(to)}`),
+    truncatedNote(list, "reservations") ?? "",
     bar,
     lane,
     el(
@@ -507,13 +515,14 @@ async function loadPermits() {
   );
   table(
     "pm-leases",
-    `${leases.length} held`,
+    leases.truncated ? `the first ${leases.length} held (more are)` : `${leases.length} held`,
     ["Key", "Holder", "Fencing token", "Claimed", "Time left"],
     leases.map((l) => [l.key, l.holder, l.fencing_token, utc(l.claimed_at), timeLeft(l.expires_at)]),
   );
   const toggle = (name, label) => el("button", { type: "button", class: "holders-toggle", "data-semaphore": name }, label);
   $("pm-semaphores").replaceChildren(
     ...(semaphores.length ? [] : [el("p", { class: "muted" }, "No semaphores.")]),
+    truncatedNote(listed, "semaphores") ?? "",
     ...semaphores.map((s) =>
       el(
         "div",
@@ -569,12 +578,14 @@ async function loadSources() {
 async function showEvents() {
   const source = $("wh-source").value;
   if (!source) return;
-  const events = await all(`/v1/webhooks/${encodeURIComponent(source)}/events`, { status: $("wh-status").value, limit: 1000 });
+  // At most 1 000: each event carries its payload (up to 64 KiB), which this view does not show.
+  const events = await all(`/v1/webhooks/${encodeURIComponent(source)}/events`, { status: $("wh-status").value, limit: 1000 }, 1000);
   // A lapsed claim: claimed before, never acknowledged, and its claim has run out.
   const lapsed = (e) => e.status === "received" && e.claims > 0;
   const counts = { received: 0, claimed: 0, processed: 0 };
   for (const e of events) counts[e.status]++;
   $("wh-out").replaceChildren(
+    truncatedNote(events, "events") ?? "",
     el(
       "dl",
       { class: "stats", "aria-label": `Events of ${source} by status` },
@@ -585,7 +596,7 @@ async function showEvents() {
     ),
     table(
       el("table", { id: "wh-events" }),
-      `Events of ${source} (${events.length}); lapsed claims are highlighted`,
+      `Events of ${source} (${events.truncated ? `the first ${events.length}` : events.length}); lapsed claims are highlighted`,
       ["Webhook id", "Status", "Claims", "Received", "Claim expires", "Processed"],
       events.map((e) => [
         e.webhook_id,
