@@ -978,7 +978,8 @@ export interface components {
             available: number;
         };
         InventoryStockBelowTaken: components["schemas"]["Problem"] & ({
-            nights: {
+            /** @description `stock-below-taken`: the nights that have more booked + held than `quantity`. Absent from a `concurrent-conflict`. */
+            nights?: {
                 date: string;
                 capacity: number;
                 booked: number;
@@ -4298,7 +4299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Some nights already have more booked + held than `quantity`; nothing changed. Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            /** @description `stock-below-taken`: some nights already have more booked + held than `quantity` (`nights`). `concurrent-conflict` (with `Retry-After`): bookings changed the same nights while stock was lowered; retry. Nothing changed either way.. Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
             409: {
                 headers: {
                     [name: string]: unknown;

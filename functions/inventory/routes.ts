@@ -62,7 +62,10 @@ const ShortProblem = ProblemSchema.extend({
   short: z.array(z.object({ date: z.string(), available: z.number().int() })),
 }).openapi("InventoryShort");
 const StockProblem = ProblemSchema.extend({
-  nights: z.array(z.object({ date: z.string(), capacity: z.number().int(), booked: z.number().int(), held: z.number().int() })),
+  nights: z
+    .array(z.object({ date: z.string(), capacity: z.number().int(), booked: z.number().int(), held: z.number().int() }))
+    .optional()
+    .openapi({ description: "`stock-below-taken`: the nights that have more booked + held than `quantity`. Absent from a `concurrent-conflict`." }),
 }).openapi("InventoryStockBelowTaken");
 const BookingProblem = ProblemSchema.extend({ booking: Booking }).openapi("InventoryBookingConflict");
 
@@ -121,7 +124,8 @@ export const putInventoryStock = createRoute({
   responses: {
     200: { description: "The nights as they are now", content: { "application/json": { schema: Nights } } },
     409: {
-      description: "Some nights already have more booked + held than `quantity`; nothing changed",
+      description:
+        "`stock-below-taken`: some nights already have more booked + held than `quantity` (`nights`). `concurrent-conflict` (with `Retry-After`): bookings changed the same nights while stock was lowered; retry. Nothing changed either way.",
       content: { "application/problem+json": { schema: StockProblem } },
     },
     ...problemResponses(400, 401, 413, 415, 422, 503, 504),
