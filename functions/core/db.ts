@@ -210,6 +210,20 @@ export function mapSqlError(state: string, err: unknown): ProblemError {
   if (state.startsWith("28")) return unavailable("The database rejected the credentials in DATABASE_URL.", 30);
   if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P") || state === "3D000")
     return unavailable(`The database cannot serve requests now (${state}).`);
+  // The database's own trouble, not the request's: an internal error (XX000: e.g. a compute that
+  // could not read a page during an incident) or an I/O error (58…).
+  if (state.startsWith("XX") || state.startsWith("58")) return unavailable(`The database failed to run the statement (${state}: ${msg}).`);
+  if (state === "25006") return unavailable("DATABASE_URL points at a read-only database (a replica?): Admit needs one it can write to.", 30);
+  if (state === "42501")
+    return unavailable(`The database role in DATABASE_URL lacks a privilege Admit needs (${msg}): grant it, or run \`npm run migrate\` as that role.`, 30);
+  // Postgres itself cannot say whether the statement completed.
+  if (state === "40003")
+    return problem(
+      "outcome-unknown",
+      "The database could not tell whether the statement completed; it may or may not have been applied.",
+      {},
+      { "Retry-After": "1" },
+    );
   const bug = new Error(`unexpected SQLSTATE ${state}: ${msg}`);
   throw bug;
 }
@@ -353,8 +367,16 @@ export class RequestDb {
     this.txFailed = false;
   }
 
-  /** Commits. A connection lost after COMMIT was sent is "outcome unknown" (504). */
+  /**
+   * Commits. A connection lost after COMMIT was sent is "outcome unknown" (504). After a statement
+   * failed inside the transaction, Postgres would answer COMMIT with a silent ROLLBACK: that is
+   * rolled back and thrown (a caller that caught the failure and went on), never reported as saved.
+   */
   async commit(): Promise<void> {
+    if (this.transactionFailed) {
+      await this.rollback();
+      throw new Error("commit(): a statement failed inside this transaction (and was caught), so Postgres rolled it back; nothing was saved");
+    }
     try {
       await this.query("COMMIT", [], { write: true, commit: true });
     } finally {

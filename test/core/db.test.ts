@@ -1,7 +1,7 @@
 // The request database handle's explicit transactions, against real Postgres through the bridge.
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, startBridge } from "../../dev/bridge";
-import { coalescedWebSocket, RequestDb } from "../../functions/core/db";
+import { coalescedWebSocket, mapSqlError, RequestDb } from "../../functions/core/db";
 import { ProblemError } from "../../functions/core/errors";
 import { bindings, freshDatabase, sql, until } from "../support";
 
@@ -50,6 +50,45 @@ describe("RequestDb.transaction", () => {
     await h.rollback();
     await h.close();
     expect(await sql(db, "SELECT v FROM tx_probe WHERE v = 4")).toEqual([]);
+  });
+});
+
+describe("mapSqlError", () => {
+  it("the database's own trouble is a 503 with Retry-After, an unknown completion a 504; an unforeseen SQLSTATE is still a bug", () => {
+    const cases: [string, number, string][] = [
+      ["XX000", 503, "2"],
+      ["58030", 503, "2"],
+      ["25006", 503, "30"],
+      ["42501", 503, "30"],
+      ["40003", 504, "1"],
+    ];
+    for (const [state, status, retryAfter] of cases) {
+      const p = mapSqlError(state, new Error("from Postgres"));
+      expect([p.problem.status, p.headers["Retry-After"]], state).toEqual([status, retryAfter]);
+    }
+    expect(() => mapSqlError("23503", new Error("foreign key"))).toThrow(/unexpected SQLSTATE 23503/);
+  });
+});
+
+describe("RequestDb.commit after a failed statement", () => {
+  it("a failure caught inside fn is not reported as saved: the commit throws and nothing is written", async () => {
+    const h = new RequestDb(bindings(db));
+    const outcome = await h
+      .transaction(async (tx) => {
+        await tx.query("INSERT INTO tx_probe VALUES (5)", [], { write: true });
+        // A caller that treats a duplicate as "already there" and goes on: Postgres has aborted the transaction.
+        await tx.query("INSERT INTO tx_probe VALUES (1)", [], { write: true }).catch(() => undefined);
+        return "saved";
+      })
+      .then(
+        (v) => v,
+        (err: Error) => err.message,
+      );
+    expect(outcome).toMatch(/^commit\(\): a statement failed inside this transaction/);
+    expect(h.inTransaction).toBe(false);
+    expect(await h.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+    await h.close();
+    expect(await sql(db, "SELECT v FROM tx_probe WHERE v = 5")).toEqual([]);
   });
 });
 
