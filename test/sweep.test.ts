@@ -26,6 +26,25 @@ describe("sweep", () => {
     expect((await sweep(bindings(db))).zz_probe).toBe(0);
   });
 
+  it("a sweeper that fails is skipped for this run, and every other one still sweeps", async () => {
+    const own = await freshDatabase("sweep_broken");
+    await sql(own, "CREATE TABLE after_probe (id integer PRIMARY KEY)");
+    await sql(own, "INSERT INTO after_probe SELECT generate_series(1, 3)");
+    // First in name order, it fails on every batch; the probe comes after every real sweeper.
+    await sql(
+      own,
+      "CREATE FUNCTION admit_sweep_aa_broken() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk trouble' USING ERRCODE = 'XX000'; END $$",
+    );
+    await sql(
+      own,
+      "CREATE FUNCTION admit_sweep_zz_after() RETURNS integer LANGUAGE sql AS $$ WITH d AS (DELETE FROM after_probe RETURNING 1) SELECT count(*)::integer FROM d $$",
+    );
+    const report = await sweep(bindings(own));
+    expect(report.zz_after).toBe(3);
+    expect(report.aa_broken).toBe(0);
+    expect(await sql(own, "SELECT id FROM after_probe")).toEqual([]);
+  });
+
   it("each batch is its own transaction, and a sweeper runs batch after batch until it has nothing left", async () => {
     await sql(db, "CREATE TABLE batch_probe (id integer PRIMARY KEY)");
     await sql(db, "CREATE TABLE batch_probe_tx (tx bigint)");

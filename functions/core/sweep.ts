@@ -15,7 +15,11 @@ export type SweepReport = Record<string, number>;
 /** How long one cron run keeps starting batches; the database budget below bounds the last one. */
 export const SWEEP_BUDGET_MS = 20_000;
 
-/** Runs every sweeper until it has nothing left or the budget is spent; returns rows changed per sweeper. Throws a ProblemError if the database is unavailable. */
+/**
+ * Runs every sweeper until it has nothing left or the budget is spent; returns rows changed per
+ * sweeper. A sweeper that fails is logged and skipped for this run; throws when every one failed
+ * (a ProblemError when the database is unavailable).
+ */
 export async function sweep(env: Bindings, { budgetMs = SWEEP_BUDGET_MS }: { budgetMs?: number } = {}): Promise<SweepReport> {
   // The last batch may take up to 5 s past the budget; DB_BUDGET_MS is capped at 60 s (a larger value would be ignored).
   const db = new RequestDb({ ...env, DB_BUDGET_MS: String(Math.min(budgetMs + 5_000, 60_000)) });
@@ -23,17 +27,27 @@ export async function sweep(env: Bindings, { budgetMs = SWEEP_BUDGET_MS }: { bud
   try {
     const names = (await db.query<{ name: string }>("SELECT name FROM admit_sweepers() AS name")).map((r) => r.name);
     const report: SweepReport = Object.fromEntries(names.map((n) => [n, 0]));
+    // A sweeper whose batch fails is left out for the rest of this run, and the others go on: one
+    // failing table must not leave every table after it in name order unswept, run after run.
+    const failed = new Map<string, unknown>();
     let busy = names;
     while (busy.length > 0 && Date.now() < stopAt) {
       const still: string[] = [];
       for (const name of busy) {
-        const [{ n }] = await db.query<{ n: number | null }>("SELECT admit_sweep_batch($1) AS n", [name], { write: true });
-        report[name] += n ?? 0;
-        if ((n ?? 0) > 0) still.push(name);
+        try {
+          const [{ n }] = await db.query<{ n: number | null }>("SELECT admit_sweep_batch($1) AS n", [name], { write: true });
+          report[name] += n ?? 0;
+          if ((n ?? 0) > 0) still.push(name);
+        } catch (err) {
+          failed.set(name, err);
+          console.error(`admit sweep: ${name} failed (${(err as Error)?.message ?? err}); the other sweepers go on, and the next run tries it again`);
+        }
         if (Date.now() >= stopAt) break;
       }
       busy = still;
     }
+    // Every one failed: the database itself, most likely — the caller's error, as before.
+    if (names.length > 0 && failed.size === names.length) throw failed.get(names[0]);
     return report;
   } finally {
     await db.close();
