@@ -44,13 +44,49 @@ export interface MigrateOptions {
   wsProxy?: string;
   dir?: string;
   log?: (line: string) => void;
+  /** How long to wait for the connection (default 30 s). */
+  connectTimeoutMs?: number;
+}
+
+/** How long `npm run migrate` waits for the database to accept its connection. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/** Connects, or fails naming the host after `ms` (an unreachable host would otherwise wait for the OS's TCP timeout, minutes, silently). */
+async function connectWithin(client: ReturnType<typeof createClient>, databaseUrl: string, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const host = (() => {
+    try {
+      return new URL(databaseUrl).host;
+    } catch {
+      return "the host in DATABASE_URL";
+    }
+  })();
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(`migrate: no connection to ${host} within ${ms / 1000} s; check DATABASE_URL (and NEON_WS_PROXY, if set) and that the database is up`),
+            ),
+          ms,
+        );
+      }),
+    ]);
+  } catch (err) {
+    void client.end().catch(() => {});
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function migrate(opts: MigrateOptions): Promise<{ applied: string[] }> {
   const log = opts.log ?? (() => {});
   const migrations = await loadMigrations(opts.dir);
   const client = createClient({ DATABASE_URL: opts.databaseUrl, NEON_WS_PROXY: opts.wsProxy });
-  await client.connect();
+  await connectWithin(client, opts.databaseUrl, opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
   const applied: string[] = [];
   try {
     for (const m of migrations) {

@@ -259,7 +259,10 @@ async function removeStalePid(dataDir: string, log: (line: string) => void): Pro
   if (!existsSync(pidFile)) return;
   const pid = postmasterPid(dataDir);
   if (pid !== null && (await isPostgres(pid))) {
-    throw new Error(`postgres (pid ${pid}) is still running on ${dataDir}, probably left by an ` + `earlier run: stop it with "kill ${pid}" and start again`);
+    throw new Error(
+      `postgres (pid ${pid}) is already running on ${dataDir}: another \`npm start\` (or a test run) may be using this data directory — ` +
+        `stop that one, or give this one its own with ADMIT_DATA_DIR=<dir>; if none is running, it was left by an earlier run: stop it with "kill ${pid}"`,
+    );
   }
   log(`removing stale ${pidFile}`);
   await fs.rm(pidFile, { force: true });

@@ -1,5 +1,6 @@
 // The migrator: in order, once each, recorded, and safe with two migrators at once.
 import { appendFile, cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -18,6 +19,25 @@ async function scratchDir(): Promise<string> {
 }
 
 describe("migrate", () => {
+  it("gives up on a host that never answers, naming it, instead of waiting for the OS's TCP timeout", async () => {
+    // Accepts the connection and never answers a byte.
+    const sockets: import("node:net").Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const err = await migrate({ databaseUrl: `postgres://u:p@127.0.0.1:${port}/x`, wsProxy: `127.0.0.1:${port}/v1`, connectTimeoutMs: 1_000 }).catch(
+        (e: Error) => e,
+      );
+      expect((err as Error).message).toBe(
+        `migrate: no connection to 127.0.0.1:${port} within 1 s; check DATABASE_URL (and NEON_WS_PROXY, if set) and that the database is up`,
+      );
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
   it("applies every schema file once, in order, and records it", async () => {
     const url = await freshDatabase("fresh", { migrated: false });
     const files = (await loadMigrations()).map((m) => m.name);

@@ -19,7 +19,7 @@ export function documentIdempotencyKey<D extends { paths?: object }>(doc: D, exe
           required: false,
           schema: { type: "string", minLength: 1, maxLength: MAX_KEY_LENGTH },
           description:
-            "Makes the request safe to retry for 24 h: a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`.",
+            "Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`.",
         },
       ];
     }
