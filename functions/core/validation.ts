@@ -32,14 +32,26 @@ export function jsonObject(maxBytes: number) {
   });
 }
 
+/**
+ * Why Postgres would not store `s` as itself, or undefined: a lone surrogate reaches it as U+FFFD
+ * (the driver's TextEncoder), so two different strings would become one; a NUL is refused.
+ */
+export function unstorableText(s: string): string | undefined {
+  if (!s.isWellFormed()) return "must be well-formed Unicode (no lone surrogates)";
+  if (s.includes("\u0000")) return "must not contain NUL characters";
+  return undefined;
+}
+
 /** A 1–max character string that Postgres can store and the lock hash reads as the same bytes. */
 export function name(max = 200) {
   return z
     .string()
     .min(1)
     .max(max)
-    .refine((s) => s.isWellFormed(), "must be well-formed Unicode (no lone surrogates)")
-    .refine((s) => !s.includes("\u0000"), "must not contain NUL characters");
+    .superRefine((s, ctx) => {
+      const message = unstorableText(s);
+      if (message) ctx.addIssue({ code: "custom", message });
+    });
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/i;

@@ -6,6 +6,7 @@ import { intSetting, type RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { problem, validationProblem } from "../core/errors";
 import { IDEMPOTENCY_HEADER } from "../core/http";
+import { unstorableText } from "../core/validation";
 import { type Claim, claimIdempotencyKey } from "./sql";
 
 export const MAX_KEY_LENGTH = 255;
@@ -16,19 +17,11 @@ export function idempotencyTtlS(b: Bindings): number {
 }
 
 /**
- * A key's 422 when it is empty, too long, or not text Postgres stores as itself: a NUL, or a lone
- * surrogate (which the driver would turn into U+FFFD, so two different keys became one). A header
- * cannot carry either; an RPC option can. `where` names the field (the header, or the RPC option).
+ * A key's 422 when it is empty, too long, or not text Postgres stores as itself (unstorableText: a
+ * header cannot carry such a key, an RPC option can). `where` names the field (the header, or the RPC option).
  */
 export function checkKey(key: string, where: { in: string; path: string }): void {
-  const message =
-    key.length < 1 || key.length > MAX_KEY_LENGTH
-      ? `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`
-      : !key.isWellFormed()
-        ? "must be well-formed Unicode (no lone surrogates)"
-        : key.includes("\u0000")
-          ? "must not contain NUL characters"
-          : undefined;
+  const message = key.length < 1 || key.length > MAX_KEY_LENGTH ? `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})` : unstorableText(key);
   if (message) throw validationProblem(`${where.in} ${where.path}: ${message}`, [{ ...where, message }]);
 }
 

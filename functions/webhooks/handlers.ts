@@ -10,7 +10,7 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { REPLAYED_HEADER } from "../core/http";
-import { cutPage, isUuid, namePage } from "../core/validation";
+import { cutPage, isUuid, namePage, unstorableText } from "../core/validation";
 import * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -54,7 +54,7 @@ export const MAX_ORDERING_CHARS = 200;
  * was refused by Postgres: a 422, retried by the sender forever).
  */
 export async function storedOrdering(value: string): Promise<string> {
-  if (value.length <= MAX_ORDERING_CHARS && value.isWellFormed() && !value.includes("\u0000")) return value;
+  if (value.length <= MAX_ORDERING_CHARS && unstorableText(value) === undefined) return value;
   return `sha256:${await sha256(JSON.stringify(value))}`;
 }
 

@@ -15,7 +15,7 @@ export const webhooks = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(routes.ackWebhookEvent, handlers.ackWebhookEvent)
   .openapi(routes.listWebhookEvents, handlers.listWebhookEvents);
 
-export { MAX_ORDERING_CHARS, orderingValue, storedOrdering } from "./handlers";
+export { orderingValue } from "./handlers";
 export { documentDelivery } from "./openapi";
 export { isWebhookDelivery, WEBHOOK_DELIVERY_PATH } from "./routes";
 export { RPC } from "./rpc";
