@@ -374,7 +374,7 @@ export function findChromium(): Promise<Chromium> {
  * sees all or nothing; npm ci starts it anew), and the browser gets them through LD_LIBRARY_PATH
  * and FONTCONFIG_FILE. Open Sans has no monospace face and no arrows (→), so the fonts are first
  * DejaVu's (the dejavu-fonts-ttf package, the fonts Debian's fonts-dejavu-core has), with their own
- * family rules (monospace → DejaVu Sans Mono). The browser then needs no system library beyond libc
+ * family rules (monospace → DejaVu Sans Mono). The browser then needs no system library beyond glibc and libgcc_s
  * and no system font, and nothing is downloaded.
  */
 async function unpackNpmChromium(): Promise<Chromium> {
