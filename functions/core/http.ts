@@ -4,6 +4,14 @@ import { matchedRoutes } from "hono/route";
 
 /** The header a client sends to make a write idempotent. */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+/**
+ * What a header value of the document may hold (its `pattern`): visible ASCII, spaces only inside.
+ * The runtime itself answers a request with a NUL, CR or LF in a header value (a `text/plain` 400,
+ * before Admit runs), HTTP strips the spaces at either end, and fetch() will not send a character
+ * over U+00FF: a generated client keeping to this never sends a value that arrives changed or not at all.
+ */
+export const HEADER_VALUE_PATTERN = "^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$";
+
 /** Set on an answer that is a replay of a stored one (an idempotent retry, a duplicate webhook delivery). */
 export const REPLAYED_HEADER = "Idempotent-Replayed";
 /**

@@ -42,16 +42,28 @@ export function unstorableText(s: string): string | undefined {
   return undefined;
 }
 
-/** A 1–max character string that Postgres can store and the lock hash reads as the same bytes. */
-export function name(max = 200) {
-  return z
-    .string()
-    .min(1)
-    .max(max)
+/** No NUL (what `name()` documents as its pattern; a lone surrogate cannot be said in one). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what it refuses
+const STORABLE = /^[^\u0000]*$/;
+/** The same, and not "." or "..": what `name({ segment: true })` documents. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what it refuses
+const SEGMENT = /^(?!\.\.?$)[^\u0000]*$/;
+/** "." and "..": dot-segments, which URL parsers (the client's, the runtime's) resolve away before routing. */
+export const DOT_SEGMENT_MESSAGE = 'must not be "." or "..": a URL cannot name it (the client resolves such a path segment away)';
+
+/**
+ * A 1–max character string that Postgres can store and the lock hash reads as the same bytes.
+ * `segment`: the name of a thing that some route addresses by a path segment (a lock key, an item, a
+ * semaphore, a resource): "." and ".." are refused where it is created, since no URL could reach it.
+ */
+export function name(max = 200, opts: { segment?: boolean } = {}) {
+  const text = z.string().min(1).max(max).regex(STORABLE, "must not contain NUL characters");
+  const checked = opts.segment ? text.refine((s) => s !== "." && s !== "..", DOT_SEGMENT_MESSAGE) : text;
+  return checked
     .superRefine((s, ctx) => {
-      const message = unstorableText(s);
-      if (message) ctx.addIssue({ code: "custom", message });
-    });
+      if (!s.isWellFormed()) ctx.addIssue({ code: "custom", message: unstorableText(s) ?? "" });
+    })
+    .openapi({ pattern: (opts.segment ? SEGMENT : STORABLE).source });
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/i;
@@ -127,8 +139,25 @@ export function validationHook(result: HookResult, _c: Context): void {
   throw validationProblem(detail, errors);
 }
 
+/** The message of every 422 for a `cursor` no list returned. */
+export const CURSOR_INVALID = "invalid cursor";
+
 /** The most items one page of a list (`GET` of a collection) carries. */
 export const MAX_LIST_PAGE = 1000;
+
+/**
+ * The `cursor` query parameter of every list: a `next_cursor` this endpoint returned, opaque to the
+ * client. Text Postgres cannot store as itself (a NUL, a lone surrogate) is no cursor any list gave:
+ * 422 "invalid cursor" naming the parameter, before the database is asked. A list whose cursors have
+ * a structure checks it too (decodeCursor, a pattern) with the same message.
+ */
+export const Cursor = z
+  .string()
+  .min(1)
+  .max(500)
+  .regex(STORABLE, CURSOR_INVALID)
+  .refine((s) => s.isWellFormed(), CURSOR_INVALID)
+  .openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" });
 
 /** `limit` and `cursor` of a list keyset-paged by name: the cursor is the previous page's last name. */
 export const PageQuery = z.object({
@@ -139,12 +168,7 @@ export const PageQuery = z.object({
     .max(MAX_LIST_PAGE)
     .default(100)
     .openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1–1000 (default 100)" }),
-  cursor: z
-    .string()
-    .min(1)
-    .max(500)
-    .optional()
-    .openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" }),
+  cursor: Cursor.optional(),
 });
 
 /**
@@ -174,7 +198,7 @@ export function decodeCursor(cursor: string, ok: (parts: string[]) => boolean): 
   } catch {
     /* not base64url JSON: fall through */
   }
-  throw validationProblem("cursor is not a next_cursor returned by this endpoint.", [{ in: "query", path: "cursor", message: "invalid cursor" }]);
+  throw validationProblem("cursor is not a next_cursor returned by this endpoint.", [{ in: "query", path: "cursor", message: CURSOR_INVALID }]);
 }
 
 export function namePage<T>(rows: T[], limit: number, nameOf: (row: T) => string): { items: T[]; next_cursor: string | null } {
@@ -183,12 +207,22 @@ export function namePage<T>(rows: T[], limit: number, nameOf: (row: T) => string
   return { items, next_cursor: more ? nameOf(items[items.length - 1]) : null };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** True when `id` is a UUID: a path id that is not one names nothing (a 404 before a ::uuid cast could fail). */
 export function isUuid(id: string): boolean {
   return UUID.test(id);
 }
+
+/**
+ * A UUID the client sends back (a lease or permit id): what `format: uuid` says, 8-4-4-4-12
+ * hexadecimal digits of any version and variant, which Postgres's uuid type takes. (zod's own
+ * z.uuid() refuses versions and variants Admit does not issue, which the document did not say.)
+ */
+export const Uuid = z
+  .string()
+  .regex(UUID, "must be a UUID: 8-4-4-4-12 hexadecimal digits")
+  .openapi({ format: "uuid", example: "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" });
 
 /**
  * `schema`'s output for `value`, or the 422 the app's validation hook answers: for input that does

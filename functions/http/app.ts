@@ -2,7 +2,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { requireToken } from "../core/auth";
 import type { AppEnv } from "../core/context";
-import { httpProblem, onError, problemResponse } from "../core/errors";
+import { onError } from "../core/errors";
 import { documentCommonResponses, problemResponses } from "../core/openapi";
 import { validationHook } from "../core/validation";
 import { documentIdempotencyKey, idempotency } from "../idempotency";
@@ -14,6 +14,7 @@ import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } 
 import { jsonBodies } from "./body";
 import { database } from "./database";
 import { documentExamples } from "./examples";
+import { methodsOf, noRoute } from "./methods";
 import { mountPages } from "./pages";
 
 const HEALTH_BUDGET_MS = 4_000;
@@ -95,7 +96,8 @@ const OPERATION_IDS: Record<string, string> = {
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError);
-  app.notFound((c) => problemResponse(c, httpProblem(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}. See /docs.`).problem));
+  // A path no route has: 404; a method the path lacks: 405 with Allow (OPTIONS: 204 with Allow).
+  app.notFound(noRoute(methodsOf(() => app.routes)));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API_TOKEN>`" });
 

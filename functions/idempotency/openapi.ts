@@ -1,6 +1,6 @@
 // The Idempotency-Key header in the OpenAPI document: the middleware reads it on every keyed
 // operation, so no route declares it itself.
-import { IDEMPOTENCY_HEADER } from "../core/http";
+import { HEADER_VALUE_PATTERN, IDEMPOTENCY_HEADER } from "../core/http";
 import { MAX_KEY_LENGTH } from "./claim";
 import { KEYED_METHODS } from "./middleware";
 
@@ -17,7 +17,7 @@ export function documentIdempotencyKey<D extends { paths?: object }>(doc: D, exe
           name: IDEMPOTENCY_HEADER,
           in: "header",
           required: false,
-          schema: { type: "string", minLength: 1, maxLength: MAX_KEY_LENGTH },
+          schema: { type: "string", minLength: 1, maxLength: MAX_KEY_LENGTH, pattern: HEADER_VALUE_PATTERN },
           description:
             "Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`.",
         },

@@ -69,7 +69,7 @@ const StockProblem = ProblemSchema.extend({
 }).openapi("InventoryStockBelowTaken");
 const BookingProblem = ProblemSchema.extend({ booking: Booking }).openapi("InventoryBookingConflict");
 
-const ItemParam = z.object({ item: name().openapi({ param: { name: "item", in: "path" }, example: "travelodge-mk/double" }) });
+const ItemParam = z.object({ item: name(200, { segment: true }).openapi({ param: { name: "item", in: "path" }, example: "travelodge-mk/double" }) });
 const BookingParams = ItemParam.extend({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" }) });
 
 const StockBody = dateRange(

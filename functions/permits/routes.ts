@@ -2,7 +2,7 @@
 // invoices), named like their operationIds.
 import { createRoute, z } from "@hono/zod-openapi";
 import { json, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
-import { Holder, MAX_PERMITS, name, PageQuery, TtlMs } from "../core/validation";
+import { Holder, MAX_PERMITS, name, PageQuery, TtlMs, Uuid } from "../core/validation";
 
 export const MAX_WORK_MS = 3_000;
 
@@ -45,12 +45,14 @@ const LeaseState = z
 
 const HeldProblem = ProblemSchema.extend({ key: z.string(), holder: z.string(), expires_at: z.string() }).openapi("LockHeld");
 
-const KeyParam = z.object({ key: name().openapi({ param: { name: "key", in: "path" }, example: "nightly-report", description: "Encode `/` as `%2F`." }) });
+const KeyParam = z.object({
+  key: name(200, { segment: true }).openapi({ param: { name: "key", in: "path" }, example: "nightly-report", description: "Encode `/` as `%2F`." }),
+});
 const LeaseAcquireBody = z.object({ holder: Holder, ttl_ms: TtlMs.openapi({ example: 30_000, description: "1000–3600000 ms" }) }).openapi("LeaseAcquire");
 const LeaseRenewBody = z
-  .object({ lease_id: z.uuid(), ttl_ms: TtlMs.optional().openapi({ description: "New TTL from now; default: the lease's TTL so far" }) })
+  .object({ lease_id: Uuid, ttl_ms: TtlMs.optional().openapi({ description: "New TTL from now; default: the lease's TTL so far" }) })
   .openapi("LeaseRenew");
-const LeaseReleaseBody = z.object({ lease_id: z.uuid() }).openapi("LeaseRelease");
+const LeaseReleaseBody = z.object({ lease_id: Uuid }).openapi("LeaseRelease");
 
 export const acquireLock = createRoute({
   method: "post",
@@ -164,7 +166,7 @@ const FullProblem = ProblemSchema.extend({
   earliest_expires_at: z.string(),
 }).openapi("SemaphoreFull");
 
-const NameParam = z.object({ name: name().openapi({ param: { name: "name", in: "path" }, example: "fragile-upstream" }) });
+const NameParam = z.object({ name: name(200, { segment: true }).openapi({ param: { name: "name", in: "path" }, example: "fragile-upstream" }) });
 
 const SemaphorePutBody = z
   .object({
@@ -185,9 +187,9 @@ const SemaphoreAcquireBody = z
   .object({ holder: Holder, ttl_ms: TtlMs.optional().openapi({ description: "1000–3600000 ms; default: the semaphore's default_ttl_ms" }) })
   .openapi("SemaphoreAcquire");
 const SemaphoreRenewBody = z
-  .object({ permit_id: z.uuid(), ttl_ms: TtlMs.optional().openapi({ description: "New TTL from now; default: the claim's TTL so far" }) })
+  .object({ permit_id: Uuid, ttl_ms: TtlMs.optional().openapi({ description: "New TTL from now; default: the claim's TTL so far" }) })
   .openapi("SemaphoreRenew");
-const SemaphoreReleaseBody = z.object({ permit_id: z.uuid() }).openapi("SemaphoreRelease");
+const SemaphoreReleaseBody = z.object({ permit_id: Uuid }).openapi("SemaphoreRelease");
 
 export const putSemaphore = createRoute({
   method: "put",
@@ -223,6 +225,11 @@ const SemaphoreListQuery = PageQuery.extend({
     .max(MAX_LIST_HOLDERS)
     .default(10)
     .openapi({
+      // z.coerce's input is unknown, which the generator documented as `integer | null`: a query value is never null.
+      type: "integer",
+      minimum: 0,
+      maximum: MAX_LIST_HOLDERS,
+      default: 10,
       param: { name: "holders", in: "query" },
       description: `Holders listed per semaphore, lowest slots first, 0–${MAX_LIST_HOLDERS} (default 10); \`more_holders\` counts the rest, and \`GET /v1/semaphores/{name}\` lists them all`,
     }),

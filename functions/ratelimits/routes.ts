@@ -1,7 +1,7 @@
 // The rate-limit routes: zod schemas and one createRoute() per operation (named as its operationId).
 import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
-import { isLater, jsonObject, name, PageQuery, Rfc3339 } from "../core/validation";
+import { DOT_SEGMENT_MESSAGE, isLater, jsonObject, name, PageQuery, Rfc3339 } from "../core/validation";
 import { DEFAULT_TIMEOUT_MS } from "./cache";
 import { NOT_ENFORCED_HEADER } from "./headers";
 
@@ -11,7 +11,9 @@ const MAX_INFO_BYTES = 2048;
 /** A policy's name, and a concurrency limit's (both are sent in RateLimit headers). */
 export const PolicyName = z
   .string()
-  .regex(/^[A-Za-z0-9._:-]{1,100}$/, "must be 1–100 characters of A–Z a–z 0–9 . _ : - (it is sent as a structured-field string in RateLimit headers)");
+  .regex(/^[A-Za-z0-9._:-]{1,100}$/, "must be 1–100 characters of A–Z a–z 0–9 . _ : - (it is sent as a structured-field string in RateLimit headers)")
+  .refine((s) => s !== "." && s !== "..", DOT_SEGMENT_MESSAGE)
+  .openapi({ pattern: "^(?!\\.\\.?$)[A-Za-z0-9._:-]{1,100}$" });
 const Key = name(500);
 const Cost = z.number().int().min(0).max(1_000_000_000);
 
@@ -195,7 +197,7 @@ const UsageQuery = z
   .refine((q) => !q.from || !q.to || isLater(q.to, q.from), { path: ["to"], message: "to must be after from" });
 
 const NameParam = z.object({ name: PolicyName.openapi({ param: { name: "name", in: "path" }, example: "api" }) });
-const OverrideParams = NameParam.extend({ key: Key.openapi({ param: { name: "key", in: "path" }, example: "customer-42" }) });
+const OverrideParams = NameParam.extend({ key: name(500, { segment: true }).openapi({ param: { name: "key", in: "path" }, example: "customer-42" }) });
 const OverrideDeleteQuery = z.object({
   valid_from: Rfc3339.optional().openapi({
     param: { name: "valid_from", in: "query" },

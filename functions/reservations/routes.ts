@@ -1,7 +1,7 @@
 // Reservations' HTTP contract: the request and response schemas and one route per operation.
 import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
-import { isLater, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
+import { Cursor, isLater, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
 
 /**
  * A reservation's metadata, as canonical JSON: a bound for RPC, which has no body limit, and well
@@ -36,7 +36,10 @@ const ConflictProblem = ProblemSchema.extend({ conflicts: z.array(Conflict) }).o
 
 const CreateBody = z
   .object({
-    resource: name().openapi({ example: "223/345", description: "What is reserved (e.g. datacenter/server). 1–200 characters, matched verbatim." }),
+    resource: name(200, { segment: true }).openapi({
+      example: "223/345",
+      description: "What is reserved (e.g. datacenter/server). 1–200 characters, matched verbatim.",
+    }),
     holder: name().openapi({ example: "user-3126", description: "Who holds it. 1–200 characters." }),
     start: Rfc3339,
     end: Rfc3339,
@@ -49,7 +52,7 @@ const CreateBody = z
 
 const ListQuery = z
   .object({
-    resource: name().openapi({ param: { name: "resource", in: "query" }, example: "223/345" }),
+    resource: name(200, { segment: true }).openapi({ param: { name: "resource", in: "query" }, example: "223/345" }),
     from: Rfc3339.optional().openapi({ param: { name: "from", in: "query" }, description: "Window start (inclusive); omitted = unbounded" }),
     to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" }, description: "Window end (exclusive); omitted = unbounded" }),
     limit: z.coerce
@@ -59,11 +62,7 @@ const ListQuery = z
       .max(MAX_LIST_PAGE)
       .default(MAX_LIST_PAGE)
       .openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1–1000 (default 1000)" }),
-    cursor: z
-      .string()
-      .max(200)
-      .optional()
-      .openapi({ param: { name: "cursor", in: "query" }, description: "`next_cursor` of the previous page" }),
+    cursor: Cursor.optional(),
     include_cancelled: z
       .enum(["true", "false"])
       .default("false")
@@ -74,7 +73,7 @@ const ListQuery = z
 
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" }) });
 
-const AvailabilityParams = z.object({ resource: name().openapi({ param: { name: "resource", in: "path" }, example: "223/345" }) });
+const AvailabilityParams = z.object({ resource: name(200, { segment: true }).openapi({ param: { name: "resource", in: "path" }, example: "223/345" }) });
 const AvailabilityQuery = z
   .object({
     from: Rfc3339.openapi({ param: { name: "from", in: "query" } }),

@@ -1,4 +1,5 @@
 // The delivery operation's signature headers and raw body in the OpenAPI document.
+import { HEADER_VALUE_PATTERN } from "../core/http";
 import { MAX_WEBHOOK_ID, WEBHOOK_DELIVERY_PATH } from "./routes";
 
 /**
@@ -22,7 +23,7 @@ export function documentDelivery<D extends { paths?: object }>(doc: D): D {
     header(
       "webhook-id",
       `The message id; one event is stored per (source, webhook-id). 1–${MAX_WEBHOOK_ID} characters.`,
-      { minLength: 1, maxLength: MAX_WEBHOOK_ID },
+      { minLength: 1, maxLength: MAX_WEBHOOK_ID, pattern: HEADER_VALUE_PATTERN },
       "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W",
     ),
     header(
@@ -34,7 +35,7 @@ export function documentDelivery<D extends { paths?: object }>(doc: D): D {
     header(
       "webhook-signature",
       "Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (several for key rotation).",
-      { minLength: 1 },
+      { minLength: 1, pattern: HEADER_VALUE_PATTERN },
       "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
     ),
   ];

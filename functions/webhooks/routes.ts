@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Webhook } from "standardwebhooks";
 import { problemResponses } from "../core/openapi";
-import { PageQuery } from "../core/validation";
+import { CURSOR_INVALID, PageQuery, Uuid } from "../core/validation";
 
 export const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const MAX_WEBHOOK_ID = 255;
@@ -119,7 +119,7 @@ export const ClaimBody = z
 
 const AckBody = z
   .object({
-    receipt: z.uuid().openapi({ description: "The `receipt` the claim returned with this event" }),
+    receipt: Uuid.openapi({ description: "The `receipt` the claim returned with this event" }),
   })
   .openapi("WebhookAck");
 
@@ -133,7 +133,7 @@ const ListQuery = z.object({
   limit: PageQuery.shape.limit,
   cursor: z
     .string()
-    .regex(/^\d{1,18}$/, "not a next_cursor of this endpoint")
+    .regex(/^\d{1,18}$/, CURSOR_INVALID)
     .optional()
     .openapi({ param: { name: "cursor", in: "query" } }),
 });

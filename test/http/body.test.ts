@@ -1,7 +1,7 @@
 // The body guard (functions/http/body.ts) on its own, in front of one echo route: what reaches a
 // handler is JSON, at most MAX_BODY_BYTES and MAX_JSON_DEPTH deep; everything else is a problem.
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AppEnv } from "../../functions/core/context";
 import { onError } from "../../functions/core/errors";
 import { jsonBodies, jsonDepth, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../../functions/http/body";
@@ -56,5 +56,33 @@ describe("jsonBodies()", () => {
     expect(jsonDepth(new TextEncoder().encode('{"a":"[[[\\"[["}'))).toBe(1);
     expect(jsonDepth(new TextEncoder().encode(nested(5)))).toBe(5);
     expect(jsonDepth(new TextEncoder().encode('"plain"'))).toBe(0);
+  });
+
+  it("a body whose connection closes mid-way (the read fails) → 400, the handler never runs, nothing logged as an error", async () => {
+    // As workerd's request stream does when the client hangs up (test/http/disconnect.runtime.test.ts: the real thing).
+    for (const transfer of [{ "Content-Length": "100" }, { "Transfer-Encoding": "chunked" }] as Record<string, string>[]) {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"a'));
+          controller.error(new Error("Network connection lost."));
+        },
+      });
+      const errors: unknown[] = [];
+      const spy = vi.spyOn(console, "error").mockImplementation((...args) => void errors.push(args));
+      try {
+        const res = await app.request("/echo", {
+          method: "POST",
+          body,
+          duplex: "half",
+          headers: { "Content-Type": "application/json", ...transfer },
+        } as RequestInit);
+        expect(res.status, JSON.stringify(transfer)).toBe(400);
+        expect(res.headers.get("content-type")).toBe("application/problem+json");
+        expect((await res.json()).detail).toMatch(/connection closed/);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(errors).toEqual([]);
+    }
   });
 });
