@@ -122,15 +122,25 @@ const NASTY: Array<[string, string[]]> = [
 describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s: keys stored and matched verbatim", (_name, cap) => {
   it("each nasty key is stored as sent and found under exactly itself", async () => {
     // "." and ".." cannot be a path segment at all: every WHATWG URL parser (fetch included) resolves
-    // them, even percent-encoded. Such keys are reachable where the key travels in a query or body only.
+    // them, even percent-encoded. Such keys are reachable where the key travels in a query or body only,
+    // and are refused (422) where the key is also a path segment of another route (dotKeysRefused).
     const addressable = ({ call }: { call: { path: string } }) =>
       !call.path
         .split("?")[0]
         .split("/")
         .some((seg) => /^(\.|%2e){1,2}$/i.test(seg));
     const usable = NASTY.filter(([key]) => [cap.write(key, "t", 0), ...(cap.prepare?.(key) ?? [])].every((call) => addressable({ call }))).filter(
-      ([key]) => !cap.keyPattern || cap.keyPattern.test(key),
+      ([key]) => (!cap.keyPattern || cap.keyPattern.test(key)) && !(cap.dotKeysRefused && /^\.{1,2}$/.test(key)),
     );
+    if (cap.dotKeysRefused) {
+      for (const key of [".", ".."]) {
+        const w = cap.write(key, "refused-dot", 0);
+        const res = await suite.api(w.method, w.path, w.body, w.headers);
+        expect(res.status, `${key}: ${res.text}`).toBe(422);
+        expect(res.json.errors[0].message).toMatch(/must not be "\." or "\.\."/);
+        expect(await cap.storedKey((t, p) => sql(suite.db, t, p), "refused-dot")).toBeUndefined();
+      }
+    }
     // A capability that restricts its keys by design (webhook sources: [A-Za-z0-9._-]) is checked
     // with the few nasty keys it accepts, and must refuse the others with a 4xx, never store them.
     if (!cap.keyPattern) expect(usable.length).toBeGreaterThan(NASTY.length - 3);

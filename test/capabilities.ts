@@ -51,6 +51,11 @@ export interface Capability {
   /** Keys the capability accepts at all, when it restricts them by design (else any 1–200 characters). */
   keyPattern?: RegExp;
   /**
+   * The key is a path segment of some route even where this write sends it in a body (a reservation's
+   * resource: /v1/resources/{resource}/availability), so "." and ".." are refused: no URL reaches them.
+   */
+  dotKeysRefused?: boolean;
+  /**
    * How a retry learns the real outcome of a write answered 504: "idempotency-key" (send the same
    * Idempotency-Key again) or "natural" (the write is deduplicated by its own id, e.g. webhook-id).
    * Either way a retry of an applied write answers with `Idempotent-Replayed: true`.
@@ -78,6 +83,7 @@ export const RESERVATION_OVERLAPS = `
 
 export const reservations: Capability = {
   name: "reservations",
+  dotKeysRefused: true,
   write: (key, tag, slot = 0) => ({
     method: "POST",
     path: "/v1/reservations",

@@ -51,7 +51,7 @@ describe("Idempotency-Key answers are documented per route", () => {
     }
   });
 
-  it("a method the path does not have, with a used key → 404 (the route is matched before the key is looked at)", async () => {
+  it("a method the path does not have, with a used key → 405 with Allow, a path no route has → 404 (the route is matched before the key is looked at)", async () => {
     const k = uniq("used");
     expect(
       (
@@ -63,26 +63,28 @@ describe("Idempotency-Key answers are documented per route", () => {
         )
       ).status,
     ).toBe(201);
-    for (const [method, path] of [
-      ["PUT", "/v1/reservations"],
-      ["POST", "/v1/reservations/x"],
-      ["PATCH", "/v1/locks/x"],
-      ["DELETE", "/v1/nothing-here"],
-    ]) {
+    for (const [method, path, status, allow] of [
+      ["PUT", "/v1/reservations", 405, "GET, HEAD, POST, OPTIONS"],
+      ["POST", "/v1/reservations/x", 405, "GET, HEAD, DELETE, OPTIONS"],
+      ["PATCH", "/v1/locks/x", 405, "GET, HEAD, OPTIONS"],
+      ["DELETE", "/v1/nothing-here", 404, null],
+    ] as const) {
       const res = await suite.api(method, path, { a: 1 }, { "Idempotency-Key": k });
-      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.status, `${method} ${path}`).toBe(status);
+      expect(res.headers.get("allow"), `${method} ${path}`).toBe(allow);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
     }
-    // And a key no route will ever store is not checked either: 404, not 422.
-    expect((await suite.api("PUT", "/v1/reservations", { a: 1 }, { "Idempotency-Key": "k".repeat(300) })).status).toBe(404);
+    // And a key no route will ever store is not checked either: 405, not 422.
+    expect((await suite.api("PUT", "/v1/reservations", { a: 1 }, { "Idempotency-Key": "k".repeat(300) })).status).toBe(405);
   });
 
-  it("a body to a method/path with no route → 404, not the body guard's 413/415/422 (the route is matched first)", async () => {
+  it("a body to a method/path with no route → 405/404, not the body guard's 413/415/422 (the route is matched first)", async () => {
     const res415 = await suite.api("PUT", "/v1/reservations", "x", { "Content-Type": "text/plain" });
     const res422 = await suite.api("POST", "/v1/locks//acquire", "[".repeat(100) + "]".repeat(100));
     const res413 = await suite.api("DELETE", "/v1/nothing-here", JSON.stringify({ pad: "a".repeat(70_000) }));
+    expect(res415.status).toBe(405);
+    for (const res of [res422, res413]) expect(res.status).toBe(404);
     for (const res of [res415, res422, res413]) {
-      expect(res.status).toBe(404);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
     }
   });

@@ -11,6 +11,8 @@ export interface Received {
   status: number;
   type: string | null;
   text: string;
+  /** The `Allow` header, where the check needs it (a method the path lacks). */
+  allow?: string | null;
 }
 
 /** The path to give `check` for a URL that no operation of the document has. */
@@ -26,6 +28,25 @@ export function operationFor(doc: any, method: string, pathname: string, preferr
   if (preferred && matches(preferred)) return preferred;
   const other = Object.keys(doc.paths ?? {}).find((t) => doc.paths[t][method.toLowerCase()] && matches(t));
   return other ?? NO_OPERATION;
+}
+
+/** The order the app lists `Allow` in (functions/http/methods.ts). */
+const ALLOW_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/**
+ * The `Allow` the document implies for `pathname`: the methods of every path template it matches,
+ * HEAD wherever GET is, OPTIONS wherever anything is; null when no template matches (a 404).
+ */
+export function allowFor(doc: any, pathname: string): string | null {
+  const methods = new Set<string>();
+  for (const template of Object.keys(doc.paths ?? {})) {
+    if (operationFor(doc, "", pathname, template) !== template) continue;
+    for (const m of Object.keys(doc.paths[template])) if (ALLOW_ORDER.includes(m.toUpperCase())) methods.add(m.toUpperCase());
+  }
+  if (methods.size === 0) return null;
+  if (methods.has("GET")) methods.add("HEAD");
+  methods.add("OPTIONS");
+  return ALLOW_ORDER.filter((m) => methods.has(m)).join(", ");
 }
 
 const safeJson = (text: string) => {
@@ -47,7 +68,20 @@ export function contract(doc: any) {
     if (!validate) cache.set(ref, (validate = ajv.compile({ $ref: ref })));
     return validate;
   };
-  return function check(method: string, path: string, res: Received): string | undefined {
+  /** `pathname`: the URL's path as sent, for a method the path lacks (NO_OPERATION): then 405 + Allow, or 204 + Allow for OPTIONS. */
+  return function check(method: string, path: string, res: Received, pathname?: string): string | undefined {
+    const allow = path === NO_OPERATION && pathname !== undefined ? allowFor(doc, pathname) : null;
+    if (allow !== null) {
+      // HEAD is answered as GET (without a body) where the path has GET; elsewhere a bodiless 405.
+      if (method === "HEAD") return allow.includes("GET") || res.status === 405 ? undefined : `HEAD ${pathname}: expected 405, got ${res.status}`;
+      if (res.allow !== undefined && res.allow !== allow)
+        return `${method} ${pathname}: Allow ${JSON.stringify(res.allow)}, the document's methods are ${allow}`;
+      if (method === "OPTIONS") return res.status === 204 && res.text === "" ? undefined : `OPTIONS ${pathname}: expected 204 with Allow, got ${res.status}`;
+      if (res.status !== 405 || (res.type ?? "").split(";")[0] !== "application/problem+json")
+        return `${method} ${pathname} (a method the path lacks): expected a 405 problem with Allow: ${allow}, got ${res.status} ${res.type}`;
+      const validate = validator("openapi.json#/components/schemas/Problem");
+      return validate(safeJson(res.text)) ? undefined : `${method} ${pathname} 405: not a Problem: ${ajv.errorsText(validate.errors)}`;
+    }
     if (path === NO_OPERATION) {
       // A URL no operation has (e.g. an empty or ".." segment): the app's 404 problem.
       if (res.status !== 404 || (res.type ?? "").split(";")[0] !== "application/problem+json")

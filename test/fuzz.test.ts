@@ -5,10 +5,14 @@
 // every response is the one the document declares for that operation and status — status, content
 // type and body schema, checked with Ajv (test/contract.ts). Over 10 000 requests per run; the count
 // and the number of schema mismatches are printed.
+
+import { request as httpRequest } from "node:http";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { examples, type HttpCall } from "./capabilities";
-import { contract, operationFor } from "./contract";
+import { allowFor, contract, NO_OPERATION, operationFor } from "./contract";
 import { servedApp, sql, TOKEN } from "./support";
 
 // What this suite judges is how input is handled, not the time budget (test/faults*.test.ts do): the
@@ -246,6 +250,154 @@ function objectFor(s: Schema, depth: number): fc.Arbitrary<Record<string, unknow
   );
 }
 
+// ---------- schema-valid edges ----------
+// Values the document allows, at the edges of each format: what a client generated from the document
+// may send. Every candidate is checked against the document's own schema (Ajv) before it is used, so
+// the request really is schema-valid; the server must not answer it 422 /problems/validation.
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+let schemaAjv: Ajv2020 | undefined;
+const schemaValidators = new Map<string, ValidateFunction>();
+/** The document's schema `s` (refs into its components) as a validator. */
+function schemaValid(s: Schema): ValidateFunction {
+  const key = JSON.stringify(s);
+  let v = schemaValidators.get(key);
+  if (!v) {
+    if (!schemaAjv) {
+      schemaAjv = new Ajv2020({ strict: false });
+      addFormats(schemaAjv);
+      schemaAjv.addSchema(doc, "openapi.json");
+    }
+    schemaValidators.set(key, (v = schemaAjv.compile(JSON.parse(key.replace(/"#\/components\//g, '"openapi.json#/components/')))));
+  }
+  return v;
+}
+
+const EDGE_TEXT = [
+  "a",
+  "Z9",
+  " lead",
+  "trail ",
+  "a/b",
+  "%",
+  "%2F",
+  "?q=1&x=2",
+  "...",
+  ".a",
+  "a.",
+  "~",
+  "\u007f",
+  "\t",
+  "\u00a0",
+  "\ufeff",
+  "é",
+  "e\u0301",
+  "日本",
+  "💥",
+  "'; --",
+  "\\",
+];
+const EDGE_DATES = [
+  "0001-01-01T00:00:00Z",
+  "9999-12-31T23:59:59.999999Z",
+  "2030-06-01t12:00:00.5z",
+  "2030-06-01T12:00:00.123456789+14:00",
+  "2030-06-01T12:00:00-00:00",
+  "2030-06-01T12:00:00+23:59",
+  "2032-02-29T23:59:59-23:59",
+];
+const EDGE_DAYS = ["0001-01-01", "9999-12-31", "2030-02-28", "2032-02-29", "2030-12-31"];
+const EDGE_UUIDS = [
+  "00000000-0000-0000-0000-000000000000",
+  "ffffffff-ffff-ffff-ffff-ffffffffffff",
+  "0b0f4c53-5b5e-1a3c-0d55-0f7f5b0c2f5e",
+  "0B0F4C53-5B5E-4A3C-9D55-0F7F5B0C2F5E",
+];
+
+/** Schema-valid values of `raw` at its edges (lengths, patterns, bounds, enums, null), each checked by Ajv. */
+function edgesFor(raw: Schema, depth = 0): unknown[] {
+  const s = resolve(raw);
+  const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
+  const out: unknown[] = [];
+  if (s.const !== undefined) out.push(s.const);
+  if (s.enum) out.push(...s.enum);
+  for (const alt of s.anyOf ?? s.oneOf ?? []) out.push(...edgesFor(alt, depth));
+  if (types.includes("null")) out.push(null);
+  if (types.includes("boolean")) out.push(true, false);
+  if (types.includes("string") && !s.enum) {
+    if (s.format === "date-time") out.push(...EDGE_DATES);
+    else if (s.format === "date") out.push(...EDGE_DAYS);
+    else if (s.format === "uuid") out.push(...EDGE_UUIDS);
+    else {
+      const min = s.minLength ?? 0;
+      const max = Math.min(s.maxLength ?? 300, 600);
+      const fill = (ch: string, n: number) => ch.repeat(Math.max(n, 0));
+      out.push(fill("a", Math.max(min, 1)), fill("a", max), fill("💥", max), fill("é", max), ...EDGE_TEXT);
+      if (s.pattern) {
+        // fast-check cannot generate a lookahead: it is left out here, and Ajv below drops what it refuses.
+        const generable = new RegExp(s.pattern.replace(/^\^\(\?![^)]*\)/, "^"), "u");
+        const matching = fc.sample(fc.stringMatching(generable), { numRuns: 40, seed: 7 });
+        const fitting = matching.filter((v) => [...v].length >= min && [...v].length <= max).sort((a, b) => a.length - b.length);
+        out.push(...fitting.slice(0, 3), ...fitting.slice(-3));
+      }
+    }
+  }
+  if (types.includes("integer") || types.includes("number")) {
+    const lo = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : undefined);
+    const hi = s.maximum ?? (s.exclusiveMaximum !== undefined ? s.exclusiveMaximum - 1 : undefined);
+    const candidates = [
+      lo,
+      hi,
+      lo === undefined ? undefined : lo + 1,
+      hi === undefined ? undefined : hi - 1,
+      0,
+      1,
+      -1,
+      2 ** 31 - 1,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+    ];
+    if (types.includes("number")) candidates.push(0.5, lo === undefined ? undefined : lo + 0.25);
+    out.push(...candidates.filter((n) => n !== undefined));
+  }
+  if ((types.includes("object") || s.properties) && depth < 3) {
+    const props = Object.entries<Schema>(s.properties ?? {});
+    const first = (p: Schema) => edgesFor(p, depth + 1)[0];
+    const required = new Set<string>(s.required ?? []);
+    out.push(Object.fromEntries(props.filter(([k]) => required.has(k)).map(([k, p]) => [k, first(p)])));
+    out.push(Object.fromEntries(props.map(([k, p]) => [k, first(p)])));
+    if (s.additionalProperties !== false && props.length === 0) out.push({ a: 1 }, { "k é": "💥", n: null, list: [1, 2.5, true, "x"], o: { deep: [[[]]] } });
+  }
+  if (types.includes("array") && depth < 3) {
+    const items = edgesFor(s.items ?? {}, depth + 1);
+    const min = s.minItems ?? 0;
+    const max = Math.min(s.maxItems ?? 3, 20);
+    for (const n of new Set([min, Math.max(min, 1), max])) out.push(Array.from({ length: n }, (_, i) => items[i % Math.max(items.length, 1)]));
+  }
+  if (types.length === 0 && !s.enum && !s.anyOf && !s.oneOf && s.const === undefined && depth < 3) out.push({}, "x", 1, null);
+  const valid = schemaValid(raw);
+  const seen = new Set<string>();
+  return out.filter((v) => {
+    const k = JSON.stringify(v);
+    if (seen.has(k) || !valid(v)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+const IDEMPOTENCY_KEY = "Idempotency-Key";
+const run = Date.now().toString(36);
+let oneCharKeys = 0;
+/** `key` made unique to request `n` of this run, keeping its length and its characters' kind (visible ASCII). */
+function ownKey(key: string, n: number): string {
+  if (key.length >= 12) return key.slice(0, key.length - run.length - 6) + run + String(n).padStart(6, "0");
+  // Short: the last characters are n in base 94 over "!" … "~" (one character: the next of 94, fewer keyed operations than that).
+  let tag = "";
+  for (let x = key.length === 1 ? oneCharKeys++ : n, i = 0; i < Math.min(key.length, 3); i++, x = Math.floor(x / 94))
+    tag = String.fromCharCode(0x21 + (x % 94)) + tag;
+  return key.slice(0, key.length - tag.length) + tag;
+}
+
 // ---------- whole requests ----------
 
 interface Sent {
@@ -461,7 +613,29 @@ async function exchange(r: Sent) {
   } catch {
     /* not JSON */
   }
-  return { status: res.status, type: res.headers.get("content-type"), retryAfter: res.headers.get("retry-after"), text, json };
+  return { status: res.status, type: res.headers.get("content-type"), retryAfter: res.headers.get("retry-after"), allow: res.headers.get("allow"), text, json };
+}
+
+/** One request through node:http, which (unlike fetch) sends any method Node's parser knows, TRACE included. */
+function rawExchange(method: string, url: string, headers: Record<string, string>) {
+  sent += 1;
+  return new Promise<{ status: number; type: string | null; allow: string | null; text: string }>((resolve, reject) => {
+    const req = httpRequest(url, { method, headers, timeout: 15_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers["content-type"] ?? null,
+          allow: (res.headers.allow as string | undefined) ?? null,
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
+    });
+    req.on("timeout", () => req.destroy(new Error(`${method} ${url}: no answer in 15 s`)));
+    req.on("error", reject);
+    req.end();
+  });
 }
 
 const describeRequest = (r: Sent) =>
@@ -475,11 +649,12 @@ const VOLUME = 10_000;
 const IN_FLIGHT = 8;
 
 /** Records a response the document does not describe (status, content type or body schema). */
-function conform(op: Operation, r: Sent, res: { status: number; type: string | null; text: string }) {
+function conform(op: Operation, r: Sent, res: { status: number; type: string | null; text: string; allow?: string | null }) {
   const type = /^\{"type":"([^"]+)"/.exec(res.text)?.[1];
   if (type) problemTypes[type] = (problemTypes[type] ?? 0) + 1;
   // The operation the URL really addresses: ".." or an empty segment in a parameter leaves the template.
-  const why = conforms(op.method, operationFor(doc, op.method, new URL(r.url).pathname, op.path), res);
+  const pathname = new URL(r.url).pathname;
+  const why = conforms(op.method, operationFor(doc, op.method, pathname, op.path), res, pathname);
   if (why) mismatches.push(`${why}\n    request: ${describeRequest(r)}`);
 }
 
@@ -595,7 +770,10 @@ describe("every operation in /openapi.json under random and adversarial input", 
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       expect(res.status, describeRequest(r)).toBeLessThan(500);
       if (op) conform(op, r, res);
-      else if (res.status !== 404) mismatches.push(`${r.method} ${r.url}: no route, answered ${res.status}`);
+      else {
+        const why = conforms(r.method, NO_OPERATION, res, new URL(r.url).pathname);
+        if (why) mismatches.push(`${why}\n    request: ${describeRequest(r)}`);
+      }
       return res;
     };
     let n = 0;
@@ -622,6 +800,106 @@ describe("every operation in /openapi.json under random and adversarial input", 
     console.log(`fuzz sequences: statuses ${JSON.stringify(statuses)}`);
     expect(mismatches.slice(0, 10)).toEqual([]);
   });
+
+  it("schema-valid values at the edges of every parameter and body field (lengths, patterns, formats, bounds, enums, null, absent) → never 422 /problems/validation", async () => {
+    // One part of a valid example at a time, replaced with each of its schema's edge values (or left
+    // out, where optional): the rest of the request stays the valid example, so a 422 validation
+    // problem is the server refusing what the document allows. Cross-field rules the document states
+    // in prose (an end after its start) are the exception, named below; everything else is a mismatch.
+    const CROSS_FIELD = /must be after|give both from and to|exactly one of policy and policies|at most 366 (days|nights)/i;
+    const statuses: Record<number, number> = {};
+    const refused: string[] = [];
+    let tried = 0;
+    let crossField = 0;
+    const refusedTypes: Record<string, number> = {};
+    for (const seed of examples("edge")) {
+      const op = operations.find((o) => templateMatches(o, seed));
+      if (!op) continue;
+      const [seedPath, qs] = seed.path.split("?");
+      const segments = seedPath.split("/");
+      const template = op.path.split("/");
+      const query = new URLSearchParams(qs ?? "");
+      const body = seed.body && typeof seed.body === "object" ? (seed.body as Record<string, unknown>) : undefined;
+      const bodySchema = op.body ? resolve(op.body) : undefined;
+      const variants: Array<{ part: string; url: string; headers: Record<string, string>; body?: string }> = [];
+      const base = { ...seed.headers, Authorization: `Bearer ${TOKEN}`, ...(seed.body === undefined ? {} : { "Content-Type": "application/json" }) };
+      const seedBody = typeof seed.body === "string" ? seed.body : seed.body === undefined ? undefined : JSON.stringify(seed.body);
+      const url = (segs: string[], q: URLSearchParams) => suite.server.url + segs.join("/") + (q.size ? `?${q}` : "");
+      for (const p of op.params) {
+        // A cursor is opaque: only a next_cursor the list returned is one (the document says so).
+        if (p.name === "cursor") continue;
+        const values = edgesFor(p.schema).filter((v) => typeof v !== "object");
+        if (!p.required && p.in !== "path") values.push(undefined);
+        for (const v of values) {
+          const text = v === undefined ? undefined : String(v);
+          if (p.in === "path") {
+            const i = template.indexOf(`{${p.name}}`);
+            variants.push({
+              part: `path ${p.name}=${JSON.stringify(v)}`,
+              url: url(
+                segments.map((s, j) => (j === i ? encodeURIComponent(text!) : s)),
+                query,
+              ),
+              headers: base,
+              body: seedBody,
+            });
+          } else if (p.in === "query") {
+            const q = new URLSearchParams(query);
+            if (text === undefined) q.delete(p.name);
+            else q.set(p.name, text);
+            variants.push({ part: `query ${p.name}=${JSON.stringify(v)}`, url: url(segments, q), headers: base, body: seedBody });
+          } else if (p.in === "header" && !/^webhook-/.test(p.name)) {
+            // (The signature headers are checked by the signature: a changed one is a 401, never a 422.)
+            const h: Record<string, string> = { ...base };
+            if (text === undefined) delete h[p.name];
+            else h[p.name] = text;
+            variants.push({ part: `header ${p.name}=${JSON.stringify(v)}`, url: url(segments, query), headers: h, body: seedBody });
+          }
+        }
+      }
+      if (body && bodySchema?.properties) {
+        const required = new Set<string>(bodySchema.required ?? []);
+        for (const [k, propSchema] of Object.entries<Schema>(bodySchema.properties)) {
+          const values: unknown[] = edgesFor(propSchema);
+          if (!required.has(k)) values.push(undefined);
+          for (const v of values) {
+            const b = { ...body, [k]: v };
+            if (v === undefined) delete b[k];
+            if (!schemaValid(op.body!)(b)) continue; // e.g. one of two fields that are each optional, one required
+            variants.push({ part: `body ${k}=${JSON.stringify(v)?.slice(0, 80)}`, url: url(segments, query), headers: base, body: JSON.stringify(b) });
+          }
+        }
+      }
+      for (const v of variants) {
+        tried++;
+        // A seed's Idempotency-Key is made new for each variant (unless the key is what varies): a
+        // reused key is answered 422 idempotency-key-reused before the input is looked at.
+        // Where the key is what varies, it keeps its length and kind but is made this request's own,
+        // or every operation after the first would only be told its key was reused.
+        const headers = { ...v.headers };
+        const key = headers[IDEMPOTENCY_KEY];
+        if (key !== undefined) headers[IDEMPOTENCY_KEY] = ownKey(key, tried);
+        const r: Sent = { url: v.url, method: seed.method, headers, body: v.body };
+        const res = await exchange(r);
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        conform(op, r, res);
+        if (res.status >= 500) refused.push(`${op.method} ${op.path} ${v.part} → ${res.status} ${res.text.slice(0, 200)}`);
+        if (res.status === 422) refusedTypes[res.json?.type] = (refusedTypes[res.json?.type] ?? 0) + 1;
+        if (res.status !== 422 || res.json?.type !== "/problems/validation") continue;
+        if (CROSS_FIELD.test(res.json.detail ?? "")) {
+          crossField++;
+          continue;
+        }
+        refused.push(`${op.method} ${op.path} ${v.part} → 422 ${res.json.detail?.slice(0, 200)}`);
+      }
+    }
+    current = undefined;
+    console.log(
+      `fuzz edges: ${tried} schema-valid requests, ${crossField} refused by a documented cross-field rule, statuses ${JSON.stringify(statuses)}, 422s ${JSON.stringify(refusedTypes)}`,
+    );
+    expect(tried).toBeGreaterThan(500);
+    expect(refused).toEqual([]);
+  }, 300_000);
 
   it("every valid example with each body field nested at and past the depth limit → no 5xx", async () => {
     const statuses: Record<number, number> = {};
@@ -659,6 +937,28 @@ describe("every operation in /openapi.json under random and adversarial input", 
         .every((s) => s === 413 || s === 401 || s === 404),
     ).toBe(true);
     expect(statuses[413]).toBeGreaterThan(0);
+  });
+
+  it("every method a documented path lacks → 405 problem+json with Allow naming exactly the document's methods (OPTIONS: 204 + Allow)", async () => {
+    const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"];
+    const statuses: Record<number, number> = {};
+    let probes = 0;
+    for (const template of Object.keys(doc.paths)) {
+      // Each parameter as a value its schema allows (the example), so the path is one the document has.
+      const pathname = template.replace(/\{[^}]+\}/g, "probe-x");
+      for (const method of METHODS) {
+        if (operationFor(doc, method, pathname) !== NO_OPERATION) continue; // a route answers this method here
+        const res = await rawExchange(method, suite.server.url + pathname, { Authorization: `Bearer ${TOKEN}` });
+        probes++;
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        expect(allowFor(doc, pathname), pathname).not.toBeNull();
+        const why = conforms(method, NO_OPERATION, res, pathname);
+        if (why) mismatches.push(why);
+      }
+    }
+    console.log(`fuzz methods: ${probes} requests with a method the path lacks, statuses ${JSON.stringify(statuses)}`);
+    expect(statuses[405]).toBeGreaterThan(0);
+    expect(mismatches.slice(0, 10)).toEqual([]);
   });
 
   it("methods a path does not have, and paths that do not exist → 404/405 problem+json, never 5xx", async () => {

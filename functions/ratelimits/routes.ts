@@ -85,7 +85,7 @@ const Info = jsonObject(MAX_INFO_BYTES).optional().openapi({ description: "Small
 
 const CheckBody = z
   .object({
-    policy: PolicyName.optional().openapi({ example: "api", description: "One policy (or give `policies`)" }),
+    policy: PolicyName.optional().openapi({ example: "api", description: "One policy. Give exactly one of `policy` and `policies`" }),
     policies: z
       .array(PolicyName)
       .min(1)
@@ -190,8 +190,8 @@ const UsageQuery = z
   .object({
     policy: PolicyName.openapi({ param: { name: "policy", in: "query" } }),
     key: Key.openapi({ param: { name: "key", in: "query" } }),
-    from: Rfc3339.optional().openapi({ param: { name: "from", in: "query" } }),
-    to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" } }),
+    from: Rfc3339.optional().openapi({ param: { name: "from", in: "query" }, description: "History from (inclusive); give both `from` and `to`, or neither" }),
+    to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" }, description: "History to (exclusive); give both `from` and `to`, or neither" }),
   })
   .refine((q) => (q.from === undefined) === (q.to === undefined), { path: ["to"], message: "give both from and to, or neither" })
   .refine((q) => !q.from || !q.to || isLater(q.to, q.from), { path: ["to"], message: "to must be after from" });

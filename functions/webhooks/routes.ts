@@ -47,7 +47,11 @@ const PutSourceBody = z
   .object({
     secret: z
       .string()
-      .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must be whsec_ followed by base64 (the Standard Webhooks secret format)")
+      // The document's pattern is the whole rule: base64 (padded or not) of 24–64 bytes, i.e. 32–86 characters before any padding.
+      .regex(
+        /^whsec_(?:(?:[A-Za-z0-9+/]{4}){8,20}(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?|(?:[A-Za-z0-9+/]{4}){21}(?:[A-Za-z0-9+/]{2}(?:==)?)?)$/,
+        "must be whsec_ followed by base64 of 24–64 bytes (the Standard Webhooks secret format)",
+      )
       .refine((s) => secretBytes(s) >= 24 && secretBytes(s) <= 64, "must decode to 24–64 bytes")
       .openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", description: "The signing secret shared with the sender. Write-only: never returned." }),
     tolerance_s: z
