@@ -828,13 +828,19 @@ export interface components {
             [key: string]: unknown;
         });
         LeaseRenew: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
+             */
             lease_id: string;
             /** @description New TTL from now; default: the lease's TTL so far */
             ttl_ms?: number;
         };
         LeaseRelease: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
+             */
             lease_id: string;
         };
         LeaseState: {
@@ -921,13 +927,19 @@ export interface components {
             ttl_ms?: number;
         };
         SemaphoreRenew: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
+             */
             permit_id: string;
             /** @description New TTL from now; default: the claim's TTL so far */
             ttl_ms?: number;
         };
         SemaphoreRelease: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
+             */
             permit_id: string;
         };
         Invoice: {
@@ -1149,6 +1161,7 @@ export interface components {
             /**
              * Format: uuid
              * @description The `receipt` the claim returned with this event
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
              */
             receipt: string;
         };
@@ -1315,7 +1328,7 @@ export interface components {
         });
         RateLimitCheck: {
             /**
-             * @description One policy (or give `policies`)
+             * @description One policy. Give exactly one of `policy` and `policies`
              * @example api
              */
             policy?: string;
@@ -3272,7 +3285,7 @@ export interface operations {
                  * @description Holders listed per semaphore, lowest slots first, 0–100 (default 10); `more_holders` counts the rest, and `GET /v1/semaphores/{name}` lists them all
                  * @example 1
                  */
-                holders?: number | null;
+                holders?: number;
             };
             header?: never;
             path?: never;
@@ -8092,9 +8105,15 @@ export interface operations {
                 policy: string;
                 /** @example customer-42 */
                 key: string;
-                /** @example 2030-04-30T11:00:00Z */
+                /**
+                 * @description History from (inclusive); give both `from` and `to`, or neither
+                 * @example 2030-04-30T11:00:00Z
+                 */
                 from?: string;
-                /** @example 2030-04-30T12:00:00Z */
+                /**
+                 * @description History to (exclusive); give both `from` and `to`, or neither
+                 * @example 2030-04-30T12:00:00Z
+                 */
                 to?: string;
             };
             header?: never;

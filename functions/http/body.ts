@@ -1,8 +1,8 @@
 // Request bodies: JSON only, at most MAX_BODY_BYTES and MAX_JSON_DEPTH levels deep, checked before any handler runs.
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../core/context";
-import { httpProblem, validationProblem } from "../core/errors";
+import { httpProblem, ProblemError, validationProblem } from "../core/errors";
 import { hasRoute } from "../core/http";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -46,14 +46,33 @@ export function jsonBodies(): MiddlewareHandler<AppEnv> {
     if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
       throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);
     }
-    return limit(c, async () => {
-      // Read the raw bytes once here (hono caches them for the validator, the idempotency hash and
-      // the webhook signature) so the depth is checked before anything parses the body.
-      if (jsonDepth(new Uint8Array(await c.req.arrayBuffer())) > MAX_JSON_DEPTH) {
-        const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
-        throw validationProblem(`body: ${message}.`, [{ in: "body", path: "(root)", message }]);
-      }
-      await next();
-    });
+    // Until the whole body is in, a failure to read it is the client's: it hung up mid-body.
+    let reading = true;
+    try {
+      return await limit(c, async () => {
+        // Read the raw bytes once here (hono caches them for the validator, the idempotency hash and
+        // the webhook signature) so the depth is checked before anything parses the body.
+        const bytes = new Uint8Array(await c.req.arrayBuffer());
+        reading = false;
+        if (jsonDepth(bytes) > MAX_JSON_DEPTH) {
+          const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+          throw validationProblem(`body: ${message}.`, [{ in: "body", path: "(root)", message }]);
+        }
+        await next();
+      });
+    } catch (err) {
+      if (!reading || err instanceof ProblemError) throw err;
+      throw bodyNotReceived(c, err);
+    }
   };
+}
+
+/**
+ * The body could not be read: the connection closed before the Content-Length (or the last chunk)
+ * arrived — workerd's "Network connection lost". Nothing ran and no one waits for the answer, so it
+ * is not the Worker's error (onError would log it as one): a debug line, and a 400 for the record.
+ */
+function bodyNotReceived(c: Context, err: unknown): ProblemError {
+  console.debug("request body not received (the client disconnected)", c.req.method, new URL(c.req.url).pathname, String((err as Error)?.message ?? err));
+  return httpProblem(400, "The request body ended before it was complete (the connection closed); nothing was run.");
 }
