@@ -200,7 +200,8 @@ export const receiveWebhook = createRoute({
     'The event is stored once per (source, webhook-id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`.',
   ].join("\n\n"),
   security: [],
-  request: { params: z.object({ source: z.string().openapi({ param: { name: "source", in: "path" }, example: "billing" }) }) },
+  // The source's rule is documented, not checked here: a delivery to a source that cannot exist is a 401 like any unknown source.
+  request: { params: z.object({ source: z.string().openapi({ param: { name: "source", in: "path" }, example: "billing", pattern: SOURCE_PATTERN.source }) }) },
   responses: {
     200: { description: "Stored (or already stored: `Idempotent-Replayed: true`)", content: { "application/json": { schema: Received } } },
     401: {
