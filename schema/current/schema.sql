@@ -441,13 +441,13 @@ BEGIN
     EXCEPTION WHEN raise_exception THEN
       IF SQLERRM <> 'admit_inventory_short' THEN RAISE; END IF;
     END;
-    -- The nights this claim came up short on, and what it could get there.
+    -- The nights this claim came up short on (what it got there is no count: others held rooms).
     SELECT json_agg(json_build_object('date', to_char(d, 'YYYY-MM-DD'), 'available', got) ORDER BY d)
       INTO v_short
       FROM (SELECT d, (SELECT count(*) FROM inventory_tokens WHERE id = ANY (v_ids) AND night = d::date)::integer AS got
               FROM admit_nights(p_check_in, p_check_out) d) x
      WHERE got < p_quantity;
-    EXIT WHEN attempt = 3;
+    -- Wait for whoever holds free tokens of those nights, count them, let go.
     BEGIN
       PERFORM 1 FROM inventory_tokens t
        WHERE t.item = p_item
@@ -471,8 +471,23 @@ BEGIN
       RETURN json_build_object('created', false, 'short', v_exact);
     END IF;
   END LOOP;
+
   IF cardinality(v_ids) < v_need THEN
-    RETURN json_build_object('created', false, 'short', v_short);
+    -- Three claims met rooms that were free but locked: take them waiting instead of skipping.
+    BEGIN
+      v_ids := admit_inventory_claim_waiting(p_item, p_check_in, p_check_out, p_quantity);
+      IF cardinality(v_ids) < v_need THEN
+        SELECT json_agg(json_build_object('date', to_char(d, 'YYYY-MM-DD'), 'available', got) ORDER BY d)
+          INTO v_exact
+          FROM (SELECT d, (SELECT count(*) FROM inventory_tokens WHERE id = ANY (v_ids) AND night = d::date)::integer AS got
+                  FROM admit_nights(p_check_in, p_check_out) d) x
+         WHERE got < p_quantity;
+        RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = 'admit_inventory_short';
+      END IF;
+    EXCEPTION WHEN raise_exception THEN
+      IF SQLERRM <> 'admit_inventory_short' THEN RAISE; END IF;
+      RETURN json_build_object('created', false, 'short', v_exact);
+    END;
   END IF;
 
   INSERT INTO inventory_bookings (item, holder, check_in, check_out, quantity, status, expires_at, confirmed_at)
@@ -560,6 +575,25 @@ BEGIN
      WHERE coalesce(got.n, 0) < p_quantity;
     v_ids := v_ids || v_more;
   END IF;
+  RETURN v_ids;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_inventory_claim_waiting(p_item text, p_check_in date, p_check_out date, p_quantity integer)
+ RETURNS bigint[]
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_ids bigint[] := '{}';
+  v_night date;
+BEGIN
+  FOR v_night IN SELECT d FROM admit_nights(p_check_in, p_check_out) d LOOP
+    v_ids := v_ids || ARRAY(
+      SELECT id FROM inventory_tokens
+       WHERE item = p_item AND night = v_night AND (booking_id IS NULL OR held_until <= clock_timestamp())
+       ORDER BY slot LIMIT p_quantity
+         FOR UPDATE);
+  END LOOP;
   RETURN v_ids;
 END
 $function$;
