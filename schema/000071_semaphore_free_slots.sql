@@ -62,36 +62,46 @@ LANGUAGE sql AS $$
   SELECT FROM (SELECT count(*) FROM counted) a, (SELECT count(*) FROM taken) b, (SELECT count(*) FROM freed) c
 $$;
 
+-- Each trigger passes its statement's changes on, and does nothing for a lease's (no semaphore).
 CREATE FUNCTION admit_permits_inserted() RETURNS trigger
 LANGUAGE plpgsql AS $$
+DECLARE
+  v_delta jsonb := (SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', 1)) FROM new_rows
+                     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL);
 BEGIN
-  PERFORM admit_semaphore_claims_changed(coalesce((
-    SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', 1)) FROM new_rows
-     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL), '[]'));
+  IF v_delta IS NOT NULL THEN
+    PERFORM admit_semaphore_claims_changed(v_delta);
+  END IF;
   RETURN NULL;
 END
 $$;
 
 CREATE FUNCTION admit_permits_updated() RETURNS trigger
 LANGUAGE plpgsql AS $$
+DECLARE
+  v_delta jsonb := (SELECT jsonb_agg(e) FROM (
+                      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', 1) AS e FROM new_rows
+                       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL
+                      UNION ALL
+                      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', -1) FROM old_rows
+                       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL) x);
 BEGIN
-  PERFORM admit_semaphore_claims_changed(coalesce((
-    SELECT jsonb_agg(e) FROM (
-      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', 1) AS e FROM new_rows
-       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL
-      UNION ALL
-      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', -1) FROM old_rows
-       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL) x), '[]'));
+  IF v_delta IS NOT NULL THEN
+    PERFORM admit_semaphore_claims_changed(v_delta);
+  END IF;
   RETURN NULL;
 END
 $$;
 
 CREATE FUNCTION admit_permits_deleted() RETURNS trigger
 LANGUAGE plpgsql AS $$
+DECLARE
+  v_delta jsonb := (SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', -1)) FROM old_rows
+                     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL);
 BEGIN
-  PERFORM admit_semaphore_claims_changed(coalesce((
-    SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', -1)) FROM old_rows
-     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL), '[]'));
+  IF v_delta IS NOT NULL THEN
+    PERFORM admit_semaphore_claims_changed(v_delta);
+  END IF;
   RETURN NULL;
 END
 $$;

@@ -1050,10 +1050,13 @@ CREATE OR REPLACE FUNCTION public.admit_permits_deleted()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
+DECLARE
+  v_delta jsonb := (SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', -1)) FROM old_rows
+                     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL);
 BEGIN
-  PERFORM admit_semaphore_claims_changed(coalesce((
-    SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', -1)) FROM old_rows
-     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL), '[]'));
+  IF v_delta IS NOT NULL THEN
+    PERFORM admit_semaphore_claims_changed(v_delta);
+  END IF;
   RETURN NULL;
 END
 $function$;
@@ -1062,10 +1065,13 @@ CREATE OR REPLACE FUNCTION public.admit_permits_inserted()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
+DECLARE
+  v_delta jsonb := (SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', 1)) FROM new_rows
+                     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL);
 BEGIN
-  PERFORM admit_semaphore_claims_changed(coalesce((
-    SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', 1)) FROM new_rows
-     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL), '[]'));
+  IF v_delta IS NOT NULL THEN
+    PERFORM admit_semaphore_claims_changed(v_delta);
+  END IF;
   RETURN NULL;
 END
 $function$;
@@ -1086,14 +1092,17 @@ CREATE OR REPLACE FUNCTION public.admit_permits_updated()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
+DECLARE
+  v_delta jsonb := (SELECT jsonb_agg(e) FROM (
+                      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', 1) AS e FROM new_rows
+                       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL
+                      UNION ALL
+                      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', -1) FROM old_rows
+                       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL) x);
 BEGIN
-  PERFORM admit_semaphore_claims_changed(coalesce((
-    SELECT jsonb_agg(e) FROM (
-      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', 1) AS e FROM new_rows
-       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL
-      UNION ALL
-      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', -1) FROM old_rows
-       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL) x), '[]'));
+  IF v_delta IS NOT NULL THEN
+    PERFORM admit_semaphore_claims_changed(v_delta);
+  END IF;
   RETURN NULL;
 END
 $function$;
