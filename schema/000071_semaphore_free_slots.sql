@@ -62,56 +62,35 @@ LANGUAGE sql AS $$
   SELECT FROM (SELECT count(*) FROM counted) a, (SELECT count(*) FROM taken) b, (SELECT count(*) FROM freed) c
 $$;
 
--- Each trigger passes its statement's changes on, and does nothing for a lease's (no semaphore).
-CREATE FUNCTION admit_permits_inserted() RETURNS trigger
+-- The triggers of every statement writing `permits`: its changes to semaphores' unfinished claims
+-- (nothing for a lease's, which has no semaphore). INSERT has only new rows, DELETE only old ones.
+CREATE FUNCTION admit_permits_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_delta jsonb := (SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', 1)) FROM new_rows
-                     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL);
+  v_now_unfinished jsonb := '[]';
+  v_was_unfinished jsonb := '[]';
 BEGIN
-  IF v_delta IS NOT NULL THEN
-    PERFORM admit_semaphore_claims_changed(v_delta);
+  IF TG_OP <> 'DELETE' THEN
+    SELECT coalesce(jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', 1)), '[]') INTO v_now_unfinished
+      FROM new_rows WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL;
   END IF;
-  RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION admit_permits_updated() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-  v_delta jsonb := (SELECT jsonb_agg(e) FROM (
-                      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', 1) AS e FROM new_rows
-                       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL
-                      UNION ALL
-                      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', -1) FROM old_rows
-                       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL) x);
-BEGIN
-  IF v_delta IS NOT NULL THEN
-    PERFORM admit_semaphore_claims_changed(v_delta);
+  IF TG_OP <> 'INSERT' THEN
+    SELECT coalesce(jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', -1)), '[]') INTO v_was_unfinished
+      FROM old_rows WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL;
   END IF;
-  RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION admit_permits_deleted() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-  v_delta jsonb := (SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', -1)) FROM old_rows
-                     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL);
-BEGIN
-  IF v_delta IS NOT NULL THEN
-    PERFORM admit_semaphore_claims_changed(v_delta);
+  IF v_now_unfinished || v_was_unfinished <> '[]' THEN
+    PERFORM admit_semaphore_claims_changed(v_now_unfinished || v_was_unfinished);
   END IF;
   RETURN NULL;
 END
 $$;
 
 CREATE TRIGGER permits_inserted AFTER INSERT ON permits REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_inserted();
+  FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_changed();
 CREATE TRIGGER permits_updated AFTER UPDATE ON permits REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_updated();
+  FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_changed();
 CREATE TRIGGER permits_deleted AFTER DELETE ON permits REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_deleted();
+  FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_changed();
 
 -- A new semaphore's slots are all free; a resize adds the slots it grows by (but those an unfinished
 -- claim from an earlier, larger size still holds) or drops the free slots it shrinks past.

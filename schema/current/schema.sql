@@ -125,9 +125,9 @@ CREATE INDEX permits_finished_at ON public.permits USING btree (COALESCE(release
 CREATE UNIQUE INDEX permits_one_per_slot ON public.permits USING btree (kind, name, slot) WHERE ((released_at IS NULL) AND (timed_out_at IS NULL));
 CREATE INDEX permits_unfinished_by_expiry ON public.permits USING btree (expires_at) WHERE ((released_at IS NULL) AND (timed_out_at IS NULL));
 CREATE INDEX permits_unfinished_by_key_expiry ON public.permits USING btree (kind, name, expires_at) WHERE ((released_at IS NULL) AND (timed_out_at IS NULL));
-CREATE TRIGGER permits_deleted AFTER DELETE ON public.permits REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_deleted();
-CREATE TRIGGER permits_inserted AFTER INSERT ON public.permits REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_inserted();
-CREATE TRIGGER permits_updated AFTER UPDATE ON public.permits REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_updated();
+CREATE TRIGGER permits_deleted AFTER DELETE ON public.permits REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_changed();
+CREATE TRIGGER permits_inserted AFTER INSERT ON public.permits REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_changed();
+CREATE TRIGGER permits_updated AFTER UPDATE ON public.permits REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION admit_permits_changed();
 
 CREATE TABLE ratelimit_counters (
   policy text NOT NULL,
@@ -1046,31 +1046,24 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_permits_deleted()
+CREATE OR REPLACE FUNCTION public.admit_permits_changed()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
 DECLARE
-  v_delta jsonb := (SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', -1)) FROM old_rows
-                     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL);
+  v_now_unfinished jsonb := '[]';
+  v_was_unfinished jsonb := '[]';
 BEGIN
-  IF v_delta IS NOT NULL THEN
-    PERFORM admit_semaphore_claims_changed(v_delta);
+  IF TG_OP <> 'DELETE' THEN
+    SELECT coalesce(jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', 1)), '[]') INTO v_now_unfinished
+      FROM new_rows WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL;
   END IF;
-  RETURN NULL;
-END
-$function$;
-
-CREATE OR REPLACE FUNCTION public.admit_permits_inserted()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-DECLARE
-  v_delta jsonb := (SELECT jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', 1)) FROM new_rows
-                     WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL);
-BEGIN
-  IF v_delta IS NOT NULL THEN
-    PERFORM admit_semaphore_claims_changed(v_delta);
+  IF TG_OP <> 'INSERT' THEN
+    SELECT coalesce(jsonb_agg(jsonb_build_object('name', name, 'slot', slot, 'n', -1)), '[]') INTO v_was_unfinished
+      FROM old_rows WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL;
+  END IF;
+  IF v_now_unfinished || v_was_unfinished <> '[]' THEN
+    PERFORM admit_semaphore_claims_changed(v_now_unfinished || v_was_unfinished);
   END IF;
   RETURN NULL;
 END
@@ -1086,25 +1079,6 @@ AS $function$
     RETURNING 1
   )
   SELECT count(*)::integer FROM t
-$function$;
-
-CREATE OR REPLACE FUNCTION public.admit_permits_updated()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-DECLARE
-  v_delta jsonb := (SELECT jsonb_agg(e) FROM (
-                      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', 1) AS e FROM new_rows
-                       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL
-                      UNION ALL
-                      SELECT jsonb_build_object('name', name, 'slot', slot, 'n', -1) FROM old_rows
-                       WHERE kind = 'semaphore' AND released_at IS NULL AND timed_out_at IS NULL) x);
-BEGIN
-  IF v_delta IS NOT NULL THEN
-    PERFORM admit_semaphore_claims_changed(v_delta);
-  END IF;
-  RETURN NULL;
-END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_check(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
