@@ -28,7 +28,7 @@ import { bindingVsHttp } from "./scenarios/binding";
 import { burst1000 } from "./scenarios/burst";
 import { inventoryHotNight } from "./scenarios/inventory";
 import { edgeNoop } from "./scenarios/noop";
-import { lockContention, semaphoreChurn } from "./scenarios/permits";
+import { lockContention, semaphoreChurn, semaphoreHolders } from "./scenarios/permits";
 import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { webhookDuplicates } from "./scenarios/webhooks";
@@ -42,6 +42,7 @@ export const SCENARIOS: Scenario[] = [
   reservationBurst,
   inventoryHotNight,
   semaphoreChurn,
+  semaphoreHolders,
   lockContention,
   webhookDuplicates,
   burst1000,

@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * Free and busy times of a resource
-         * @description The window may span at most 366 days. Encode `/` in the resource as `%2F`.
+         * @description The window may span at most 366 days. An answer covers at most `limit` reservations: past them it stops at the next one's start (`to`) and gives `next_from`, where to ask again. Encode `/` in the resource as `%2F`.
          */
         get: operations["getResourceAvailability"];
         put?: never;
@@ -191,7 +191,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Size, use and current holders of a semaphore */
+        /**
+         * Size, use and current holders of a semaphore
+         * @description At most `holders` holders (1000 by default) by slot; when `more_holders` is not 0, ask again with `after_slot` set to the last slot listed.
+         */
         get: operations["getSemaphore"];
         /**
          * Create or resize a semaphore
@@ -774,9 +777,15 @@ export interface components {
         Availability: {
             resource: string;
             from: string;
+            /** @description The end of what this answer covers: the window's end, or where `next_from` starts */
             to: string;
             free: components["schemas"]["Interval"][];
             busy: components["schemas"]["Interval"][];
+            /**
+             * Format: date-time
+             * @description Present when the window holds more than `limit` reservations: the answer stops here (`to`); ask again with `from` set to it for the rest
+             */
+            next_from?: string;
         };
         Interval: {
             /** Format: date-time */
@@ -861,7 +870,7 @@ export interface components {
             default_ttl_ms: number;
             in_use: number;
             available: number;
-            /** @description Current holders by slot: every one for a single semaphore; in a list, the `holders` lowest slots */
+            /** @description Current holders by slot: the `holders` lowest (after `after_slot` for a single semaphore; a PUT answers the first 1000) */
             holders: {
                 slot: number;
                 holder: string;
@@ -870,7 +879,7 @@ export interface components {
                 expires_at: string;
             }[];
             /**
-             * @description Holders not in `holders` (in a list, beyond its `holders` bound; always 0 for a single semaphore)
+             * @description Holders after the last one in `holders`: for a single semaphore, ask again with `after_slot` set to that slot
              * @example 0
              */
             more_holders: number;
@@ -2067,6 +2076,8 @@ export interface operations {
                 from: string;
                 /** @example 2030-05-01T12:00:00Z */
                 to: string;
+                /** @description The most reservations one answer covers, 1–10000 (default 1000); past them the answer stops and gives `next_from` */
+                limit?: number;
             };
             header?: never;
             path: {
@@ -2932,7 +2943,12 @@ export interface operations {
     };
     getSemaphore: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Holders listed, lowest slots first, 0–1000 (default 1000); `more_holders` counts the rest */
+                holders?: number | null;
+                /** @description List holders of slots above this one (the last slot of the previous answer) */
+                after_slot?: number | null;
+            };
             header?: never;
             path: {
                 name: string;
@@ -3282,7 +3298,7 @@ export interface operations {
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
                 /**
-                 * @description Holders listed per semaphore, lowest slots first, 0–100 (default 10); `more_holders` counts the rest, and `GET /v1/semaphores/{name}` lists them all
+                 * @description Holders listed per semaphore, lowest slots first, 0–100 (default 10); `more_holders` counts the rest, and `GET /v1/semaphores/{name}` pages through them all
                  * @example 1
                  */
                 holders?: number;

@@ -168,3 +168,56 @@ function scenario(shape: Shape): Scenario {
 
 export const semaphoreChurn = scenario(SEMAPHORE);
 export const lockContention = scenario(LEASE);
+
+/** The holders `semaphore-holders` keeps in its large semaphore while it measures. */
+export const MANY_HOLDERS = 5_000;
+
+/**
+ * `semaphore-holders`: acquire + release on a semaphore of 10 000 permits that already holds
+ * MANY_HOLDERS claims, beside the same on one that holds 4 (issue 28, item 7): an acquire's cost
+ * must not grow with the holders (it walked all of them, twice, and found the lowest free slot with
+ * a self-join over them). Library layer, pooled connections: the SQL function's own cost.
+ */
+export const semaphoreHolders: Scenario = {
+  name: "semaphore-holders",
+  async unavailable(ctx) {
+    return (await hasFunctions(ctx, "admit_permit_acquire", "admit_permit_release", "admit_semaphore_put"))
+      ? null
+      : "semaphores (admit_permit_acquire) not on this build";
+  },
+  async run(ctx) {
+    const out: (Row | null)[] = [];
+    for (const held of [4, MANY_HOLDERS]) {
+      const name = `semaphore-holders.${rowKey(ctx, "library", `held${held}`)}`;
+      await ctx.sql("SELECT admit_semaphore_put($1::bigint, $2, 10000, $3::integer, false, $4::integer)", [
+        lockKey("semaphore", name),
+        name,
+        3_600_000,
+        LOCK_TIMEOUT_MS,
+      ]);
+      await ctx.sql(
+        `INSERT INTO permits (kind, name, slot, holder, fencing_token, ttl_ms, claimed_at, expires_at)
+         SELECT 'semaphore', $1, i, 'held-' || i, nextval('admit_fencing_token'), 3600000, now(), now() + interval '1 hour'
+           FROM generate_series(0, $2::integer - 1) i`,
+        [name, held],
+      );
+      out.push(
+        await library(ctx, {
+          scenario: "semaphore-holders",
+          impl: `admit, ${held} held`,
+          connection: "pooled",
+          violations: async () => (await ctx.sql<{ n: number }>(DUPLICATE_PERMITS, ["semaphore", name, 10_000]))[0].n,
+          note: `a decision = acquire, + release when granted, on a semaphore of 10 000 permits holding ${held} claims`,
+          op: async (q, i) => {
+            const db = dbOver(q);
+            const r = await acquirePermit<{ permit_id: string }>(db, "semaphore", name, `h${i}`, undefined);
+            if (r.status !== "acquired") return r.status;
+            const released = await releasePermit(db, "semaphore", name, r.permit.permit_id);
+            return released.status === "released" ? "acquired+released" : `acquired+${released.status}`;
+          },
+        }),
+      );
+    }
+    return out;
+  },
+};

@@ -171,6 +171,24 @@ export function outcomeUnknown(detail: string): ProblemError {
   );
 }
 
+/**
+ * Neon's HTTP endpoint answers at most 10 MiB and refuses a larger result after the statement ran,
+ * with a 400 that carries no SQLSTATE ("response is too large (max is 10485760 bytes)"; dev/sql-http.ts
+ * answers the same). It is no lost connection: the same request gets the same refusal every time.
+ */
+export function isResponseTooLarge(err: unknown): boolean {
+  return sqlState(err) === undefined && /response is too large/i.test((err as { message?: unknown } | null)?.message?.toString() ?? "");
+}
+
+/** 422 for an answer over Neon's limit: permanent, so never the retryable 503; it says how to ask for less. */
+export function responseTooLarge(write: boolean): ProblemError {
+  return problem(
+    "response-too-large",
+    `The answer is larger than the database's HTTP endpoint returns (10 MiB), so retrying the same request gets the same refusal. Ask for less: a shorter range, a smaller \`limit\` or \`holders\`, or the next page.${write ? " The statement ran before its answer was refused: read the resource back before repeating the write." : ""}`,
+    { errors: [{ in: "input", path: "(answer)", message: "the answer would be over 10 MiB: ask for less" }] },
+  );
+}
+
 /** A Postgres error carries a 5-character SQLSTATE in `code`; anything else from the driver is the connection. */
 export function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
@@ -309,6 +327,7 @@ export class RequestDb {
       const state = sqlState(err);
       if (state) throw mapSqlError(state, err);
       if (err instanceof ProblemError) throw err;
+      if (isResponseTooLarge(err)) throw responseTooLarge(opts.write === true);
       if (transport === "websocket") {
         this.broken = true;
         void this.close();

@@ -68,6 +68,7 @@ export const PROBLEMS = {
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   validation: { status: 422, title: "Validation failed" },
   "idempotency-key-reused": { status: 422, title: "Idempotency-Key reused" },
+  "response-too-large": { status: 422, title: "Answer too large" },
   "semaphore-full": { status: 429, title: "No permit free" },
   "rate-limited": { status: 429, title: "Too many requests" },
   "quota-exceeded": { status: 429, title: "Quota exceeded" },

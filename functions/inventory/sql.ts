@@ -1,4 +1,4 @@
-// Inventory's SQL (schema/000030_inventory.sql, redefined by 000031 and 000032): one typed wrapper per
+// Inventory's SQL (schema/000030_inventory.sql, redefined by 000031, 000032 and 000070): one typed wrapper per
 // admit_inventory_* function the routes call. The only file in functions/ that names them. Calls that
 // take row locks wait at most db.lockTimeoutMs for them.
 import type { Queryable } from "../core/db";

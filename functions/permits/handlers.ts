@@ -93,7 +93,8 @@ export const putSemaphore: RouteHandler<typeof routes.putSemaphore, AppEnv> = as
 
 export const getSemaphore: RouteHandler<typeof routes.getSemaphore, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
-  const s = await sql.semaphoreState(c.var.db, name);
+  const q = c.req.valid("query");
+  const s = await sql.semaphoreState(c.var.db, name, q.holders, q.after_slot ?? null);
   if (!s) throw semaphoreNotFound(name);
   return c.json(s, 200);
 };

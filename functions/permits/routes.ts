@@ -141,6 +141,9 @@ const Permit = z
   })
   .openapi("Permit");
 
+/** The most holders one semaphore's answer carries (1 000 of 200 characters are about 350 KB). */
+export const MAX_SEMAPHORE_HOLDERS = 1000;
+
 const Semaphore = z
   .object({
     name: z.string(),
@@ -150,11 +153,13 @@ const Semaphore = z
     available: z.number().int(),
     holders: z
       .array(z.object({ slot: z.number().int(), holder: z.string(), fencing_token: z.number().int(), claimed_at: z.string(), expires_at: z.string() }))
-      .openapi({ description: "Current holders by slot: every one for a single semaphore; in a list, the `holders` lowest slots" }),
+      .openapi({
+        description: `Current holders by slot: the \`holders\` lowest (after \`after_slot\` for a single semaphore; a PUT answers the first ${MAX_SEMAPHORE_HOLDERS})`,
+      }),
     more_holders: z
       .number()
       .int()
-      .openapi({ description: "Holders not in `holders` (in a list, beyond its `holders` bound; always 0 for a single semaphore)", example: 0 }),
+      .openapi({ description: "Holders after the last one in `holders`: for a single semaphore, ask again with `after_slot` set to that slot", example: 0 }),
     created_at: z.string().openapi({ format: "date-time" }),
     updated_at: z.string().openapi({ format: "date-time" }),
   })
@@ -205,16 +210,37 @@ export const putSemaphore = createRoute({
   },
 });
 
+const SemaphoreHoldersQuery = z.object({
+  holders: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_SEMAPHORE_HOLDERS)
+    .default(MAX_SEMAPHORE_HOLDERS)
+    .openapi({
+      param: { name: "holders", in: "query" },
+      description: `Holders listed, lowest slots first, 0–${MAX_SEMAPHORE_HOLDERS} (default ${MAX_SEMAPHORE_HOLDERS}); \`more_holders\` counts the rest`,
+    }),
+  after_slot: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_PERMITS - 1)
+    .optional()
+    .openapi({ param: { name: "after_slot", in: "query" }, description: "List holders of slots above this one (the last slot of the previous answer)" }),
+});
+
 export const getSemaphore = createRoute({
   method: "get",
   path: "/v1/semaphores/{name}",
   tags: ["Semaphores"],
   summary: "Size, use and current holders of a semaphore",
-  request: { params: NameParam },
-  responses: { 200: { description: "The semaphore now", ...json(Semaphore) }, ...problemResponses(401, 404, 503) },
+  description: `At most \`holders\` holders (${MAX_SEMAPHORE_HOLDERS} by default) by slot; when \`more_holders\` is not 0, ask again with \`after_slot\` set to the last slot listed.`,
+  request: { params: NameParam, query: SemaphoreHoldersQuery },
+  responses: { 200: { description: "The semaphore now", ...json(Semaphore) }, ...problemResponses(401, 404, 422, 503) },
 });
 
-/** The most holders a semaphore carries in a list; GET /v1/semaphores/{name} has them all. */
+/** The most holders a semaphore carries in a list; GET /v1/semaphores/{name} pages them. */
 export const MAX_LIST_HOLDERS = 100;
 
 const SemaphoreListQuery = PageQuery.extend({
@@ -231,7 +257,7 @@ const SemaphoreListQuery = PageQuery.extend({
       maximum: MAX_LIST_HOLDERS,
       default: 10,
       param: { name: "holders", in: "query" },
-      description: `Holders listed per semaphore, lowest slots first, 0–${MAX_LIST_HOLDERS} (default 10); \`more_holders\` counts the rest, and \`GET /v1/semaphores/{name}\` lists them all`,
+      description: `Holders listed per semaphore, lowest slots first, 0–${MAX_LIST_HOLDERS} (default 10); \`more_holders\` counts the rest, and \`GET /v1/semaphores/{name}\` pages through them all`,
     }),
 });
 

@@ -48,7 +48,7 @@ export interface Semaphore {
   in_use: number;
   available: number;
   holders: { slot: number; holder: string; fencing_token: number; claimed_at: string; expires_at: string }[];
-  /** How many holders `holders` leaves out (a list's bound; 0 for one semaphore). */
+  /** How many holders follow the last one in `holders` (beyond the answer's bound). */
   more_holders: number;
   created_at: string;
   updated_at: string;
@@ -149,9 +149,9 @@ export async function putSemaphore(
   return r;
 }
 
-/** Size, use and holders of semaphore `name`, or null when there is none. */
-export async function semaphoreState(db: Queryable, name: string): Promise<Semaphore | null> {
-  const [{ s }] = await db.query<{ s: Semaphore | null }>("SELECT admit_semaphore_state($1) AS s", [name]);
+/** Size, use and at most `holders` holders (slots above `afterSlot`) of semaphore `name`, or null when there is none. */
+export async function semaphoreState(db: Queryable, name: string, holders: number, afterSlot: number | null): Promise<Semaphore | null> {
+  const [{ s }] = await db.query<{ s: Semaphore | null }>("SELECT admit_semaphore_json($1, $2::integer, $3::integer) AS s", [name, holders, afterSlot]);
   return s;
 }
 

@@ -64,5 +64,5 @@ export const cancelReservation: RouteHandler<typeof routes.cancelReservation, Ap
 export const getResourceAvailability: RouteHandler<typeof routes.getResourceAvailability, AppEnv> = async (c) => {
   const { resource } = c.req.valid("param");
   const q = c.req.valid("query");
-  return c.json(await sql.resourceAvailability(c.var.db, resource, q.from, q.to), 200);
+  return c.json(await sql.resourceAvailability(c.var.db, resource, q.from, q.to, q.limit), 200);
 };

@@ -10,10 +10,22 @@ import { Cursor, isLater, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../co
 const MAX_METADATA_BYTES = 256 * 1024;
 
 export const MAX_AVAILABILITY_DAYS = 366;
+/** The most reservations one availability answer covers (default 1 000); a window holding more is answered in parts. */
+export const MAX_AVAILABILITY_LIMIT = 10_000;
 
 const Interval = z.object({ start: z.string().openapi({ format: "date-time" }), end: z.string().openapi({ format: "date-time" }) }).openapi("Interval");
 const Availability = z
-  .object({ resource: z.string(), from: z.string(), to: z.string(), free: z.array(Interval), busy: z.array(Interval) })
+  .object({
+    resource: z.string(),
+    from: z.string(),
+    to: z.string().openapi({ description: "The end of what this answer covers: the window's end, or where `next_from` starts" }),
+    free: z.array(Interval),
+    busy: z.array(Interval),
+    next_from: z.string().optional().openapi({
+      format: "date-time",
+      description: "Present when the window holds more than `limit` reservations: the answer stops here (`to`); ask again with `from` set to it for the rest",
+    }),
+  })
   .openapi("Availability");
 
 export const Reservation = z
@@ -78,6 +90,16 @@ const AvailabilityQuery = z
   .object({
     from: Rfc3339.openapi({ param: { name: "from", in: "query" } }),
     to: Rfc3339.openapi({ param: { name: "to", in: "query" } }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_AVAILABILITY_LIMIT)
+      .default(1000)
+      .openapi({
+        param: { name: "limit", in: "query" },
+        description: `The most reservations one answer covers, 1–${MAX_AVAILABILITY_LIMIT} (default 1000); past them the answer stops and gives \`next_from\``,
+      }),
   })
   .refine((q) => isLater(q.to, q.from), { path: ["to"], message: "to must be after from" })
   .refine((q) => Date.parse(q.to) - Date.parse(q.from) <= MAX_AVAILABILITY_DAYS * 86_400_000, {
@@ -150,7 +172,7 @@ export const getResourceAvailability = createRoute({
   path: "/v1/resources/{resource}/availability",
   tags: ["Reservations"],
   summary: "Free and busy times of a resource",
-  description: `The window may span at most ${MAX_AVAILABILITY_DAYS} days. Encode \`/\` in the resource as \`%2F\`.`,
+  description: `The window may span at most ${MAX_AVAILABILITY_DAYS} days. An answer covers at most \`limit\` reservations: past them it stops at the next one's start (\`to\`) and gives \`next_from\`, where to ask again. Encode \`/\` in the resource as \`%2F\`.`,
   request: { params: AvailabilityParams, query: AvailabilityQuery },
   responses: {
     200: {

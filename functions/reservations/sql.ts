@@ -36,6 +36,8 @@ export interface ResourceAvailability {
   to: string;
   free: { start: string; end: string }[];
   busy: { start: string; end: string }[];
+  /** Present when the window held more than `limit` reservations: this answer stops there (`to`). */
+  next_from?: string;
 }
 
 export interface NewReservation {
@@ -90,12 +92,13 @@ export async function cancelReservation(db: Queryable, id: string): Promise<Rese
   return r;
 }
 
-/** Free and busy intervals of a resource within [from, to), in order, clipped to the window. */
-export async function resourceAvailability(db: Queryable, resource: string, from: string, to: string): Promise<ResourceAvailability> {
-  const [{ a }] = await db.query<{ a: ResourceAvailability }>("SELECT admit_resource_availability($1, $2::timestamptz, $3::timestamptz) AS a", [
+/** Free and busy intervals of a resource within [from, to), in order, clipped to the window, covering at most `limit` reservations. */
+export async function resourceAvailability(db: Queryable, resource: string, from: string, to: string, limit: number): Promise<ResourceAvailability> {
+  const [{ a }] = await db.query<{ a: ResourceAvailability }>("SELECT admit_resource_availability($1, $2::timestamptz, $3::timestamptz, $4::integer) AS a", [
     resource,
     from,
     to,
+    limit,
   ]);
   return a;
 }

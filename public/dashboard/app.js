@@ -500,7 +500,7 @@ async function showInventory() {
 let liveTimer;
 let ticker;
 
-/** Holders a semaphore shows in the list (the API's most); "Show all" loads one semaphore's every holder. */
+/** Holders a semaphore shows in the list (the API's most); "Show all" loads the semaphore's own GET (its first 1 000 holders, the API's most for one). */
 const LIST_HOLDERS = 100;
 const allHolders = new Set();
 
@@ -509,7 +509,7 @@ async function loadPermits() {
     all("/v1/locks", { prefix: $("pm-prefix").value, limit: 1000 }),
     all("/v1/semaphores", { limit: 1000, holders: LIST_HOLDERS }),
   ]);
-  // A semaphore whose every holder was asked for: its own GET, which lists them all.
+  // A semaphore whose every holder was asked for: its own GET (up to 1 000 of them; more_holders says how many more).
   const semaphores = await Promise.all(
     listed.map((s) => (allHolders.has(s.name) && s.more_holders > 0 ? api(`/v1/semaphores/${encodeURIComponent(s.name)}`) : s)),
   );

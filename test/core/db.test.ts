@@ -139,3 +139,25 @@ describe("the driver's writes: one WebSocket frame per statement", () => {
     expect([...frames[1]]).toEqual([7]);
   });
 });
+
+describe("an answer over Neon's 10 MiB (issue 28, item 5)", () => {
+  it("is a 422 response-too-large that says how to ask for less, not a retryable 503 — for a read and for a write", async () => {
+    const h = new RequestDb(bindings(db));
+    const read = await h.query("SELECT repeat('x', 11 * 1024 * 1024) AS big").catch((e: unknown) => e);
+    expect(read).toBeInstanceOf(ProblemError);
+    const p = (read as ProblemError).problem;
+    expect(p).toMatchObject({ type: "/problems/response-too-large", status: 422 });
+    expect(p.detail).toMatch(/Ask for less/);
+    expect((read as ProblemError).headers["Retry-After"]).toBeUndefined();
+    // The statement ran before its answer was refused: a write says so.
+    const write = await h
+      .query("INSERT INTO tx_probe VALUES (77) RETURNING repeat('y', 11 * 1024 * 1024) AS big", [], { write: true })
+      .catch((e: unknown) => e);
+    expect((write as ProblemError).problem).toMatchObject({ type: "/problems/response-too-large", status: 422 });
+    expect((write as ProblemError).problem.detail).toMatch(/read the resource back/);
+    // Just under the limit is answered.
+    const [{ n }] = await h.query<{ n: number }>("SELECT length(repeat('x', 9 * 1024 * 1024)) AS n");
+    expect(n).toBe(9 * 1024 * 1024);
+    await h.close();
+  });
+});
