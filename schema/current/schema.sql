@@ -389,6 +389,13 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_idempotency_release(p_key text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  DELETE FROM idempotency_keys WHERE key = p_key AND response_status IS NULL
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_idempotency_store(p_key text, p_status integer, p_headers jsonb, p_body_base64 text)
  RETURNS void
  LANGUAGE sql
