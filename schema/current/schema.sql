@@ -1021,6 +1021,9 @@ DECLARE
   v_left bigint;
   v_set text;
   r ratelimit_counters;
+  v_over integer;              -- the quota of the override in force, if any
+  v_next timestamptz;          -- the key's next override boundary after now, if any
+  v_stop bigint;               -- ms until the window ends, or until that boundary if sooner
 BEGIN
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
@@ -1029,9 +1032,15 @@ BEGIN
   END IF;
   -- An assignment, not PERFORM: a simple expression skips the executor.
   v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
-  v_limit := coalesce(
-    (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = p_policy AND o.key = p_key AND o.valid @> p_now),
-    pol.quota);
+  -- The limit in force (the key's override valid now, else the policy's) and the key's next override
+  -- boundary after now (the start of a later override, or the end of the one in force): one index
+  -- look-up. No wait answered goes past that boundary, where the limit changes.
+  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+    INTO v_over, v_next
+    FROM ratelimit_overrides o
+   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  v_limit := coalesce(v_over, pol.quota);
   v_now := floor(extract(epoch FROM p_now) * 1000);
   v_ws := v_now / pol.window_ms * pol.window_ms;
   v_end := v_ws + pol.window_ms - v_now;
@@ -1053,6 +1062,12 @@ BEGIN
     rejected = c.rejected + CASE WHEN c.consumed <= v_room THEN 0 ELSE 1 END
   RETURNING * INTO r;
   v_left := v_limit - r.consumed;
+  v_stop := v_end;
+  IF v_next IS NOT NULL THEN
+    -- As admit_ratelimit_check_any: no wait past the next override boundary (same arithmetic, so the
+    -- same milliseconds).
+    v_stop := least(v_end, ceil(admit_ts_to_ms(v_next) - admit_ts_to_ms(p_now))::bigint);
+  END IF;
   RETURN json_build_object(
     'allowed', r.last_allowed,
     'policy', p_policy,
@@ -1062,9 +1077,9 @@ BEGIN
     'log', false,
     'remaining', greatest(0, v_left),
     'reset_ms', v_end,
-    -- Refused: the window's end, or never when the cost is above the limit.
-    'retry_after_ms', CASE WHEN NOT r.last_allowed AND p_cost <= v_limit THEN v_end END,
-    'wait1_ms', CASE WHEN v_left >= 1 THEN 0 ELSE v_end END,
+    -- Refused: the window's end (or the next override boundary), or never when the cost is above the limit.
+    'retry_after_ms', CASE WHEN NOT r.last_allowed AND p_cost <= v_limit THEN v_stop END,
+    'wait1_ms', CASE WHEN v_left >= 1 THEN 0 ELSE v_stop END,
     'timeout_ms', pol.timeout_ms,
     'on_unavailable', pol.on_unavailable);
 END
@@ -1096,14 +1111,24 @@ DECLARE
   v_fits numeric;              -- GCRA: the latest max(TAT, now) that still admits this cost
   v_ws_ts timestamptz;
   v_eps constant numeric := 0.000001;  -- numeric division rounds at ~1e-20; never let that deny the last unit
+  v_over integer;              -- the quota of the override in force, if any
+  v_next timestamptz;          -- the key's next override boundary after now, if any
+  v_wait numeric;
+  v_wait1 numeric;
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
   -- admit_ratelimit_frame(), inlined: a nested plpgsql call costs more than these lines on every check.
-  v_limit := coalesce(
-    (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = p_policy AND o.key = p_key AND o.valid @> p_now),
-    pol.quota);
+  -- The limit in force (the key's override valid now, else the policy's) and the key's next override
+  -- boundary after now (the start of a later override, or the end of the one in force): one index
+  -- look-up. No wait answered goes past that boundary, where the limit changes.
+  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+    INTO v_over, v_next
+    FROM ratelimit_overrides o
+   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  v_limit := coalesce(v_over, pol.quota);
   v_w := pol.window_ms;
   v_slot := floor(v_now / v_w);
   v_ws := v_slot * v_w;
@@ -1197,6 +1222,21 @@ BEGIN
     VALUES (p_now, p_policy, p_key, v_allowed, p_cost, p_info, p_now + pol.history_ms * interval '1 millisecond');
   END IF;
 
+  IF NOT v_allowed THEN
+    v_wait := admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, greatest(p_cost, 1), v_ws, coalesce(v_cur, 0), v_prev, r.tat);
+  END IF;
+  -- A unit still fits now (remaining ≥ 1) ⇒ waiting for one unit is 0: skip the computation
+  -- while the counter row is locked.
+  v_wait1 := CASE WHEN v_remaining >= 1 THEN 0
+                  ELSE admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, 1, v_ws, coalesce(v_cur, 0), v_prev, r.tat) END;
+  IF v_next IS NOT NULL THEN
+    -- Stop at the next override boundary: the limit changes there, so the wait computed under this
+    -- one says nothing past it (NULL, a cost above the limit in force, stays NULL).
+    -- (least() skips NULLs: a NULL wait is left alone, not replaced by the boundary.)
+    IF v_wait IS NOT NULL THEN v_wait := least(v_wait, admit_ts_to_ms(v_next) - v_now); END IF;
+    v_wait1 := least(v_wait1, admit_ts_to_ms(v_next) - v_now);
+  END IF;
+
   RETURN json_build_object(
     'allowed', v_allowed,
     'policy', p_policy,
@@ -1206,12 +1246,8 @@ BEGIN
     'log', pol.log,
     'remaining', greatest(0, v_remaining)::bigint,
     'reset_ms', ceil(greatest(0, v_reset))::bigint,
-    'retry_after_ms', CASE WHEN NOT v_allowed THEN
-        ceil(admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, greatest(p_cost, 1), v_ws, coalesce(v_cur, 0), v_prev, r.tat))::bigint END,
-    -- A unit still fits now (remaining ≥ 1) ⇒ waiting for one unit is 0: skip the computation
-    -- while the counter row is locked.
-    'wait1_ms', CASE WHEN v_remaining >= 1 THEN 0
-                ELSE ceil(admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, 1, v_ws, coalesce(v_cur, 0), v_prev, r.tat))::bigint END,
+    'retry_after_ms', ceil(v_wait)::bigint,
+    'wait1_ms', ceil(v_wait1)::bigint,
     'timeout_ms', pol.timeout_ms,
     'on_unavailable', pol.on_unavailable);
 END
@@ -1247,6 +1283,11 @@ DECLARE
   v_reset numeric;
   v_ws_ts timestamptz;
   v_set text;
+  v_over integer;
+  v_next timestamptz;
+  v_stop numeric[] := '{}';    -- ms until the key's next override boundary of each policy (NULL: none)
+  v_wait numeric;
+  v_wait1 numeric;
 BEGIN
   v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
   v_names := ARRAY(SELECT DISTINCT u COLLATE "C" FROM unnest(p_policies) u ORDER BY 1);
@@ -1265,9 +1306,14 @@ BEGIN
       RAISE EXCEPTION 'rate-limit policy % was deleted during the check', v_names[i] USING ERRCODE = '40001';
     END IF;
     v_pols[i] := pol;
-    v_lim[i] := coalesce(
-      (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = pol.name AND o.key = p_key AND o.valid @> p_now),
-      pol.quota);
+    -- The limit in force and the key's next override boundary (see admit_ratelimit_check_any).
+    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+    v_lim[i] := coalesce(v_over, pol.quota);
+    v_stop[i] := admit_ts_to_ms(v_next) - v_now;  -- NULL: no boundary ahead
     v_w := pol.window_ms;
     v_slot[i] := floor(v_now / v_w);
     v_ws[i] := v_slot[i] * v_w;
@@ -1357,6 +1403,22 @@ BEGIN
       INSERT INTO ratelimit_log (at, policy, key, allowed, cost, info, expires_at)
       VALUES (p_now, pol.name, p_key, v_allowed, p_cost, p_info, p_now + pol.history_ms * interval '1 millisecond');
     END IF;
+    -- This policy's own wait for this cost (it denied; for a peek, for one unit) and for one unit,
+    -- never past its next override boundary.
+    v_wait := NULL;
+    IF NOT v_fits[i] THEN
+      v_wait := admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, greatest(p_cost, 1), v_ws[i],
+                  CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
+                  CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END);
+      -- least() skips NULLs: a NULL wait (a cost above the limit in force) stays NULL.
+      IF v_wait IS NOT NULL THEN v_wait := least(v_wait, v_stop[i]); END IF;
+    END IF;
+    v_wait1 := 0;
+    IF v_remaining < 1 THEN
+      v_wait1 := least(admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, 1, v_ws[i],
+                         CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
+                         CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END), v_stop[i]);
+    END IF;
     v_res[i] := json_build_object(
       'allowed', v_fits[i],
       'policy', pol.name,
@@ -1366,15 +1428,8 @@ BEGIN
       'log', pol.log,
       'remaining', greatest(0, v_remaining)::bigint,
       'reset_ms', ceil(greatest(0, v_reset))::bigint,
-      -- This policy's own wait for this cost (it denied); for a peek, for one unit.
-      'retry_after_ms', CASE WHEN NOT v_fits[i] THEN
-          ceil(admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, greatest(p_cost, 1), v_ws[i],
-               CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
-               CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END))::bigint END,
-      'wait1_ms', CASE WHEN v_remaining >= 1 THEN 0 ELSE
-          ceil(admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, 1, v_ws[i],
-               CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
-               CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END))::bigint END,
+      'retry_after_ms', ceil(v_wait)::bigint,
+      'wait1_ms', ceil(v_wait1)::bigint,
       'timeout_ms', pol.timeout_ms,
       'on_unavailable', pol.on_unavailable);
   END LOOP;
