@@ -17,7 +17,7 @@
 -- millisecond alike (test/ratelimits/ratelimits.fixed-window.test.ts), and the multi-policy check
 -- caps each policy's own wait the same way. Otherwise the three functions are as dumped before.
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_any(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+CREATE OR REPLACE FUNCTION admit_ratelimit_check_any(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -185,7 +185,7 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_check(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+CREATE OR REPLACE FUNCTION admit_ratelimit_check(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -263,7 +263,7 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_multi(p_policies text[], p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+CREATE OR REPLACE FUNCTION admit_ratelimit_check_multi(p_policies text[], p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
