@@ -243,17 +243,19 @@ describe("identical simultaneous PUTs are idempotent", () => {
 // delete commits. Before the fix the PUT had read the policy without a lock, its insert's foreign
 // key check waited on the deleted row and failed with 23503: 500 /problems/internal.
 describe("an override PUT racing the DELETE of its policy", () => {
-  const putWaiting = () =>
+  /** Until one statement calling `fn` waits on a lock. */
+  const waitingOnLock = (fn: string) =>
     until(
       async () =>
         (
           await sql<{ n: number }>(
             suite.db,
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%admit_ratelimit_put_override%'",
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%'",
+            [fn],
           )
         )[0].n === 1,
       10_000,
-      "the override PUT waiting on the policy",
+      `${fn} waiting on a lock`,
     );
   const override = { limit: 50, valid_from: "2026-01-01T00:00:00Z" };
 
@@ -264,7 +266,7 @@ describe("an override PUT racing the DELETE of its policy", () => {
       await deleter.query("BEGIN");
       await deleter.query("SELECT admit_ratelimit_delete_policy('del-race')");
       const put = suite.api("PUT", "/v1/ratelimits/policies/del-race/overrides/cust", override);
-      await putWaiting();
+      await waitingOnLock("admit_ratelimit_put_override");
       await deleter.query("COMMIT");
       const res = await put;
       expect([res.status, res.json.type]).toEqual([404, "/problems/not-found"]);
@@ -282,17 +284,7 @@ describe("an override PUT racing the DELETE of its policy", () => {
       await writer.query("BEGIN");
       await writer.query("SELECT admit_ratelimit_put_override('del-race-2', 'cust', 50, '2026-01-01', NULL)");
       const del = suite.api("DELETE", "/v1/ratelimits/policies/del-race-2");
-      await until(
-        async () =>
-          (
-            await sql<{ n: number }>(
-              suite.db,
-              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%admit_ratelimit_delete_policy%'",
-            )
-          )[0].n === 1,
-        10_000,
-        "the DELETE waiting on the override's PUT",
-      );
+      await waitingOnLock("admit_ratelimit_delete_policy");
       await writer.query("COMMIT");
       expect((await del).status).toBe(204);
     } finally {
