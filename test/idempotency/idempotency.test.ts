@@ -231,6 +231,37 @@ describe("a keyed rate-limit denial", () => {
     expect([retry.status, retry.headers.get("idempotent-replayed")]).toEqual([429, null]);
     expect((await suite.api("GET", "/v1/ratelimits/usage?policy=idem-logged&key=k")).json.attempted).toBe(5);
   });
+
+  it("a same-key request waiting on it claims the released key once it commits, and decides again", async () => {
+    // Logged: never answered from the deny cache, so every call reaches the database and is counted.
+    await suite.api("PUT", "/v1/ratelimits/policies/idem-release", { algorithm: "fixed_window", limit: 1, window_ms: 366 * 86_400_000, log: true });
+    const checkBody = { policy: "idem-release", key: "k" };
+    expect((await suite.api("POST", "/v1/ratelimits/check", checkBody)).status).toBe(200);
+    const k = key("released");
+    const hash = (await import("node:crypto")).createHash("sha256").update(JSON.stringify(checkBody)).digest("hex");
+    const first = await connect(suite.db);
+    try {
+      // What a keyed 429's transaction does: claim the key, decide (counted), release the key, commit.
+      await first.query("BEGIN");
+      await first.query("SELECT admit_idempotency_claim($1, 'POST', '/v1/ratelimits/check', $2, 60, 1000)", [k, hash]);
+      await first.query("SELECT admit_ratelimit_check('idem-release', 'k', 1, NULL, 1000)");
+      const waiting = suite.api("POST", "/v1/ratelimits/check", checkBody, { "Idempotency-Key": k });
+      for (let i = 0; i < 100; i++) {
+        const [{ w }] = await sql<{ w: number }>(suite.db, "SELECT count(*)::int AS w FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'");
+        if (w > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await first.query("SELECT admit_idempotency_release($1)", [k]);
+      await first.query("COMMIT");
+      const res = await waiting;
+      expect([res.status, res.headers.get("idempotent-replayed")]).toEqual([429, null]);
+    } finally {
+      await first.end();
+    }
+    expect(await storedKeys(k)).toEqual([]);
+    const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=idem-release&key=k");
+    expect([usage.json.attempted, usage.json.rejected]).toEqual([3, 2]);
+  });
 });
 
 describe("a same-key request waiting on the first", () => {
