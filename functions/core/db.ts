@@ -214,6 +214,17 @@ export function mapSqlError(state: string, err: unknown): ProblemError {
       `The write no longer fits the stored data${constraint ? ` (${constraint})` : ""}, which a concurrent request changed; nothing was applied.`,
     );
   }
+  // A foreign key broken by a write: the row it refers to was deleted by a concurrent request
+  // (every function checks the parent first, so only a race gets here; an override PUT locks its
+  // policy and answers the policy's 404 itself). Which row went is not known here: 409 conflict,
+  // like the other constraints, not a guessed 404.
+  if (state === "23503") {
+    const constraint = (err as { constraint?: string }).constraint;
+    return problem(
+      "conflict",
+      `The write refers to data a concurrent request deleted${constraint ? ` (${constraint})` : ""}; nothing was applied. Read the current state, then decide.`,
+    );
+  }
   if (state === "55P03")
     return problem("lock-timeout", "Another request holds the lock for too long; nothing was applied. Retry shortly.", {}, { "Retry-After": "1" });
   if (state === "57014") return unavailable("The statement timed out in the database.", 1);

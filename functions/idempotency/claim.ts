@@ -7,7 +7,7 @@ import type { Bindings } from "../core/env";
 import { problem, validationProblem } from "../core/errors";
 import { IDEMPOTENCY_HEADER } from "../core/http";
 import { unstorableText } from "../core/validation";
-import { type Claim, claimIdempotencyKey } from "./sql";
+import { type Claim, claimIdempotencyKey, releaseIdempotencyKey } from "./sql";
 
 export const MAX_KEY_LENGTH = 255;
 export const DEFAULT_TTL_S = 86_400;
@@ -64,4 +64,20 @@ export async function claimKey(
     {},
     { "Retry-After": "1" },
   );
+}
+
+/**
+ * How a claimed key's transaction ends, given the request's answer: `store` — the answer is kept
+ * with the effect and replayed to a retry; `release` — a refusal the database decided (a rate-limit
+ * denial): the answer is not kept, so a retry decides again, but what deciding it wrote (the attempt
+ * counted, its log row) stands, exactly as without a key; `rollback` — nothing stays (a 5xx, a failed
+ * statement, input errors, an answer the fail mode gave because the database did not decide).
+ */
+export type Ending = "store" | "release" | "rollback";
+
+/** Ends the transaction of a `release` answer: the key is let go, the request's effect commits. */
+export async function releaseKey(db: RequestDb, key: string): Promise<void> {
+  if (db.transactionFailed) return db.rollback();
+  await releaseIdempotencyKey(db, key);
+  await db.commit();
 }

@@ -15,7 +15,7 @@
 // No routes of its own: middleware.ts (the middleware), claim.ts (claiming a key, shared), once.ts
 // (the same store for a keyed RPC call: functions/http/rpc/), sql.ts (the two SQL calls), openapi.ts
 // (the header in the document).
-export { DEFAULT_TTL_S, idempotencyTtlS, MAX_KEY_LENGTH } from "./claim";
+export { DEFAULT_TTL_S, type Ending, idempotencyTtlS, MAX_KEY_LENGTH } from "./claim";
 export { idempotency } from "./middleware";
 export { once, RPC_KEY_FIELD } from "./once";
 export { documentIdempotencyKey } from "./openapi";

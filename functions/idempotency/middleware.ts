@@ -5,15 +5,15 @@ import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
 import type { AppEnv } from "../core/context";
 import { hasRoute, IDEMPOTENCY_HEADER, NOT_ENFORCED_HEADER, REPLAYED_HEADER } from "../core/http";
-import { checkKey, claimKey, type Replay } from "./claim";
+import { checkKey, claimKey, type Ending, type Replay, releaseKey } from "./claim";
 import { storeIdempotentResponse } from "./sql";
 
 export const KEYED_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
  * 4xx answers that are not the outcome of running the request, or that invite a retry, are not
- * stored (the transaction rolls back, so nothing they might have written stays either): malformed
- * or invalid input, unknown route or id, and limits. Every other 4xx — e.g. 409 "overlaps" — is the
+ * stored (the transaction rolls back, so nothing they might have written stays either, except a 429's
+ * own counting: see ending()): malformed or invalid input, unknown route or id, and limits. Every other 4xx — e.g. 409 "overlaps" — is the
  * request's real outcome and is replayed like a 2xx. Any response carrying Retry-After is not stored.
  */
 const NOT_STORED_4XX = new Set([400, 401, 403, 404, 405, 408, 413, 415, 422, 425, 429]);
@@ -23,12 +23,15 @@ const TRANSIENT_HEADERS = new Set(["connection", "content-length", "date", "keep
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
-function stored(res: Response): boolean {
-  if (res.status >= 500) return false;
-  if (res.headers.has("Retry-After")) return false;
+function ending(res: Response): Ending {
+  if (res.status >= 500) return "rollback";
   // A fail mode's answer (the database did not decide in time): the request has no outcome to keep.
-  if (res.headers.has(NOT_ENFORCED_HEADER)) return false;
-  return res.status < 400 || !NOT_STORED_4XX.has(res.status);
+  if (res.headers.has(NOT_ENFORCED_HEADER)) return "rollback";
+  // A limit the database decided (a rate-limit check's 429): a retry must decide again, but the
+  // decision's own writes — the attempt counted, its log row — stay, as they do without a key.
+  if (res.status === 429) return "release";
+  if (res.headers.has("Retry-After")) return "rollback";
+  return res.status < 400 || !NOT_STORED_4XX.has(res.status) ? "store" : "rollback";
 }
 
 function replay(r: Replay): Response {
@@ -70,7 +73,9 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
       await next();
 
       const res = c.res;
-      if (!stored(res)) return await db.rollback();
+      const end = ending(res);
+      if (end === "release") return await releaseKey(db, key);
+      if (end === "rollback") return await db.rollback();
       if (db.transactionFailed) {
         await db.rollback();
         // A route answered success although one of its statements failed: Postgres rolled it back.

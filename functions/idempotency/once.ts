@@ -7,7 +7,7 @@ import type { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { validationProblem } from "../core/errors";
 import { canonicalJson } from "../core/validation";
-import { checkKey, claimKey } from "./claim";
+import { checkKey, claimKey, type Ending, releaseKey } from "./claim";
 import { storeIdempotentResponse } from "./sql";
 
 /** Where a keyed RPC call's key is given (the 422s name it). */
@@ -29,16 +29,17 @@ function fingerprint(input: unknown): string {
 /**
  * Runs `run` at most once for `key`: `call` names it (`Admit.reserve`) and `input` is what it was
  * given (compared as canonical JSON) — the same key with another call or other input is a 422, and while the first call runs a
- * second gets 409 with Retry-After. An answer `keep` refuses (one that invites a retry, as a
- * rate-limit denial or a busy lease does over HTTP) is not stored, and its effect is rolled back
- * with the claim, as the HTTP middleware does for such answers. A thrown problem stores nothing.
+ * second gets 409 with Retry-After. `ending` says what an answer leaves, as the HTTP middleware
+ * decides it: `store` it with its effect; `release` — a refusal the database decided (a rate-limit
+ * denial): not stored, its effect (the attempt counted) stays and the key is let go; `rollback` —
+ * neither stays. A thrown problem stores nothing.
  */
 export async function once<T>(
   db: RequestDb,
   env: Bindings,
   k: { key: string; call: string; input: unknown },
   run: () => Promise<T>,
-  keep: (answer: T) => boolean,
+  ending: (answer: T) => Ending,
 ): Promise<T> {
   checkKey(k.key, RPC_KEY_FIELD);
   const bodyHash = await sha256(fingerprint(k.input));
@@ -46,8 +47,9 @@ export async function once<T>(
   if (replayed) return JSON.parse(new TextDecoder().decode(decodeBase64(replayed.body))) as T;
   try {
     const answer = await run();
-    if (!keep(answer)) {
-      await db.rollback();
+    const end = ending(answer);
+    if (end !== "store") {
+      await (end === "release" ? releaseKey(db, k.key) : db.rollback());
       return answer;
     }
     if (db.transactionFailed) throw new Error(`${k.call} answered after a failed statement`);

@@ -1,5 +1,5 @@
 // The idempotency capability's SQL: the only file in functions/ that names admit_idempotency_*.
-// Both run inside the transaction the middleware opened (schema/000040_idempotency.sql).
+// They run inside the transaction the middleware opened (schema/000040_idempotency.sql, 000076).
 import type { Queryable } from "../core/db";
 
 /** What admit_idempotency_claim found for a key. */
@@ -32,4 +32,12 @@ export async function claimIdempotencyKey(db: Queryable, k: ClaimInput): Promise
 /** Stores the response for the claimed `key`; `body` is base64, `headers` lower-case names. */
 export async function storeIdempotentResponse(db: Queryable, key: string, status: number, headers: Record<string, string>, body: string): Promise<void> {
   await db.query("SELECT admit_idempotency_store($1, $2::integer, $3::jsonb, $4)", [key, status, JSON.stringify(headers), body], { write: true });
+}
+
+/**
+ * Lets go of the `key` this transaction claimed, keeping what the request wrote (commit afterwards):
+ * for an answer that is not stored but whose effect stands (a refusal the database decided).
+ */
+export async function releaseIdempotencyKey(db: Queryable, key: string): Promise<void> {
+  await db.query("SELECT admit_idempotency_release($1)", [key], { write: true });
 }

@@ -38,6 +38,12 @@ export const DEFAULT_TIMEOUT_MS = DEFAULT_BUDGET_MS;
  * database would refuse. It can refuse for a little longer than needed if another isolate refunded
  * or raised an override meanwhile (at most until the cached moment); changes made in this isolate
  * clear the entry at once.
+ *
+ * An answer is stored only if nothing it covers changed in this isolate while it was on its way: a
+ * check takes a mark() before asking the database and hands it to remember()/learn(), which drop the
+ * answer when forget() touched its policy or key after that mark. Without it, a check queued on a hot
+ * key's row decided on the old limit, arrived after a PUT that raised it had cleared the entry, and
+ * stored its denial for the rest of the window.
  */
 export class DenyCache {
   private readonly byPolicy = new Map<string, Map<string, DenyEntry>>();
@@ -48,8 +54,38 @@ export class DenyCache {
   dbCalls = 0;
   /** Policies as last seen by this isolate (their log flag, window, budget and fail mode). */
   readonly policies = new Map<string, PolicyInfo>();
+  /** Changes counted so far in this isolate (forget() calls): what a mark is. */
+  private changes = 0;
+  /** The change count at the last forget() of a policy ("p") or of one of its keys ("p\0k"), oldest first. */
+  private readonly changedAt = new Map<string, number>();
+  /** Marks below this may have seen a change whose record was dropped to bound `changedAt`: treated as changed. */
+  private dropped = 0;
 
-  learn(policy: string, info: Partial<PolicyInfo> & { log: boolean; window_ms: number }): void {
+  /** Now, in this isolate's history of changes: take it before asking the database, give it to remember()/learn(). */
+  mark(): number {
+    return this.changes;
+  }
+
+  /** Did this isolate change what is known of `policy` (or of `key` in it) after `mark`? */
+  changedSince(mark: number, policy: string, key?: string): boolean {
+    if (mark < this.dropped) return true;
+    if ((this.changedAt.get(policy) ?? -1) >= mark) return true;
+    return key !== undefined && (this.changedAt.get(`${policy}\0${key}`) ?? -1) >= mark;
+  }
+
+  private changed(id: string): void {
+    this.changedAt.delete(id); // re-inserted last: the map stays in order of change
+    this.changedAt.set(id, this.changes++);
+    if (this.changedAt.size > MAX_ENTRIES) {
+      const [oldest, at] = this.changedAt.entries().next().value!;
+      this.changedAt.delete(oldest);
+      this.dropped = at + 1;
+    }
+  }
+
+  /** Learns a policy's settings from an answer; one that left before a change of the policy in this isolate (`mark`) is dropped. */
+  learn(policy: string, info: Partial<PolicyInfo> & { log: boolean; window_ms: number }, mark?: number): void {
+    if (mark !== undefined && this.changedSince(mark, policy)) return;
     const known = this.policies.get(policy);
     if (!known && this.policies.size >= MAX_ENTRIES) this.policies.delete(this.policies.keys().next().value!);
     this.policies.set(policy, {
@@ -72,7 +108,9 @@ export class DenyCache {
     return Math.max(cost, 1) >= entry.minCost ? entry : undefined;
   }
 
-  remember(policy: string, key: string, entry: DenyEntry): void {
+  /** Stores a denial; one that left before a change of its policy or key in this isolate (`mark`) is dropped. */
+  remember(policy: string, key: string, entry: DenyEntry, mark?: number): void {
+    if (mark !== undefined && this.changedSince(mark, policy, key)) return;
     let keys = this.byPolicy.get(policy);
     if (!keys) this.byPolicy.set(policy, (keys = new Map()));
     if (!keys.has(key)) {
@@ -82,8 +120,12 @@ export class DenyCache {
     keys.set(key, entry);
   }
 
-  /** Forget one key of a policy, or every key of it. */
+  /**
+   * Forget one key of a policy, or every key of it (and its settings): a change made through this
+   * isolate. Answers still on their way, marked before it, will not be stored.
+   */
   forget(policy: string, key?: string): void {
+    this.changed(key === undefined ? policy : `${policy}\0${key}`);
     if (key === undefined) this.policies.delete(policy);
     const keys = this.byPolicy.get(policy);
     if (!keys) return;

@@ -68,17 +68,31 @@ export interface MultiCheckInput extends Omit<CheckInput, "policy"> {
   policies: string[];
 }
 
-/** Remember what the database said about one policy of `key`: the deny cache only ever records denials. */
-function remember(cache: DenyCache | null, r: CheckRow, fits: boolean, cost: number, now: number): void {
-  denyCache.learn(r.policy, r);
+/** Where this isolate's changes stood when a check left for the database (DenyCache.mark). */
+interface Marks {
+  policies: number;
+  cache?: number;
+}
+
+function mark(cache: DenyCache | null): Marks {
+  return { policies: denyCache.mark(), cache: cache?.mark() };
+}
+
+/**
+ * Remember what the database said about one policy of `key`: the deny cache only ever records
+ * denials. Nothing is stored when the policy or key was changed through this isolate after `marks`
+ * (the answer was decided before that change).
+ */
+function remember(cache: DenyCache | null, r: CheckRow, fits: boolean, cost: number, now: number, marks: Marks): void {
+  denyCache.learn(r.policy, r, marks.policies);
   if (!cache || r.log) return; // A logged policy wants every call in its log and its attempted count.
   const common = { limit: r.limit, remaining: r.remaining, resetAt: now + r.reset_ms, windowMs: r.window_ms };
   if (r.remaining === 0 && r.wait1_ms !== null && r.wait1_ms > 0) {
     // Nothing left: every call of any cost is refused until one unit comes back.
-    cache.remember(r.policy, r.key, { ...common, minCost: 1, until: now + r.wait1_ms });
+    cache.remember(r.policy, r.key, { ...common, minCost: 1, until: now + r.wait1_ms }, marks.cache);
   } else if (!fits && r.retry_after_ms !== null && r.retry_after_ms > 0 && cost > 0) {
     // Some units left but not `cost` of them: refuse this cost (or more) until it fits.
-    cache.remember(r.policy, r.key, { ...common, minCost: cost, until: now + r.retry_after_ms });
+    cache.remember(r.policy, r.key, { ...common, minCost: cost, until: now + r.retry_after_ms }, marks.cache);
   }
   // An admit with units left does not clear an entry: under a burst it may be an older answer
   // arriving after a newer "nothing left", and an entry only ever stands until its own moment.
@@ -136,6 +150,7 @@ export async function checkRateLimit(
     return { cached: true, window_ms: hit.windowMs, result, policies: [{ result, window_ms: hit.windowMs }] };
   }
   if (cache) cache.dbCalls++;
+  const marks = mark(cache);
   const r = await sql.check(db, input.policy, {
     key: input.key,
     cost,
@@ -148,7 +163,7 @@ export async function checkRateLimit(
     denyCache.policies.delete(input.policy);
     return null;
   }
-  remember(cache, r, r.allowed, cost, Date.now());
+  remember(cache, r, r.allowed, cost, Date.now(), marks);
   const result = flat(r, r.allowed, "limit");
   return { cached: false, window_ms: r.window_ms, result, policies: [{ result, window_ms: r.window_ms }] };
 }
@@ -180,6 +195,7 @@ export async function checkRateLimits(
     }
   }
   if (cache) cache.dbCalls++;
+  const marks = mark(cache);
   const r = await sql.checkMulti(db, input.policies, {
     key: input.key,
     cost,
@@ -196,7 +212,7 @@ export async function checkRateLimits(
   }
   const now = Date.now();
   const policies = r.results.map((x) => {
-    remember(cache, x, x.allowed, cost, now);
+    remember(cache, x, x.allowed, cost, now, marks);
     return { result: flat(x, x.allowed, "limit") as PolicyResult, window_ms: x.window_ms };
   });
   return multiDecision(policies, false);

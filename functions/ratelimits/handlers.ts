@@ -13,17 +13,22 @@ import * as sql from "./sql";
 
 export const putRateLimitPolicy: RouteHandler<typeof routes.putRateLimitPolicy, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
+  const mark = denyCache.mark();
   const r = await sql.putPolicy(c.var.db, name, c.req.valid("json"));
+  // Another change of the policy through this isolate finished meanwhile: which one is newer is
+  // unknown here, so its settings are forgotten rather than learnt (the next answer teaches them).
+  const alone = !denyCache.changedSince(mark, name);
   denyCache.forget(name);
-  denyCache.learn(name, r.policy);
+  if (alone) denyCache.learn(name, r.policy);
   return r.created ? c.json(r.policy, 201) : c.json(r.policy, 200);
 };
 
 export const getRateLimitPolicy: RouteHandler<typeof routes.getRateLimitPolicy, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
+  const mark = denyCache.mark();
   const policy = await sql.getPolicy(c.var.db, name);
   if (!policy) throw noPolicy(name);
-  denyCache.learn(name, policy);
+  denyCache.learn(name, policy, mark);
   return c.json(policy, 200);
 };
 

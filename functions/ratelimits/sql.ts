@@ -90,8 +90,8 @@ export type AcquireRow =
 /** Creates or replaces a policy; `created` tells which. */
 export async function putPolicy(db: Queryable, name: string, p: PolicyInput): Promise<{ created: boolean; policy: PolicyRow }> {
   const [{ r }] = await db.query<{ r: { created: boolean; policy: PolicyRow } }>(
-    "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint, $7::integer, $8) AS r",
-    [name, p.algorithm, p.limit, p.window_ms, p.log, p.history_ms, p.timeout_ms, p.on_unavailable],
+    "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint, $7::integer, $8, $9::integer) AS r",
+    [name, p.algorithm, p.limit, p.window_ms, p.log, p.history_ms, p.timeout_ms, p.on_unavailable, db.lockTimeoutMs],
     { write: true },
   );
   return r;
@@ -130,7 +130,7 @@ export async function listPolicyOverrides(
 
 /** Deletes a policy with its overrides and counters; false when there was none. */
 export async function deletePolicy(db: Queryable, name: string): Promise<boolean> {
-  const [{ r }] = await db.query<{ r: boolean }>("SELECT admit_ratelimit_delete_policy($1) AS r", [name], { write: true });
+  const [{ r }] = await db.query<{ r: boolean }>("SELECT admit_ratelimit_delete_policy($1, $2::integer) AS r", [name, db.lockTimeoutMs], { write: true });
   return r;
 }
 
@@ -141,8 +141,8 @@ export async function putOverride(
   o: { limit: number; valid_from: string; valid_to: string | null },
 ): Promise<PutOverrideResult> {
   const [{ r }] = await db.query<{ r: PutOverrideResult }>(
-    "SELECT admit_ratelimit_put_override($1, $2, $3::integer, $4::timestamptz, $5::timestamptz) AS r",
-    [policy, key, o.limit, o.valid_from, o.valid_to],
+    "SELECT admit_ratelimit_put_override($1, $2, $3::integer, $4::timestamptz, $5::timestamptz, $6::integer) AS r",
+    [policy, key, o.limit, o.valid_from, o.valid_to, db.lockTimeoutMs],
     { write: true },
   );
   return r;
@@ -156,9 +156,13 @@ export async function listOverrides(db: Queryable, policy: string, key: string):
 
 /** Deletes a key's override periods (only the one starting at `validFrom` when given); how many went. */
 export async function deleteOverrides(db: Queryable, policy: string, key: string, validFrom: string | null): Promise<number> {
-  const [{ n }] = await db.query<{ n: number }>("SELECT admit_ratelimit_delete_overrides($1, $2, $3::timestamptz) AS n", [policy, key, validFrom], {
-    write: true,
-  });
+  const [{ n }] = await db.query<{ n: number }>(
+    "SELECT admit_ratelimit_delete_overrides($1, $2, $3::timestamptz, $4::integer) AS n",
+    [policy, key, validFrom, db.lockTimeoutMs],
+    {
+      write: true,
+    },
+  );
   return n;
 }
 

@@ -403,6 +403,13 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_idempotency_release(p_key text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  DELETE FROM idempotency_keys WHERE key = p_key AND response_status IS NULL
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_idempotency_store(p_key text, p_status integer, p_headers jsonb, p_body_base64 text)
  RETURNS void
  LANGUAGE sql
@@ -1095,6 +1102,9 @@ DECLARE
   v_left bigint;
   v_set text;
   r ratelimit_counters;
+  v_over integer;              -- the quota of the override in force, if any
+  v_next timestamptz;          -- the key's next override boundary after now, if any
+  v_stop bigint;               -- ms until the window ends, or until that boundary if sooner
 BEGIN
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
@@ -1103,9 +1113,15 @@ BEGIN
   END IF;
   -- An assignment, not PERFORM: a simple expression skips the executor.
   v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
-  v_limit := coalesce(
-    (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = p_policy AND o.key = p_key AND o.valid @> p_now),
-    pol.quota);
+  -- The limit in force (the key's override valid now, else the policy's) and the key's next override
+  -- boundary after now (the start of a later override, or the end of the one in force): one index
+  -- look-up. No wait answered goes past that boundary, where the limit changes.
+  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+    INTO v_over, v_next
+    FROM ratelimit_overrides o
+   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  v_limit := coalesce(v_over, pol.quota);
   v_now := floor(extract(epoch FROM p_now) * 1000);
   v_ws := v_now / pol.window_ms * pol.window_ms;
   v_end := v_ws + pol.window_ms - v_now;
@@ -1127,6 +1143,12 @@ BEGIN
     rejected = c.rejected + CASE WHEN c.consumed <= v_room THEN 0 ELSE 1 END
   RETURNING * INTO r;
   v_left := v_limit - r.consumed;
+  v_stop := v_end;
+  IF v_next IS NOT NULL THEN
+    -- As admit_ratelimit_check_any: no wait past the next override boundary (same arithmetic, so the
+    -- same milliseconds).
+    v_stop := least(v_end, ceil(admit_ts_to_ms(v_next) - admit_ts_to_ms(p_now))::bigint);
+  END IF;
   RETURN json_build_object(
     'allowed', r.last_allowed,
     'policy', p_policy,
@@ -1136,9 +1158,9 @@ BEGIN
     'log', false,
     'remaining', greatest(0, v_left),
     'reset_ms', v_end,
-    -- Refused: the window's end, or never when the cost is above the limit.
-    'retry_after_ms', CASE WHEN NOT r.last_allowed AND p_cost <= v_limit THEN v_end END,
-    'wait1_ms', CASE WHEN v_left >= 1 THEN 0 ELSE v_end END,
+    -- Refused: the window's end (or the next override boundary), or never when the cost is above the limit.
+    'retry_after_ms', CASE WHEN NOT r.last_allowed AND p_cost <= v_limit THEN v_stop END,
+    'wait1_ms', CASE WHEN v_left >= 1 THEN 0 ELSE v_stop END,
     'timeout_ms', pol.timeout_ms,
     'on_unavailable', pol.on_unavailable);
 END
@@ -1170,14 +1192,24 @@ DECLARE
   v_fits numeric;              -- GCRA: the latest max(TAT, now) that still admits this cost
   v_ws_ts timestamptz;
   v_eps constant numeric := 0.000001;  -- numeric division rounds at ~1e-20; never let that deny the last unit
+  v_over integer;              -- the quota of the override in force, if any
+  v_next timestamptz;          -- the key's next override boundary after now, if any
+  v_wait numeric;
+  v_wait1 numeric;
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
   -- admit_ratelimit_frame(), inlined: a nested plpgsql call costs more than these lines on every check.
-  v_limit := coalesce(
-    (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = p_policy AND o.key = p_key AND o.valid @> p_now),
-    pol.quota);
+  -- The limit in force (the key's override valid now, else the policy's) and the key's next override
+  -- boundary after now (the start of a later override, or the end of the one in force): one index
+  -- look-up. No wait answered goes past that boundary, where the limit changes.
+  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+    INTO v_over, v_next
+    FROM ratelimit_overrides o
+   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  v_limit := coalesce(v_over, pol.quota);
   v_w := pol.window_ms;
   v_slot := floor(v_now / v_w);
   v_ws := v_slot * v_w;
@@ -1271,6 +1303,21 @@ BEGIN
     VALUES (p_now, p_policy, p_key, v_allowed, p_cost, p_info, p_now + pol.history_ms * interval '1 millisecond');
   END IF;
 
+  IF NOT v_allowed THEN
+    v_wait := admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, greatest(p_cost, 1), v_ws, coalesce(v_cur, 0), v_prev, r.tat);
+  END IF;
+  -- A unit still fits now (remaining ≥ 1) ⇒ waiting for one unit is 0: skip the computation
+  -- while the counter row is locked.
+  v_wait1 := CASE WHEN v_remaining >= 1 THEN 0
+                  ELSE admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, 1, v_ws, coalesce(v_cur, 0), v_prev, r.tat) END;
+  IF v_next IS NOT NULL THEN
+    -- Stop at the next override boundary: the limit changes there, so the wait computed under this
+    -- one says nothing past it (NULL, a cost above the limit in force, stays NULL).
+    -- (least() skips NULLs: a NULL wait is left alone, not replaced by the boundary.)
+    IF v_wait IS NOT NULL THEN v_wait := least(v_wait, admit_ts_to_ms(v_next) - v_now); END IF;
+    v_wait1 := least(v_wait1, admit_ts_to_ms(v_next) - v_now);
+  END IF;
+
   RETURN json_build_object(
     'allowed', v_allowed,
     'policy', p_policy,
@@ -1280,12 +1327,8 @@ BEGIN
     'log', pol.log,
     'remaining', greatest(0, v_remaining)::bigint,
     'reset_ms', ceil(greatest(0, v_reset))::bigint,
-    'retry_after_ms', CASE WHEN NOT v_allowed THEN
-        ceil(admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, greatest(p_cost, 1), v_ws, coalesce(v_cur, 0), v_prev, r.tat))::bigint END,
-    -- A unit still fits now (remaining ≥ 1) ⇒ waiting for one unit is 0: skip the computation
-    -- while the counter row is locked.
-    'wait1_ms', CASE WHEN v_remaining >= 1 THEN 0
-                ELSE ceil(admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, 1, v_ws, coalesce(v_cur, 0), v_prev, r.tat))::bigint END,
+    'retry_after_ms', ceil(v_wait)::bigint,
+    'wait1_ms', ceil(v_wait1)::bigint,
     'timeout_ms', pol.timeout_ms,
     'on_unavailable', pol.on_unavailable);
 END
@@ -1321,6 +1364,11 @@ DECLARE
   v_reset numeric;
   v_ws_ts timestamptz;
   v_set text;
+  v_over integer;
+  v_next timestamptz;
+  v_stop numeric[] := '{}';    -- ms until the key's next override boundary of each policy (NULL: none)
+  v_wait numeric;
+  v_wait1 numeric;
 BEGIN
   v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
   v_names := ARRAY(SELECT DISTINCT u COLLATE "C" FROM unnest(p_policies) u ORDER BY 1);
@@ -1339,9 +1387,14 @@ BEGIN
       RAISE EXCEPTION 'rate-limit policy % was deleted during the check', v_names[i] USING ERRCODE = '40001';
     END IF;
     v_pols[i] := pol;
-    v_lim[i] := coalesce(
-      (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = pol.name AND o.key = p_key AND o.valid @> p_now),
-      pol.quota);
+    -- The limit in force and the key's next override boundary (see admit_ratelimit_check_any).
+    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+    v_lim[i] := coalesce(v_over, pol.quota);
+    v_stop[i] := admit_ts_to_ms(v_next) - v_now;  -- NULL: no boundary ahead
     v_w := pol.window_ms;
     v_slot[i] := floor(v_now / v_w);
     v_ws[i] := v_slot[i] * v_w;
@@ -1431,6 +1484,22 @@ BEGIN
       INSERT INTO ratelimit_log (at, policy, key, allowed, cost, info, expires_at)
       VALUES (p_now, pol.name, p_key, v_allowed, p_cost, p_info, p_now + pol.history_ms * interval '1 millisecond');
     END IF;
+    -- This policy's own wait for this cost (it denied; for a peek, for one unit) and for one unit,
+    -- never past its next override boundary.
+    v_wait := NULL;
+    IF NOT v_fits[i] THEN
+      v_wait := admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, greatest(p_cost, 1), v_ws[i],
+                  CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
+                  CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END);
+      -- least() skips NULLs: a NULL wait (a cost above the limit in force) stays NULL.
+      IF v_wait IS NOT NULL THEN v_wait := least(v_wait, v_stop[i]); END IF;
+    END IF;
+    v_wait1 := 0;
+    IF v_remaining < 1 THEN
+      v_wait1 := least(admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, 1, v_ws[i],
+                         CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
+                         CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END), v_stop[i]);
+    END IF;
     v_res[i] := json_build_object(
       'allowed', v_fits[i],
       'policy', pol.name,
@@ -1440,15 +1509,8 @@ BEGIN
       'log', pol.log,
       'remaining', greatest(0, v_remaining)::bigint,
       'reset_ms', ceil(greatest(0, v_reset))::bigint,
-      -- This policy's own wait for this cost (it denied); for a peek, for one unit.
-      'retry_after_ms', CASE WHEN NOT v_fits[i] THEN
-          ceil(admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, greatest(p_cost, 1), v_ws[i],
-               CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
-               CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END))::bigint END,
-      'wait1_ms', CASE WHEN v_remaining >= 1 THEN 0 ELSE
-          ceil(admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, 1, v_ws[i],
-               CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
-               CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END))::bigint END,
+      'retry_after_ms', ceil(v_wait)::bigint,
+      'wait1_ms', ceil(v_wait1)::bigint,
       'timeout_ms', pol.timeout_ms,
       'on_unavailable', pol.on_unavailable);
   END LOOP;
@@ -1461,22 +1523,27 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_delete_overrides(p_policy text, p_key text, p_from timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_delete_overrides(p_policy text, p_key text, p_from timestamp with time zone, p_lock_timeout_ms integer DEFAULT 2000)
  RETURNS integer
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
-  WITH d AS (
-    DELETE FROM ratelimit_overrides
-     WHERE policy = p_policy AND key = p_key AND (p_from IS NULL OR lower(valid) = p_from)
-    RETURNING 1)
-  SELECT count(*)::integer FROM d
+DECLARE
+  v_n integer;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  DELETE FROM ratelimit_overrides
+   WHERE policy = p_policy AND key = p_key AND (p_from IS NULL OR lower(valid) = p_from);
+  GET DIAGNOSTICS v_n = ROW_COUNT;
+  RETURN v_n;
+END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_delete_policy(p_name text)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_delete_policy(p_name text, p_lock_timeout_ms integer DEFAULT 2000)
  RETURNS boolean
  LANGUAGE plpgsql
 AS $function$
 BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   DELETE FROM ratelimit_policies WHERE name = p_name;
   IF NOT FOUND THEN RETURN false; END IF;
   DELETE FROM ratelimit_counters WHERE policy = p_name;
@@ -1565,7 +1632,7 @@ AS $function$
     'created_at', admit_rfc3339(p.created_at), 'updated_at', admit_rfc3339(p.updated_at))
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer DEFAULT 2000)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -1573,11 +1640,13 @@ DECLARE
   v_valid tstzrange := tstzrange(p_from, p_to, '[)');
   v_row ratelimit_overrides;
 BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   -- One writer per (policy, key) at a time: concurrent inserts checked by the exclusion constraint
-  -- wait on each other's tuples and can deadlock (measured: 9 of 400 identical PUTs, ten at a time,
-  -- answered 40P01). Behind this lock the second writer finds the first one's row and updates it.
+  -- wait on each other's tuples and can deadlock (000063).
   PERFORM pg_advisory_xact_lock(admit_fnv64('ratelimit_override/' || p_policy || '/' || p_key));
-  PERFORM 1 FROM ratelimit_policies WHERE name = p_policy;
+  -- The policy stays until this override commits (a concurrent DELETE waits, then takes it along);
+  -- one being deleted right now is waited for, and then it is not found.
+  PERFORM 1 FROM ratelimit_policies WHERE name = p_policy FOR KEY SHARE;
   IF NOT FOUND THEN RETURN json_build_object('status', 'no_policy'); END IF;
   UPDATE ratelimit_overrides SET quota = p_limit
    WHERE policy = p_policy AND key = p_key AND valid = v_valid
@@ -1604,7 +1673,7 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer DEFAULT 5000, p_on_unavailable text DEFAULT 'deny'::text)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer DEFAULT 5000, p_on_unavailable text DEFAULT 'deny'::text, p_lock_timeout_ms integer DEFAULT 2000)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -1612,6 +1681,7 @@ DECLARE
   v_old ratelimit_policies;
   v_new ratelimit_policies;
 BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   FOR attempt IN 1 .. 3 LOOP
     INSERT INTO ratelimit_policies (name, algorithm, quota, window_ms, log, history_ms, timeout_ms, on_unavailable)
     VALUES (p_name, p_algorithm, p_limit, p_window_ms, p_log, p_history_ms, p_timeout_ms, p_on_unavailable)

@@ -66,7 +66,15 @@ describe("mapSqlError", () => {
       const p = mapSqlError(state, new Error("from Postgres"));
       expect([p.problem.status, p.headers["Retry-After"]], state).toEqual([status, retryAfter]);
     }
-    expect(() => mapSqlError("23503", new Error("foreign key"))).toThrow(/unexpected SQLSTATE 23503/);
+    // 0A000 (feature not supported): no request causes it, so it is a bug (this asserted 23503 before issue 28).
+    expect(() => mapSqlError("0A000", new Error("not supported"))).toThrow(/unexpected SQLSTATE 0A000/);
+  });
+
+  it("a foreign key broken by a concurrent delete (23503) is a 409 conflict naming the constraint, not a 500", () => {
+    const err = Object.assign(new Error("insert or update on table … violates foreign key constraint"), { constraint: "ratelimit_overrides_policy_fkey" });
+    const p = mapSqlError("23503", err);
+    expect([p.problem.status, p.problem.type, p.headers["Retry-After"]]).toEqual([409, "/problems/conflict", undefined]);
+    expect(p.problem.detail).toContain("ratelimit_overrides_policy_fkey");
   });
 });
 

@@ -203,6 +203,67 @@ describe("what is stored", () => {
   });
 });
 
+// Issue 28, item 6: the keyed 429 is not stored (a retry must decide again), but rolling the key
+// back rolled back the check itself: on the old code usage read attempted 2, rejected 1 and two log
+// rows where four calls were made.
+describe("a keyed rate-limit denial", () => {
+  it("is not stored, yet counted and logged like an unkeyed one: attempted 4, rejected 3, four log rows", async () => {
+    const put = await suite.api("PUT", "/v1/ratelimits/policies/idem-logged", { algorithm: "fixed_window", limit: 1, window_ms: 366 * 86_400_000, log: true });
+    expect(put.status).toBe(201);
+    const checkBody = { policy: "idem-logged", key: "k" };
+    const keys = [key("rl-a"), key("rl-b"), key("rl-c")];
+    const statuses = [];
+    for (const k of keys) statuses.push((await suite.api("POST", "/v1/ratelimits/check", checkBody, { "Idempotency-Key": k })).status);
+    statuses.push((await suite.api("POST", "/v1/ratelimits/check", checkBody)).status);
+    expect(statuses).toEqual([200, 429, 429, 429]);
+    const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=idem-logged&key=k");
+    expect([usage.json.admitted, usage.json.attempted, usage.json.rejected]).toEqual([1, 4, 3]);
+    expect(await sql(suite.db, "SELECT allowed FROM ratelimit_log WHERE policy = 'idem-logged' ORDER BY id")).toEqual([
+      { allowed: true },
+      { allowed: false },
+      { allowed: false },
+      { allowed: false },
+    ]);
+    // The 200 is stored; the 429s are not: their keys are free, and a retry decides again (and is counted).
+    expect(await storedKeys(keys[0])).toEqual([{ response_status: 200 }]);
+    expect([...(await storedKeys(keys[1])), ...(await storedKeys(keys[2]))]).toEqual([]);
+    const retry = await suite.api("POST", "/v1/ratelimits/check", checkBody, { "Idempotency-Key": keys[1] });
+    expect([retry.status, retry.headers.get("idempotent-replayed")]).toEqual([429, null]);
+    expect((await suite.api("GET", "/v1/ratelimits/usage?policy=idem-logged&key=k")).json.attempted).toBe(5);
+  });
+
+  it("a same-key request waiting on it claims the released key once it commits, and decides again", async () => {
+    // Logged: never answered from the deny cache, so every call reaches the database and is counted.
+    await suite.api("PUT", "/v1/ratelimits/policies/idem-release", { algorithm: "fixed_window", limit: 1, window_ms: 366 * 86_400_000, log: true });
+    const checkBody = { policy: "idem-release", key: "k" };
+    expect((await suite.api("POST", "/v1/ratelimits/check", checkBody)).status).toBe(200);
+    const k = key("released");
+    const hash = (await import("node:crypto")).createHash("sha256").update(JSON.stringify(checkBody)).digest("hex");
+    const first = await connect(suite.db);
+    try {
+      // What a keyed 429's transaction does: claim the key, decide (counted), release the key, commit.
+      await first.query("BEGIN");
+      await first.query("SELECT admit_idempotency_claim($1, 'POST', '/v1/ratelimits/check', $2, 60, 1000)", [k, hash]);
+      await first.query("SELECT admit_ratelimit_check('idem-release', 'k', 1, NULL, 1000)");
+      const waiting = suite.api("POST", "/v1/ratelimits/check", checkBody, { "Idempotency-Key": k });
+      for (let i = 0; i < 100; i++) {
+        const [{ w }] = await sql<{ w: number }>(suite.db, "SELECT count(*)::int AS w FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'");
+        if (w > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await first.query("SELECT admit_idempotency_release($1)", [k]);
+      await first.query("COMMIT");
+      const res = await waiting;
+      expect([res.status, res.headers.get("idempotent-replayed")]).toEqual([429, null]);
+    } finally {
+      await first.end();
+    }
+    expect(await storedKeys(k)).toEqual([]);
+    const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=idem-release&key=k");
+    expect([usage.json.attempted, usage.json.rejected]).toEqual([3, 2]);
+  });
+});
+
 describe("a same-key request waiting on the first", () => {
   it("blocks on the uncommitted key and, once the first commits, replays its response", async () => {
     const body = booking("waiter");

@@ -2,7 +2,7 @@
 // short-circuits denials (never admits), respects cost, and local changes clear it.
 import { describe, expect, it } from "vitest";
 import { DenyCache, denyCache } from "../../functions/ratelimits";
-import { servedApp, sql } from "../support";
+import { bindings, SUITE_BUDGET_MS, servedApp, sql, until, whileHolding, withServedApp } from "../support";
 
 const suite = servedApp("ratelimits_cache"); // deny cache on (the default)
 
@@ -95,6 +95,58 @@ describe("what a cached denial covers", () => {
     expect((await check("clear", "k")).status).toBe(200);
   });
 
+  // Issue 28, item 2: a check queued on a hot key's counter row decides on the limit it read before
+  // the wait. When a PUT raising the limit finishes first through this isolate, that check's 429 is
+  // stale: it must not be stored after the PUT cleared the entry (before the fix every later check
+  // answered 429 `reason: "cache"` for the rest of the window while the database allowed 100).
+  const waitingOnRow = (fn: string) =>
+    until(
+      async () =>
+        (
+          await sql<{ n: number }>(
+            suite.db,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%${fn}%'`,
+          )
+        )[0].n === 1,
+      10_000,
+      `a ${fn} waiting on the held row`,
+    );
+  // (A refund takes the same path, but it queues on the same row behind the check, so it cannot
+  // finish first here.)
+  for (const change of ["policy PUT", "override PUT"] as const) {
+    it(`a check in flight across a ${change} through this isolate does not store its (stale) denial`, async () => {
+      const policy = `stale-${change.replace(" ", "-")}`;
+      // Lock waits long enough for the steps below on a busy machine (a judge of decisions, not of latency).
+      const env = bindings(suite.db, { DB_BUDGET_MS: SUITE_BUDGET_MS, LOCK_TIMEOUT_MS: "20000" });
+      await withServedApp(env, async (api) => {
+        const put = (limit: number) =>
+          api("PUT", `/v1/ratelimits/policies/${policy}`, { algorithm: "fixed_window", limit, window_ms: YEAR, timeout_ms: 30_000 });
+        const check = () => api("POST", "/v1/ratelimits/check", { policy, key: "k" });
+        expect((await put(1)).status).toBe(201);
+        // The unit is spent by another isolate (this one has no entry, so its next check asks the database).
+        await sql(suite.db, "SELECT admit_ratelimit_check($1, 'k', 1, NULL, 1000)", [policy]);
+        const queued = await whileHolding(suite.db, "SELECT 1 FROM ratelimit_counters WHERE policy = $1 AND key = 'k' FOR UPDATE", [policy], async () => {
+          const pending = check();
+          await waitingOnRow("admit_ratelimit_check");
+          if (change === "policy PUT") expect((await put(100)).status).toBe(200);
+          else {
+            const o = await api("PUT", `/v1/ratelimits/policies/${policy}/overrides/k`, {
+              limit: 100,
+              valid_from: new Date(Date.now() - 60_000).toISOString(),
+            });
+            expect(o.status).toBe(201);
+          }
+          return { pending }; // (not the promise itself: whileHolding would wait for it before letting go)
+        });
+        const first = await queued.pending;
+        // Decided on the limit it read before its wait.
+        expect([first.status, first.json.reason, first.json.limit]).toEqual([429, "limit", 1]);
+        const next = await check();
+        expect([next.status, next.json.reason, next.headers.get("admit-cache")]).toEqual([200, "limit", "miss"]);
+      });
+    });
+  }
+
   it("a policy with log: true is never answered from the cache (every call is logged and counted)", async () => {
     await putPolicy("logged", { algorithm: "fixed_window", limit: 1, window_ms: YEAR, log: true });
     const results = [];
@@ -121,5 +173,31 @@ describe("DenyCache (local elapsed time only)", () => {
     expect(cache.lookup("p", "k10049", 5, 0)).toBeUndefined();
     cache.forget("p");
     expect(cache.lookup("p", "k10048", 5, 0)).toBeUndefined();
+  });
+
+  it("drops answers marked before a change of their key or policy, and only those", () => {
+    const cache = new DenyCache();
+    const entry = { until: Infinity, minCost: 1, limit: 1, remaining: 0, resetAt: 0, windowMs: 1_000 };
+    const before = cache.mark();
+    cache.forget("p", "a");
+    cache.remember("p", "a", entry, before); // decided before "a" changed: dropped
+    cache.remember("p", "b", entry, before); // another key: stored
+    cache.remember("q", "a", entry, before); // another policy: stored
+    expect([cache.lookup("p", "a", 1, 0), cache.lookup("p", "b", 1, 0), cache.lookup("q", "a", 1, 0)].map(Boolean)).toEqual([false, true, true]);
+    cache.remember("p", "a", entry, cache.mark()); // decided after it: stored
+    expect(cache.lookup("p", "a", 1, 0)).toBe(entry);
+    const settings = { log: false, window_ms: 1_000 };
+    const m = cache.mark();
+    cache.forget("p"); // the whole policy: its keys and its settings
+    cache.remember("p", "c", entry, m);
+    cache.learn("p", settings, m);
+    expect([cache.lookup("p", "c", 1, 0), cache.policies.get("p")]).toEqual([undefined, undefined]);
+    // The record of changes is bounded; a mark older than a record it dropped counts as changed.
+    const old = cache.mark();
+    for (let i = 0; i < 10_050; i++) cache.forget("r", `k${i}`);
+    cache.remember("s", "x", entry, old);
+    expect(cache.lookup("s", "x", 1, 0)).toBeUndefined();
+    cache.remember("s", "x", entry, cache.mark());
+    expect(cache.lookup("s", "x", 1, 0)).toBe(entry);
   });
 });

@@ -1,7 +1,7 @@
 // Rate limits under real simultaneous HTTP requests against real Postgres, invariants checked in the
 // database afterwards; and the sliding window's documented approximation bound on a generated workload.
 import { describe, expect, it } from "vitest";
-import { connect, servedApp, sql, until, whileHolding } from "../support";
+import { bindings, connect, servedApp, sql, until, whileHolding, withServedApp } from "../support";
 
 // Every check reaches Postgres here (the deny cache has its own suite), so attempted counts are exact.
 const suite = servedApp("ratelimits_burst", { RATELIMIT_DENY_CACHE: "off" });
@@ -235,5 +235,73 @@ describe("identical simultaneous PUTs are idempotent", () => {
     const results = await tenAtOnce("ratelimit_policies", () => suite.api("PUT", "/v1/ratelimits/policies/create-race", body));
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
     for (const r of results) expect(r.json).toMatchObject({ name: "create-race", ...body });
+  });
+});
+
+// Issue 28, item 4: an override PUT racing the DELETE of its policy. Two sessions, in the order
+// that lost: the delete has run but not committed, the PUT arrives and waits on the policy, the
+// delete commits. Before the fix the PUT had read the policy without a lock, its insert's foreign
+// key check waited on the deleted row and failed with 23503: 500 /problems/internal.
+describe("an override PUT racing the DELETE of its policy", () => {
+  /** Until one statement calling `fn` waits on a lock. */
+  const waitingOnLock = (fn: string) =>
+    until(
+      async () =>
+        (
+          await sql<{ n: number }>(
+            suite.db,
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%'",
+            [fn],
+          )
+        )[0].n === 1,
+      10_000,
+      `${fn} waiting on a lock`,
+    );
+  const override = { limit: 50, valid_from: "2026-01-01T00:00:00Z" };
+
+  it("the delete commits while the PUT waits: the PUT is the policy's 404, nothing is left behind", async () => {
+    await putPolicy("del-race", { algorithm: "fixed_window", limit: 10, window_ms: 60_000 });
+    const deleter = await connect(suite.db);
+    try {
+      await deleter.query("BEGIN");
+      await deleter.query("SELECT admit_ratelimit_delete_policy('del-race')");
+      const put = suite.api("PUT", "/v1/ratelimits/policies/del-race/overrides/cust", override);
+      await waitingOnLock("admit_ratelimit_put_override");
+      await deleter.query("COMMIT");
+      const res = await put;
+      expect([res.status, res.json.type]).toEqual([404, "/problems/not-found"]);
+      expect(res.json.detail).toContain("del-race");
+    } finally {
+      await deleter.end();
+    }
+    expect(await sql(suite.db, "SELECT count(*)::int AS n FROM ratelimit_overrides WHERE policy = 'del-race'")).toEqual([{ n: 0 }]);
+  });
+
+  it("the PUT commits first: the DELETE waits for it and takes the override with the policy", async () => {
+    await putPolicy("del-race-2", { algorithm: "fixed_window", limit: 10, window_ms: 60_000 });
+    const writer = await connect(suite.db);
+    try {
+      await writer.query("BEGIN");
+      await writer.query("SELECT admit_ratelimit_put_override('del-race-2', 'cust', 50, '2026-01-01', NULL)");
+      const del = suite.api("DELETE", "/v1/ratelimits/policies/del-race-2");
+      await waitingOnLock("admit_ratelimit_delete_policy");
+      await writer.query("COMMIT");
+      expect((await del).status).toBe(204);
+    } finally {
+      await writer.end();
+    }
+    expect(await sql(suite.db, "SELECT count(*)::int AS n FROM ratelimit_overrides WHERE policy = 'del-race-2'")).toEqual([{ n: 0 }]);
+  });
+
+  it("a PUT that waits on the policy longer than LOCK_TIMEOUT_MS is a 503 lock-timeout, not a 504 at the budget", async () => {
+    await putPolicy("del-race-3", { algorithm: "fixed_window", limit: 10, window_ms: 60_000 });
+    const env = bindings(suite.db, { RATELIMIT_DENY_CACHE: "off", DB_BUDGET_MS: "4000", LOCK_TIMEOUT_MS: "300" });
+    await whileHolding(suite.db, "SELECT 1 FROM ratelimit_policies WHERE name = 'del-race-3' FOR UPDATE", [], () =>
+      withServedApp(env, async (api) => {
+        const res = await api("PUT", "/v1/ratelimits/policies/del-race-3/overrides/cust", override);
+        expect([res.status, res.json.type, res.headers.get("retry-after")]).toEqual([503, "/problems/lock-timeout", "1"]);
+      }),
+    );
+    expect(await sql(suite.db, "SELECT count(*)::int AS n FROM ratelimit_overrides WHERE policy = 'del-race-3'")).toEqual([{ n: 0 }]);
   });
 });

@@ -115,6 +115,22 @@ describe("RPC calls with an idempotency key", () => {
     expect(elsewhere.error.detail).toContain("for RPC Admit.reserve");
   });
 
+  it("a keyed rate-limit denial is not stored but is counted and logged, as over HTTP (issue 28, item 6)", async () => {
+    await sql(db, "SELECT admit_ratelimit_put_policy('rpc-logged', 'fixed_window', 1, 31622400000, true, 604800000)");
+    const input = { policy: "rpc-logged", key: "k" };
+    const answers = [];
+    for (const k of ["rl-1", "rl-2", "rl-3"]) answers.push(((await raw.checkRateLimit(input, { idempotencyKey: k })) as { allowed: boolean }).allowed);
+    answers.push(((await raw.checkRateLimit(input)) as { allowed: boolean }).allowed);
+    expect(answers).toEqual([true, false, false, false]);
+    const [usage] = await sql<{ attempted: number; rejected: number }>(
+      db,
+      "SELECT attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'rpc-logged' AND key = 'k'",
+    );
+    expect(usage).toEqual({ attempted: 4, rejected: 3 });
+    expect(await sql(db, "SELECT count(*)::int AS n FROM ratelimit_log WHERE policy = 'rpc-logged'")).toEqual([{ n: 4 }]);
+    expect(await sql(db, "SELECT key FROM idempotency_keys WHERE key LIKE 'rl-%'")).toEqual([{ key: "rl-1" }]);
+  });
+
   it("input with no JSON form (NaN, Infinity, a lone surrogate, a cycle) under a key is a 422 and stores nothing", async () => {
     const cycle: Record<string, unknown> = { ...stay, resource: "keyed/cycle" };
     cycle.self = cycle;

@@ -9,7 +9,7 @@ import { RequestDb } from "../../core/db";
 import type { Bindings } from "../../core/env";
 import { ProblemError, type RpcProblem, rpcProblem } from "../../core/errors";
 import { valid } from "../../core/validation";
-import { once, RPC_KEY_FIELD } from "../../idempotency";
+import { type Ending, once, RPC_KEY_FIELD } from "../../idempotency";
 import { METHODS, type MethodName } from "./methods";
 
 export type { RpcProblem };
@@ -34,12 +34,15 @@ const KEYED = (name: MethodName) => name !== "rateLimitGate";
 
 /**
  * What the idempotency store keeps, as over HTTP: not an answer that invites a retry — a rate-limit
- * denial, a busy lease or full semaphore (HTTP: 429/409 with Retry-After) — nor a fail-open answer
- * given because the database did not decide (`consumed`; HTTP: Admit-RateLimit-Enforced: false).
+ * denial, a busy lease or full semaphore (HTTP: 429/409 with Retry-After), though what deciding it
+ * wrote stays (a denied check is counted and logged, as without a key) — nor, with its effect, a
+ * fail-open answer given because the database did not decide (`consumed`; HTTP:
+ * Admit-RateLimit-Enforced: false).
  */
-const keep = (answer: unknown) => {
+const ending = (answer: unknown): Ending => {
   const a = answer as { allowed?: unknown; acquired?: unknown };
-  return a?.allowed !== false && a?.acquired !== false && !(typeof a === "object" && a !== null && "consumed" in a);
+  if (typeof a === "object" && a !== null && "consumed" in a) return "rollback";
+  return a?.allowed === false || a?.acquired === false ? "release" : "store";
 };
 
 export async function call<M extends MethodName>(
@@ -55,7 +58,7 @@ export async function call<M extends MethodName>(
     const run = () => method(db, env ?? {}, input);
     const key = KEYED(name) ? valid(Options, options, RPC_KEY_FIELD.in)?.idempotencyKey : undefined;
     if (key === undefined) return await run();
-    return await once(db, env ?? {}, { key, call: `Admit.${name}`, input }, run, keep);
+    return await once(db, env ?? {}, { key, call: `Admit.${name}`, input }, run, ending);
   } catch (err) {
     if (err instanceof ProblemError) return { error: rpcProblem(err) };
     console.error(`Admit RPC ${name} failed`, err);
