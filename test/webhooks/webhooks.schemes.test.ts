@@ -41,6 +41,8 @@ describe("each sender's own library verifies what the test sender makes (so the 
     const g = SENDERS.github.newSecret();
     const gh = await SENDERS.github.deliver([g], "d-1", "issues", {}, ts);
     expect(await githubVerify(g, gh.body, gh.headers["X-Hub-Signature-256"])).toBe(true);
+    // The synchronous signer the fuzz and fault suites use makes the library's signature.
+    expect(SENDERS.github.sign([g], "d-1", "issues", {}, ts)).toEqual(gh);
     const sl = SENDERS.slack.newSecret();
     const sk = await SENDERS.slack.deliver([sl], "Ev1", "app_mention", {}, ts);
     expect(() =>
