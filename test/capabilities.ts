@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { lockKey } from "../functions/core/keys";
-import { SENDERS, type SchemeName } from "./webhooks/senders";
+import { type SchemeName, SENDERS } from "./webhooks/senders";
 
 /** Runs one statement against the suite's database (through whatever path the suite trusts). */
 export type Query = <R = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<R[]>;

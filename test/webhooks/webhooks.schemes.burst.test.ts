@@ -43,9 +43,9 @@ describe.each(SCHEMES.map((s) => [s] as const))("%s: 200 simultaneous deliveries
     for (const c of claims) {
       for (const e of c.json.events) expect((await suite.api("POST", `/v1/webhooks/${source}/events/${e.id}/ack`, { receipt: e.receipt })).status).toBe(200);
     }
-    expect(await sql(suite.db, "SELECT count(*)::int AS c FROM webhook_events WHERE source = $1 AND claims = 1 AND processed_at IS NOT NULL", [source])).toEqual([
-      { c: 20 },
-    ]);
+    expect(
+      await sql(suite.db, "SELECT count(*)::int AS c FROM webhook_events WHERE source = $1 AND claims = 1 AND processed_at IS NOT NULL", [source]),
+    ).toEqual([{ c: 20 }]);
     expect((await suite.api("POST", `/v1/webhooks/${source}/events/claim`, { limit: 10 })).json.events).toEqual([]);
   });
 });
