@@ -39,7 +39,11 @@ const DOC_CONFIG = {
     { name: "Semaphores", description: "At most N holders at a time, with fencing tokens" },
     { name: "Invoices", description: "One invoice generation per subscription at a time (fail fast)" },
     { name: "Inventory", description: "Nightly stock, bookings and holds without overbooking" },
-    { name: "Webhooks", description: "Standard Webhooks receiver (exactly once per webhook-id) and a pull queue for consumers" },
+    {
+      name: "Webhooks",
+      description:
+        "Signed webhook receiver (Standard Webhooks, Stripe, GitHub, Shopify, Slack, any HMAC; exactly once per sender id) and a pull queue for consumers",
+    },
     { name: "Rate limits", description: "Policies, per-key overrides, checks, refunds and usage" },
   ],
   security: [{ bearer: [] }],

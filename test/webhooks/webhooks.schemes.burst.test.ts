@@ -29,7 +29,7 @@ describe.each(SCHEMES.map((s) => [s] as const))("%s: 200 simultaneous deliveries
     expect(answers.filter((a) => a.headers.get("idempotent-replayed") === null)).toHaveLength(20);
     // Every copy of an event got the same Admit id.
     const byEvent = new Map<string, Set<string>>();
-    deliveries.forEach(({ id }, k) => byEvent.set(id, (byEvent.get(id) ?? new Set()).add(answers[k].json.id)));
+    for (const [k, { id }] of deliveries.entries()) byEvent.set(id, (byEvent.get(id) ?? new Set()).add(answers[k].json.id));
     expect([...byEvent.values()].map((s) => s.size)).toEqual(Array(20).fill(1));
 
     const rows = await sql<{ webhook_id: string }>(suite.db, "SELECT webhook_id FROM webhook_events WHERE source = $1", [source]);
