@@ -22,14 +22,14 @@ export const orderingValue = pointerValue;
 export const MAX_ORDERING_CHARS = 200;
 
 /**
- * An ordering value as stored and indexed: itself when it is at most MAX_ORDERING_CHARS and text
- * Postgres stores as itself, else `sha256:` and the hex digest of its JSON text (which keeps a lone
- * surrogate distinct). Equal values still group together and different ones apart; a signed
- * delivery is never refused for its ordering value (a large object overflowed the index row, a NUL
- * was refused by Postgres: a 422, retried by the sender forever).
+ * A value of a signed delivery as stored and indexed (an ordering value, the sender's id): itself
+ * when it is at most `max` characters of text Postgres stores as itself, else `sha256:` and the hex
+ * digest of its JSON text (which keeps a lone surrogate distinct). Equal values stay equal and
+ * different ones apart; a signed delivery is never refused for such a value (a large object
+ * overflowed the index row, a NUL was refused by Postgres: a 422, retried by the sender forever).
  */
-export async function storedOrdering(value: string): Promise<string> {
-  if (value.length <= MAX_ORDERING_CHARS && unstorableText(value) === undefined) return value;
+async function storedText(value: string, max: number): Promise<string> {
+  if (value.length <= max && unstorableText(value) === undefined) return value;
   return `sha256:${await sha256(JSON.stringify(value))}`;
 }
 
@@ -43,15 +43,6 @@ export function eventNotFound(source: string, id: string) {
 
 /** The most characters an event type is stored as itself (a longer or unstorable one is not kept). */
 const MAX_EVENT_TYPE = 200;
-
-/**
- * A sender's id as stored: itself when it is 1–MAX_WEBHOOK_ID characters Postgres stores as itself,
- * else `sha256:` and the hex digest of its JSON text, so a signed delivery is never refused for it.
- */
-async function storedId(id: string): Promise<string> {
-  if (id.length <= MAX_WEBHOOK_ID && unstorableText(id) === undefined) return id;
-  return `sha256:${await sha256(JSON.stringify(id))}`;
-}
 
 export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppEnv> = async (c) => {
   const { source } = c.req.valid("param");
@@ -127,10 +118,10 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
     throw httpProblem(400, `The delivery has no id in ${what.idFrom}, which deliveries of a ${s.scheme} source are deduplicated on. Nothing was stored.`);
   const type = what.type !== undefined && what.type.length <= MAX_EVENT_TYPE && unstorableText(what.type) === undefined ? what.type : null;
   const value = s.ordering_key === null ? undefined : orderingValue(payload, s.ordering_key);
-  const ordering = value === undefined ? undefined : await storedOrdering(value);
+  const ordering = value === undefined ? undefined : await storedText(value, MAX_ORDERING_CHARS);
   const r = await sql.receiveWebhook(db, {
     source,
-    webhookId: await storedId(what.id),
+    webhookId: await storedText(what.id, MAX_WEBHOOK_ID),
     timestamp: signed.timestamp?.seconds ?? null,
     eventType: type,
     body,
