@@ -110,7 +110,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Webhook deliveries (exactly POST /v1/webhooks/:source) are authenticated by their signature instead.
   const token = requireToken();
   app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : token(c, next)));
-  app.use("*", jsonBodies());
+  app.use("*", jsonBodies({ larger: isWebhookDelivery }));
   app.use("*", database());
   // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
   app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));

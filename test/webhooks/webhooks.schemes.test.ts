@@ -4,6 +4,7 @@
 // 401 that names what was wrong and reveals no expected signature; rotation with two secrets; the
 // handshakes (Slack url_verification, GitHub ping); and the source settings each scheme takes.
 import { createHmac } from "node:crypto";
+import { request } from "node:http";
 import { verify as githubVerify } from "@octokit/webhooks-methods";
 import { verifySlackRequest } from "@slack/bolt";
 import { Webhook } from "standardwebhooks";
@@ -22,6 +23,26 @@ async function register(scheme: SchemeName, secret: string, extra: Record<string
   const res = await suite.api("PUT", `/v1/webhooks/sources/${source}`, { ...SENDERS[scheme].settings, secret, ...extra });
   expect(res.status, res.text).toBe(201);
   return source;
+}
+
+/** A POST on a connection of its own (no keep-alive pool), for a body the server refuses before reading it all. */
+function unpooledPost(url: string, d: { body: string; headers: Record<string, string> }): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: "POST", agent: false, headers: { ...d.headers, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(d.body) } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(d.body);
+  });
 }
 
 const post = (source: string, d: { body: string; headers: Record<string, string> }) => anon()("POST", `/v1/webhooks/${source}`, d.body, d.headers);
@@ -280,6 +301,26 @@ describe("what each scheme takes and refuses", () => {
     expect((await post(source, sign(JSON.stringify({ id: long, type: "x" })))).status).toBe(200);
     expect((await post(source, sign(JSON.stringify({ id: long, type: "x", again: true })))).headers.get("idempotent-replayed")).toBe("true");
     expect((await stored(source)).map((r) => r.webhook_id)).toEqual([expect.stringMatching(/^sha256:[0-9a-f]{64}$/)]);
+  });
+
+  it("a delivery may be up to 1 MiB (a large GitHub push is stored); over it → 413, nothing stored; other routes keep 64 KiB", async () => {
+    const secret = SENDERS.github.newSecret();
+    const source = await register("github", secret);
+    const commits = Array.from({ length: 400 }, (_, i) => ({ id: `${i}`.padStart(40, "0"), message: "x".repeat(600) }));
+    const big = await SENDERS.github.deliver([secret], "big-push-1", "push", { commits }, 0);
+    expect(big.body.length).toBeGreaterThan(200 * 1024);
+    const res = await post(source, big);
+    expect(res.status, res.text.slice(0, 200)).toBe(200);
+    const put = await suite.api("PUT", `/v1/webhooks/sources/${source}`, { scheme: "github", secret, pad: "z".repeat(70 * 1024) });
+    expect(put.status).toBe(413);
+    const claimed = await suite.api("POST", `/v1/webhooks/${source}/events/claim`, { limit: 1 });
+    expect(claimed.json.events[0].payload.commits).toHaveLength(400);
+    // Over 1 MiB, on a connection of its own (the server closes it without reading the rest of the body).
+    const huge = await SENDERS.github.deliver([secret], "huge-push-1", "push", { pad: "y".repeat(1024 * 1024) }, 0);
+    const refused = await unpooledPost(`${suite.server.url}/v1/webhooks/${source}`, huge);
+    expect(refused.status).toBe(413);
+    expect(JSON.parse(refused.text).detail).toContain(String(1024 * 1024));
+    expect(await stored(source)).toEqual([{ webhook_id: "big-push-1", event_type: "push", ts: false }]);
   });
 
   it("PUT refuses settings that do not fit the scheme with 422 naming the field, never echoing the secret", async () => {
