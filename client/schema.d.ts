@@ -420,7 +420,7 @@ export interface paths {
         get: operations["getWebhookSource"];
         /**
          * Register or replace a webhook sender
-         * @description Stores the sender's signing secret (write-only: no endpoint returns it), its timestamp tolerance and optional ordering key. Replacing a source keeps its events.
+         * @description Stores the sender's scheme, signing secret (write-only: no endpoint returns it), timestamp tolerance and optional ordering key. Replacing a source keeps its events. A rotation keeps the previous secret accepted for `previous_secret_ttl_ms`.
          */
         put: operations["putWebhookSource"];
         post?: never;
@@ -461,11 +461,11 @@ export interface paths {
         put?: never;
         /**
          * Receive a signed webhook delivery
-         * @description Authenticated by `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, several space-separated for key rotation), verified with the `standardwebhooks` package over the raw body bytes. The body is any JSON.
+         * @description Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).
          *
-         *     `webhook-timestamp` must be within ±`tolerance_s` of the database clock. A bad or missing signature, an unknown source or a stale/future timestamp → 401 and nothing is stored.
+         *     A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, an unknown source or a timestamp outside the tolerance → 401 `/problems/webhook-signature` whose `reason` and `header` say which, and nothing is stored.
          *
-         *     The event is stored once per (source, webhook-id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`.
+         *     The event is stored once per (source, the sender's own id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`. Slack's `url_verification` → 200 `{challenge}` and GitHub's `ping` → 200 `{status: "acknowledged", stored: false}`, neither stored.
          */
         post: operations["receiveWebhook"];
         delete?: never;
@@ -1086,29 +1086,95 @@ export interface components {
         });
         WebhookSource: {
             source: string;
-            tolerance_s: number;
+            /** @enum {string} */
+            scheme: "standard-webhooks" | "stripe" | "github" | "shopify" | "slack" | "hmac";
+            /** @description ±seconds a signed timestamp may differ from the database clock; null: the scheme signs none */
+            tolerance_s: number | null;
             ordering_key: string | null;
+            hmac: components["schemas"]["WebhookHmacSettings"];
+            /**
+             * Format: date-time
+             * @description Until when the previous secret is still accepted (a rotation); null: only the current one
+             */
+            previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description The generic scheme's settings (scheme hmac); null otherwise */
+        WebhookHmacSettings: {
+            /**
+             * @description The header carrying the signature
+             * @example X-Signature
+             */
+            header: string;
+            /**
+             * @default sha256
+             * @enum {string}
+             */
+            algorithm?: "sha256" | "sha1" | "sha512";
+            /**
+             * @default hex
+             * @enum {string}
+             */
+            encoding?: "hex" | "base64";
+            /**
+             * @description Text before the signature in the header
+             * @default
+             * @example sha256=
+             */
+            prefix?: string;
+            /**
+             * @description What is signed: {body} (the raw bytes) once, with {timestamp} and {id} around it as the sender signs them
+             * @default {body}
+             * @example {timestamp}.{body}
+             */
+            signed?: string;
+            /**
+             * @description The header with the signed timestamp (Unix seconds); tolerance_s applies. null: the sender signs none
+             * @default null
+             */
+            timestamp_header?: string | null;
+            id: components["schemas"]["WebhookPlace"];
+            /**
+             * @description Where the event type is (stored as the event's event_type); null: none
+             * @default null
+             */
+            event_type?: {
+                header: string;
+            } | {
+                pointer: string;
+            } | null;
+        } | null;
+        /** @description Where the sender's own event id is; deliveries are deduplicated on it */
+        WebhookPlace: {
+            header: string;
+        } | {
+            pointer: string;
+        };
         WebhookSourceInput: {
             /**
-             * @description The signing secret shared with the sender. Write-only: never returned.
+             * @description How the sender signs (docs/webhooks.md has one section per sender). Default standard-webhooks
+             * @default standard-webhooks
+             * @enum {string}
+             */
+            scheme?: "standard-webhooks" | "stripe" | "github" | "shopify" | "slack" | "hmac";
+            /**
+             * @description The signing secret shared with the sender, as the sender shows it (standard-webhooks: whsec_ + base64 of 24–64 bytes; stripe: the endpoint's whsec_…; others: 8–1024 printable characters). Write-only: never returned.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             secret: string;
-            /**
-             * @description Accepted clock skew of `webhook-timestamp`, ±seconds (default 300)
-             * @default 300
-             */
+            /** @description Rotation: how much longer (ms, from now, up to 30 days) the previous secret is still accepted. With a new `secret`, the stored one becomes the previous secret; with the same `secret`, the previous one's time is set anew; 0 retires it. Omitted: a new secret replaces the old one outright, and the same secret leaves a previous one as it is. */
+            previous_secret_ttl_ms?: number;
+            /** @description Accepted clock skew of the signed timestamp, ±seconds (default 300). Only for schemes that sign one */
             tolerance_s?: number;
             /**
              * @description Events with the same value at this JSON pointer are never claimed concurrently, and are handed out in received order
              * @example /data/subscription_id
              */
             ordering_key?: string | null;
+            hmac?: components["schemas"]["WebhookHmacSettings"] & unknown;
         };
         WebhookSourceList: {
             items: components["schemas"]["WebhookSource"][];
@@ -1124,6 +1190,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             webhook_id: string;
+            event_type: string | null;
             payload?: unknown;
             ordering_value: string | null;
             /** Format: date-time */
@@ -1151,13 +1218,19 @@ export interface components {
         WebhookEvent: {
             /** Format: uuid */
             id: string;
+            /** @description The sender's own id, which deliveries are deduplicated on */
             webhook_id: string;
+            /** @description The sender's event type (Stripe type, X-GitHub-Event, X-Shopify-Topic, Slack event.type, …) */
+            event_type: string | null;
             payload?: unknown;
             /** @enum {string} */
             status: "received" | "claimed" | "processed";
             ordering_value: string | null;
-            /** Format: date-time */
-            webhook_timestamp: string;
+            /**
+             * Format: date-time
+             * @description The signed timestamp; null for schemes that sign none
+             */
+            webhook_timestamp: string | null;
             /** Format: date-time */
             received_at: string;
             /** Format: date-time */
@@ -5259,8 +5332,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "billing",
+                     *       "scheme": "standard-webhooks",
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
+                     *       "hmac": null,
+                     *       "previous_secret_expires_at": null,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -5361,6 +5437,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "scheme": "standard-webhooks",
                  *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                  *       "tolerance_s": 300,
                  *       "ordering_key": "/data/subscription_id"
@@ -5379,8 +5456,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "billing",
+                     *       "scheme": "standard-webhooks",
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
+                     *       "hmac": null,
+                     *       "previous_secret_expires_at": null,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -5397,8 +5477,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "billing",
+                     *       "scheme": "standard-webhooks",
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
+                     *       "hmac": null,
+                     *       "previous_secret_expires_at": null,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -5581,8 +5664,11 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "source": "billing",
+                     *           "scheme": "standard-webhooks",
                      *           "tolerance_s": 300,
                      *           "ordering_key": "/data/subscription_id",
+                     *           "hmac": null,
+                     *           "previous_secret_expires_at": null,
                      *           "created_at": "2030-04-30T12:00:00.000Z",
                      *           "updated_at": "2030-04-30T12:00:00.000Z"
                      *         }
@@ -5656,22 +5742,67 @@ export interface operations {
     receiveWebhook: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /**
-                 * @description The message id; one event is stored per (source, webhook-id). 1–255 characters.
+                 * @description standard-webhooks: the message id; one event is stored per (source, webhook-id). 1–255 characters.
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
                  */
-                "webhook-id": string;
+                "webhook-id"?: string;
                 /**
-                 * @description Integer seconds since the Unix epoch; must be within ±`tolerance_s` of the database clock.
+                 * @description standard-webhooks: integer seconds since the Unix epoch; must be within ±`tolerance_s` of the database clock.
                  * @example 1735689600
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp"?: string;
                 /**
-                 * @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (several for key rotation).
+                 * @description standard-webhooks: space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (several for key rotation).
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature"?: string;
+                /**
+                 * @description stripe: `t=<unix s>,v1=<hex HMAC-SHA256 of t.body>` (one v1 per live secret during a roll). Deduplicated on the body's `id`.
+                 * @example t=1735689600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Stripe-Signature"?: string;
+                /**
+                 * @description github: `sha256=<hex HMAC-SHA256 of the body>`.
+                 * @example sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17
+                 */
+                "X-Hub-Signature-256"?: string;
+                /**
+                 * @description github: the delivery's GUID (a redelivery keeps it); deliveries are deduplicated on it.
+                 * @example 72d3162e-cc78-11e3-81ab-4c9367dc0958
+                 */
+                "X-GitHub-Delivery"?: string;
+                /**
+                 * @description github: the event type (`ping` is acknowledged and not stored).
+                 * @example issues
+                 */
+                "X-GitHub-Event"?: string;
+                /**
+                 * @description shopify: base64 HMAC-SHA256 of the body.
+                 * @example XWmrwMey6OsLMeiZKwP4FppHH3cmAiiJJAweH5Jo4bM=
+                 */
+                "X-Shopify-Hmac-Sha256"?: string;
+                /**
+                 * @description shopify: the webhook's id (retries keep it); deliveries are deduplicated on it.
+                 * @example b54557e4-bdd9-4b37-8a5f-bf7d70bcd043
+                 */
+                "X-Shopify-Webhook-Id"?: string;
+                /**
+                 * @description shopify: the topic, stored as the event type.
+                 * @example orders/create
+                 */
+                "X-Shopify-Topic"?: string;
+                /**
+                 * @description slack: `v0=<hex HMAC-SHA256 of v0:timestamp:body>`. Deduplicated on the body's `event_id`.
+                 * @example v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503
+                 */
+                "X-Slack-Signature"?: string;
+                /**
+                 * @description slack: integer seconds since the Unix epoch; within ±`tolerance_s` (default 300).
+                 * @example 1735689600
+                 */
+                "X-Slack-Request-Timestamp"?: string;
             };
             path: {
                 source: string;
@@ -5693,7 +5824,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stored (or already stored: `Idempotent-Replayed: true`) */
+            /** @description Stored (or already stored: `Idempotent-Replayed: true`), or a handshake answered */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5705,7 +5836,16 @@ export interface operations {
                      *       "status": "received"
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookReceived"];
+                    "application/json": components["schemas"]["WebhookReceived"] | {
+                        challenge: string;
+                    } | {
+                        /** @enum {string} */
+                        status: "acknowledged";
+                        /** @enum {string} */
+                        event_type: "ping";
+                        /** @enum {boolean} */
+                        stored: false;
+                    };
                 };
             };
             /** @description Malformed JSON */
@@ -5725,7 +5865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not verified: missing/bad signature, unknown source, or timestamp outside the tolerance. Nothing stored */
+            /** @description Not verified: a missing or malformed header, a signature that does not match, an unknown source, or a timestamp outside the tolerance. Nothing stored */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5735,8 +5875,10 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/webhook-signature",
                      *       "title": "Webhook not verified",
-                     *       "detail": "No signature in webhook-signature matches the body; nothing was stored.",
-                     *       "status": 401
+                     *       "detail": "No signature in webhook-signature matches the body signed with this source's secret. Nothing was stored.",
+                     *       "status": 401,
+                     *       "reason": "signature-mismatch",
+                     *       "header": "webhook-signature"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5872,6 +6014,7 @@ export interface operations {
                      *         {
                      *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *           "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
+                     *           "event_type": "invoice.paid",
                      *           "payload": {
                      *             "type": "invoice.paid",
                      *             "data": {
@@ -6090,6 +6233,7 @@ export interface operations {
                      * @example {
                      *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *       "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
+                     *       "event_type": "invoice.paid",
                      *       "payload": {
                      *         "type": "invoice.paid",
                      *         "data": {
@@ -6301,6 +6445,7 @@ export interface operations {
                      *         {
                      *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *           "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
+                     *           "event_type": "invoice.paid",
                      *           "payload": {
                      *             "type": "invoice.paid",
                      *             "data": {

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { lockKey } from "../functions/core/keys";
+import { type SchemeName, SENDERS } from "./webhooks/senders";
 
 /** Runs one statement against the suite's database (through whatever path the suite trusts). */
 export type Query = <R = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<R[]>;
@@ -272,6 +273,34 @@ export const webhooks: Capability = {
   storedKey: async (q, tag) => (await q<{ k: string }>("SELECT source AS k FROM webhook_events WHERE webhook_id = $1", [tag]))[0]?.k,
 };
 
+/**
+ * Webhook deliveries of another sender scheme (test/webhooks/senders.ts): the same inbox and the same
+ * invariant, the sender's own headers, id and body shape. Sources order by the sender's place of
+ * `k`, so deliveries of one slot queue on that value's advisory lock as with Standard Webhooks.
+ */
+export function webhookScheme(scheme: Exclude<SchemeName, "standard-webhooks">): Capability {
+  const sender = SENDERS[scheme];
+  const put = (source: string): HttpCall => ({
+    method: "PUT",
+    path: `/v1/webhooks/sources/${seg(source)}`,
+    body: { ...sender.settings, secret: sender.secretFor(source), ordering_key: sender.dataPointer("k") },
+  });
+  const signed = (source: string, id: string, slot: number, tag: string): HttpCall => {
+    const d = sender.sign([sender.secretFor(source)], id, "test.event", { k: `v${slot}`, tag }, Math.floor(Date.now() / 1000));
+    return { method: "POST", path: `/v1/webhooks/${seg(source)}`, body: d.body, headers: d.headers };
+  };
+  return {
+    ...webhooks,
+    name: `webhooks/${scheme}`,
+    prepare: (key) => [put(key)],
+    write: (key, tag, slot = 0) => signed(key, tag, slot, tag),
+    examples: (key) => {
+      const source = `${key.replace(/[^A-Za-z0-9._-]/g, "") || "src"}-${scheme}`;
+      return [put(source), signed(source, `fuzz_${scheme}`, 0, "fuzz")];
+    },
+  };
+}
+
 /** The one policy every rate-limit test key is checked against: 20 units per key per hour, logged. */
 export const RL_POLICY = "admit-test-20-per-hour";
 const RL_WINDOW_MS = 3_600_000;
@@ -400,7 +429,10 @@ export const inventory: Capability = {
   storedKey: async (q, tag) => (await q<{ k: string }>("SELECT item AS k FROM inventory_bookings WHERE holder = $1", [tag]))[0]?.k,
 };
 
-export const CAPABILITIES: Capability[] = [reservations, leases, semaphores, webhooks, ratelimits, inventory];
+/** The webhook schemes besides Standard Webhooks (`webhooks` above), each its own entry. */
+export const WEBHOOK_SCHEMES: Capability[] = (["stripe", "github", "shopify", "slack", "hmac"] as const).map(webhookScheme);
+
+export const CAPABILITIES: Capability[] = [reservations, leases, semaphores, webhooks, ...WEBHOOK_SCHEMES, ratelimits, inventory];
 
 /**
  * Valid requests for every operation, for the fuzzer to mutate: each capability's, plus routes no

@@ -947,13 +947,21 @@ describe("every operation in /openapi.json under random and adversarial input", 
         for (const dots of [".", "..", "%2E", "%2e%2E"]) {
           const path = op.path.replace(/\{([^}]+)\}/g, (_, n) => (n === p.name ? dots : "probe-x"));
           const res = await new Promise<{ status: number; type: string | null; allow: string | null; text: string }>((resolve, reject) => {
-            const req = httpRequest({ host: hostname, port, path, method: op.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" } }, (r) => {
-              const chunks: Buffer[] = [];
-              r.on("data", (c: Buffer) => chunks.push(c));
-              r.on("end", () =>
-                resolve({ status: r.statusCode ?? 0, type: r.headers["content-type"] ?? null, allow: (r.headers.allow as string | undefined) ?? null, text: Buffer.concat(chunks).toString() }),
-              );
-            });
+            const req = httpRequest(
+              { host: hostname, port, path, method: op.method, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" } },
+              (r) => {
+                const chunks: Buffer[] = [];
+                r.on("data", (c: Buffer) => chunks.push(c));
+                r.on("end", () =>
+                  resolve({
+                    status: r.statusCode ?? 0,
+                    type: r.headers["content-type"] ?? null,
+                    allow: (r.headers.allow as string | undefined) ?? null,
+                    text: Buffer.concat(chunks).toString(),
+                  }),
+                );
+              },
+            );
             req.on("error", reject);
             req.end(op.body ? "{}" : undefined);
           });

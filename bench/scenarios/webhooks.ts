@@ -1,21 +1,23 @@
 // webhook-duplicates: a redelivery storm. Every webhook-id is delivered 5 times, the copies at the
 // same moment (consecutive requests are in flight together), each signed by the sender with the
-// Standard Webhooks scheme. A decision = one delivery: the source lookup (secret + timestamp window
-// on the database clock), the signature check with `standardwebhooks`, then the inbox insert
-// (INSERT … ON CONFLICT DO NOTHING) — the receiver route's two statements, also what pgbench runs.
+// Standard Webhooks scheme. A decision = one delivery: the source lookup (scheme, secrets and the
+// database clock the timestamp window is judged by), the receiver's own verifier (functions/webhooks/
+// schemes/, WebCrypto HMAC), then the inbox insert (INSERT … ON CONFLICT DO NOTHING) — the receiver
+// route's two statements, also what pgbench runs.
 //
 // Violations = duplicate inbox rows (more than one row per (source, webhook-id)) plus deliveries
 // answered 200 whose event is not in the inbox, from the database afterwards.
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
+import { type DeliverySource, SCHEMES, verifies } from "../../functions/webhooks/schemes";
 import { atEdgeConcurrencies, ceiling, edge, hasFunctions, library, rowKey, type Scenario } from "../measure";
 import type { Row } from "../report";
 
 const NAME = "webhook-duplicates";
 const COPIES = 5;
 const LOCK_TIMEOUT_MS = 2000;
-export const SOURCE_FOR_DELIVERY = "SELECT admit_webhook_source_for_delivery($1, $2::bigint) AS s";
-export const RECEIVE = "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6::bigint, $7::integer) AS r";
+export const SOURCE_FOR_DELIVERY = "SELECT admit_webhook_source_for_delivery($1) AS s";
+export const RECEIVE = "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6, $7::bigint, $8::integer) AS r";
 
 export const DUPLICATE_INBOX_ROWS = `
   SELECT (count(*) - count(DISTINCT webhook_id))::int AS n FROM webhook_events WHERE source = $1`;
@@ -42,17 +44,18 @@ function deliveries(secret: string, timestampS: number, count: number): Delivery
   });
 }
 
-/** The receiver's signature check: the library's, with its own ±5 min clock check replaced (the window is checked on the database clock). */
-function verify(secret: string, d: Delivery): void {
-  const wh = new Webhook(secret);
-  Object.defineProperty(wh, "verifyTimestamp", { value: (header: string) => new Date(Number(header) * 1000) });
-  wh.verify(d.body, d.headers, { jsonParse: false } as never);
+/** The receiver's check: the timestamp window on the database clock, then the scheme's verifier over the body bytes. */
+async function verified(source: DeliverySource, d: Delivery, ts: number): Promise<boolean> {
+  if (source.tolerance_s === null || Math.abs(ts * 1000 - source.now_ms) > source.tolerance_s * 1000) return false;
+  const scheme = SCHEMES[source.scheme];
+  const signed = scheme.signed({ header: (name) => d.headers[name.toLowerCase()] }, source);
+  return verifies(scheme, source, signed, new TextEncoder().encode(d.body));
 }
 
 const PGBENCH_SCRIPT = [
   "\\set n random(0, 19999)",
-  "SELECT admit_webhook_source_for_delivery(:source, :ts::bigint) AS s;",
-  `SELECT admit_webhook_receive(:source, 'evt_' || :n, :ts::bigint, json_build_object('type', 'invoice.paid', 'n', :n::integer)::text, NULL, NULL::bigint, ${LOCK_TIMEOUT_MS}::integer) AS r;`,
+  "SELECT admit_webhook_source_for_delivery(:source) AS s;",
+  `SELECT admit_webhook_receive(:source, 'evt_' || :n, :ts::bigint, 'invoice.paid', json_build_object('type', 'invoice.paid', 'n', :n::integer)::text, NULL, NULL::bigint, ${LOCK_TIMEOUT_MS}::integer) AS r;`,
   "",
 ].join("\n");
 
@@ -72,7 +75,7 @@ export const webhookDuplicates: Scenario = {
     const signed = deliveries(secret, ts, events);
     const sourceFor = async (layer: string, impl: string, connection: string) => {
       const source = `wh-${rowKey(ctx, layer, impl, connection)}`;
-      await ctx.sql("SELECT admit_webhook_put_source($1, $2, 300, NULL)", [source, secret]);
+      await ctx.sql("SELECT admit_webhook_put_source($1, 'standard-webhooks', $2, NULL, 300, NULL, NULL)", [source, secret]);
       return source;
     };
     const check = (source: string, ok: Set<string>) => async () => {
@@ -110,10 +113,9 @@ export const webhookDuplicates: Scenario = {
           violations: check(source, ok),
           op: async (q, i) => {
             const d = signed[eventOf(i) % signed.length];
-            const [s] = (await q(SOURCE_FOR_DELIVERY, [source, ts])).rows;
-            if (!s.s?.fresh) return "401";
-            verify(s.s.secret, d);
-            const [r] = (await q(RECEIVE, [source, d.id, ts, d.body, null, null, LOCK_TIMEOUT_MS])).rows;
+            const [s] = (await q(SOURCE_FOR_DELIVERY, [source])).rows;
+            if (!s.s || !(await verified(s.s, d, ts))) return "401";
+            const [r] = (await q(RECEIVE, [source, d.id, ts, "invoice.paid", d.body, null, null, LOCK_TIMEOUT_MS])).rows;
             ok.add(d.id);
             return r.r.duplicate ? "duplicate" : "received";
           },

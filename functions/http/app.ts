@@ -41,7 +41,11 @@ const DOC_CONFIG = {
     { name: "Semaphores", description: "At most N holders at a time, with fencing tokens" },
     { name: "Invoices", description: "One invoice generation per subscription at a time (fail fast)" },
     { name: "Inventory", description: "Nightly stock, bookings and holds without overbooking" },
-    { name: "Webhooks", description: "Standard Webhooks receiver (exactly once per webhook-id) and a pull queue for consumers" },
+    {
+      name: "Webhooks",
+      description:
+        "Signed webhook receiver (Standard Webhooks, Stripe, GitHub, Shopify, Slack, any HMAC; exactly once per sender id) and a pull queue for consumers",
+    },
     { name: "Rate limits", description: "Policies, per-key overrides, checks, refunds and usage" },
   ],
   security: [{ bearer: [] }],
@@ -108,7 +112,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Webhook deliveries (exactly POST /v1/webhooks/:source) are authenticated by their signature instead.
   const token = requireToken();
   app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : token(c, next)));
-  app.use("*", jsonBodies());
+  app.use("*", jsonBodies({ larger: isWebhookDelivery }));
   app.use("*", database());
   // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
   app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));

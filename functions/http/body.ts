@@ -7,6 +7,13 @@ import { hasRoute } from "../core/http";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * A signed webhook delivery may be larger: the senders' own events pass 64 KiB (a GitHub push of many
+ * commits, a Shopify order of many lines), and a sender refused with 413 never stops retrying — or,
+ * like GitHub, never retries. 1 MiB keeps a claim of one such event far under Neon's 10 MiB answer.
+ */
+export const MAX_DELIVERY_BYTES = 1024 * 1024;
+
 /** Deeper JSON is refused: recursive code (JSON.stringify, Postgres's jsonb parser) overflows its stack on it. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -30,14 +37,20 @@ export function jsonDepth(bytes: Uint8Array): number {
   return max;
 }
 
-/** Bodies are JSON, at most 64 KiB and 64 levels deep; anything else is refused before a handler runs. */
-export function jsonBodies(): MiddlewareHandler<AppEnv> {
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw httpProblem(413, `The body is larger than ${MAX_BODY_BYTES} bytes.`);
-    },
-  });
+/**
+ * Bodies are JSON, at most 64 KiB (1 MiB where `larger` says so: webhook deliveries) and 64 levels
+ * deep; anything else is refused before a handler runs.
+ */
+export function jsonBodies(opts: { larger?: (c: Context<AppEnv>) => boolean } = {}): MiddlewareHandler<AppEnv> {
+  const limitOf = (maxSize: number) =>
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw httpProblem(413, `The body is larger than ${maxSize} bytes.`);
+      },
+    });
+  const normal = limitOf(MAX_BODY_BYTES);
+  const large = limitOf(MAX_DELIVERY_BYTES);
   return async (c, next) => {
     const hasBody = Number(c.req.header("Content-Length") ?? "0") > 0 || c.req.header("Transfer-Encoding") !== undefined;
     // No route for this method and path: 404, whatever the body (it is never read).
@@ -49,6 +62,7 @@ export function jsonBodies(): MiddlewareHandler<AppEnv> {
     // Until the whole body is in, a failure to read it is the client's: it hung up mid-body.
     let reading = true;
     try {
+      const limit = opts.larger?.(c) ? large : normal;
       return await limit(c, async () => {
         // Read the raw bytes once here (hono caches them for the validator, the idempotency hash and
         // the webhook signature) so the depth is checked before anything parses the body.

@@ -70,10 +70,20 @@ const booking = {
   confirmed_at: null,
   cancelled_at: null,
 };
-const source = { source: "billing", tolerance_s: 300, ordering_key: "/data/subscription_id", created_at: NOW, updated_at: NOW };
+const source = {
+  source: "billing",
+  scheme: "standard-webhooks",
+  tolerance_s: 300,
+  ordering_key: "/data/subscription_id",
+  hmac: null,
+  previous_secret_expires_at: null,
+  created_at: NOW,
+  updated_at: NOW,
+};
 const event = {
   id: ID,
   webhook_id: "msg_2Lh8fLZ0kC4nE6qY",
+  event_type: "invoice.paid",
   payload: { type: "invoice.paid", data: { subscription_id: "SUB-1234" } },
   status: "processed",
   ordering_value: "SUB-1234",
@@ -266,7 +276,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   getBooking: { responses: { 200: booking }, problems: { 404: { detail: `No booking "${ID}" of "travelodge-mk/double".` } } },
   cancelBooking: { responses: {}, problems: { 404: { detail: `No booking "${ID}" of "travelodge-mk/double".` } } },
   putWebhookSource: {
-    request: { secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", tolerance_s: 300, ordering_key: "/data/subscription_id" },
+    request: { scheme: "standard-webhooks", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", tolerance_s: 300, ordering_key: "/data/subscription_id" },
     responses: { 200: source, 201: source },
   },
   listWebhookSources: { params: { limit: 100 }, responses: { 200: { items: [source], next_cursor: null } } },
@@ -278,7 +288,9 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       401: {
         type: "/problems/webhook-signature",
         title: "Webhook not verified",
-        detail: "No signature in webhook-signature matches the body; nothing was stored.",
+        detail: "No signature in webhook-signature matches the body signed with this source's secret. Nothing was stored.",
+        reason: "signature-mismatch",
+        header: "webhook-signature",
       },
     },
   },
@@ -290,6 +302,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           {
             id: ID,
             webhook_id: event.webhook_id,
+            event_type: event.event_type,
             payload: event.payload,
             ordering_value: "SUB-1234",
             received_at: event.received_at,

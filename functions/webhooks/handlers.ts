@@ -1,60 +1,35 @@
 // The webhooks capability's handlers: HTTP ↔ webhook calls (sql.ts), outcomes mapped to answers and problems.
 //
 // The delivery route is authenticated by its signature alone (http/app.ts exempts exactly that route
-// from the bearer token): the `standardwebhooks` package verifies the HMAC over the raw body bytes
-// (several signatures in the header, for key rotation, are tried in turn); the timestamp window is
-// checked on the database clock with the source's own tolerance.
+// from the bearer token). The source's scheme (schemes/: one verifier per sender) reads its headers;
+// the HMAC is checked over the raw body bytes with WebCrypto against each secret the source holds;
+// a signed timestamp is judged by the database clock with the source's tolerance. Then the one inbox
+// path for every scheme: stored once per (source, the sender's own id).
 import type { RouteHandler } from "@hono/zod-openapi";
 import { sha256 } from "hono/utils/crypto";
-import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { REPLAYED_HEADER } from "../core/http";
 import { cutPage, isUuid, namePage, unstorableText } from "../core/validation";
 import * as routes from "./routes";
+import { MAX_WEBHOOK_ID, pointerValue, SCHEMES, unverified, verifies } from "./schemes";
 import * as sql from "./sql";
 
-/**
- * The library's `verify()` also checks the timestamp against the Worker's clock with a fixed ±5 min.
- * Admit checks the window on the database clock with each source's `tolerance_s` instead, so the
- * library's own check is replaced by a plain parse; signature parsing, the HMAC and the
- * constant-time comparison stay the library's. (If a library version renamed that method, its
- * ±5 min check would simply apply as well: stricter, never looser.)
- */
-function verifier(secret: string): Webhook {
-  const wh = new Webhook(secret);
-  Object.defineProperty(wh, "verifyTimestamp", { value: (header: string) => new Date(Number(header) * 1000) });
-  return wh;
-}
-
-/**
- * The value at an RFC 6901 JSON pointer, as the text events are grouped by: a string as itself,
- * any other JSON value as its JSON text; null or absent → undefined (the event is unordered).
- */
-export function orderingValue(payload: unknown, pointer: string): string | undefined {
-  let at: unknown = payload;
-  for (const raw of pointer.split("/").slice(1)) {
-    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (Array.isArray(at) && /^(0|[1-9]\d*)$/.test(token)) at = at[Number(token)];
-    else if (at !== null && typeof at === "object" && !Array.isArray(at) && Object.hasOwn(at, token)) at = (at as Record<string, unknown>)[token];
-    else return undefined;
-  }
-  if (at === null || at === undefined) return undefined;
-  return typeof at === "string" ? at : JSON.stringify(at);
-}
+/** The value at an RFC 6901 JSON pointer, as the text events are grouped by (undefined: unordered). */
+export const orderingValue = pointerValue;
 
 /** The most characters an ordering value is stored (and shown) as itself. */
 export const MAX_ORDERING_CHARS = 200;
 
 /**
- * An ordering value as stored and indexed: itself when it is at most MAX_ORDERING_CHARS and text
- * Postgres stores as itself, else `sha256:` and the hex digest of its JSON text (which keeps a lone
- * surrogate distinct). Equal values still group together and different ones apart; a signed
- * delivery is never refused for its ordering value (a large object overflowed the index row, a NUL
- * was refused by Postgres: a 422, retried by the sender forever).
+ * A value of a signed delivery as stored and indexed (an ordering value, the sender's id): itself
+ * when it is at most `max` characters of text Postgres stores as itself, else `sha256:` and the hex
+ * digest of its JSON text (which keeps a lone surrogate distinct). Equal values stay equal and
+ * different ones apart; a signed delivery is never refused for such a value (a large object
+ * overflowed the index row, a NUL was refused by Postgres: a 422, retried by the sender forever).
  */
-export async function storedOrdering(value: string): Promise<string> {
-  if (value.length <= MAX_ORDERING_CHARS && unstorableText(value) === undefined) return value;
+async function storedText(value: string, max: number): Promise<string> {
+  if (value.length <= max && unstorableText(value) === undefined) return value;
   return `sha256:${await sha256(JSON.stringify(value))}`;
 }
 
@@ -66,15 +41,20 @@ export function eventNotFound(source: string, id: string) {
   return notFound(`No event ${JSON.stringify(id)} of source ${JSON.stringify(source)}.`);
 }
 
-/** Every failed authentication of a delivery is the same 401 problem; `detail` says what to fix. */
-function unverified(detail: string) {
-  return problem("webhook-signature", `${detail} Nothing was stored.`);
-}
+/** The most characters an event type is stored as itself (a longer or unstorable one is not kept). */
+const MAX_EVENT_TYPE = 200;
 
 export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppEnv> = async (c) => {
   const { source } = c.req.valid("param");
   const body = c.req.valid("json");
-  const r = await sql.putWebhookSource(c.var.db, source, { secret: body.secret, toleranceS: body.tolerance_s, orderingKey: body.ordering_key ?? null });
+  const r = await sql.putWebhookSource(c.var.db, source, {
+    scheme: body.scheme,
+    secret: body.secret,
+    previousSecretTtlMs: body.previous_secret_ttl_ms,
+    toleranceS: routes.timestamped(body.scheme, body.hmac) ? (body.tolerance_s ?? 300) : null,
+    orderingKey: body.ordering_key ?? null,
+    hmac: body.hmac ?? null,
+  });
   return r.created ? c.json(r.source, 201) : c.json(r.source, 200);
 };
 
@@ -96,34 +76,35 @@ export const getWebhookSource: RouteHandler<typeof routes.getWebhookSource, AppE
 
 export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> = async (c) => {
   const source = c.req.param("source");
-  const id = c.req.header("webhook-id");
-  const timestamp = c.req.header("webhook-timestamp");
-  const signature = c.req.header("webhook-signature");
-  if (!id || !timestamp || !signature) throw unverified("Send the webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks).");
-  if (id.length > routes.MAX_WEBHOOK_ID) throw unverified(`webhook-id is longer than ${routes.MAX_WEBHOOK_ID} characters.`);
-  if (!/^\d{1,12}$/.test(timestamp)) throw unverified("webhook-timestamp must be integer seconds since the Unix epoch.");
-  if (!routes.SOURCE_PATTERN.test(source)) throw unverified("The signature does not verify for this source.");
+  const db = c.var.db;
+  // An unknown source and a bad signature are one answer: a caller learns nothing about which sources exist.
+  const s = routes.SOURCE_PATTERN.test(source) ? await sql.sourceForDelivery(db, source) : null;
+  if (!s) throw unverified("signature-mismatch", "The signature does not verify for this source.");
+  const scheme = SCHEMES[s.scheme];
+  const req = { header: (name: string) => c.req.header(name) };
+  const signed = scheme.signed(req, s);
+  const raw = new Uint8Array(await c.req.arrayBuffer()) as Uint8Array<ArrayBuffer>;
+  if (!(await verifies(scheme, s, signed, raw))) {
+    throw unverified("signature-mismatch", `No signature in ${signed.header} matches the body signed with this source's secret.`, signed.header);
+  }
+  if (signed.timestamp && s.tolerance_s !== null) {
+    const skewS = Math.round((signed.timestamp.seconds * 1000 - s.now_ms) / 1000);
+    if (Math.abs(signed.timestamp.seconds * 1000 - s.now_ms) > s.tolerance_s * 1000) {
+      const when = skewS < 0 ? `${-skewS} s old` : `${skewS} s in the future`;
+      throw unverified(
+        "timestamp-outside-tolerance",
+        `The timestamp in ${signed.timestamp.header} is ${when}; this source accepts ±${s.tolerance_s} s.`,
+        signed.timestamp.header,
+      );
+    }
+  }
 
   let body: string;
   try {
-    // The signature covers the exact bytes: decode strictly, keep a BOM, so re-encoding gives them back.
-    body = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(await c.req.arrayBuffer());
+    // Signed bytes are kept as they came: decode strictly, keep a BOM.
+    body = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(raw);
   } catch {
     throw httpProblem(400, "The body is not UTF-8.");
-  }
-
-  const db = c.var.db;
-  const s = await sql.sourceForDelivery(db, source, timestamp);
-  if (!s) throw unverified("The signature does not verify for this source.");
-  try {
-    verifier(s.secret).verify(body, { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": signature }, { jsonParse: false });
-  } catch (err) {
-    if (err instanceof WebhookVerificationError) throw unverified("The signature does not verify for this source.");
-    throw err;
-  }
-  if (!s.fresh) {
-    const when = s.skew_s < 0 ? `${-s.skew_s} s old` : `${s.skew_s} s in the future`;
-    throw unverified(`webhook-timestamp is ${when}; this source accepts ±${s.tolerance_s} s.`);
   }
   let payload: unknown;
   try {
@@ -131,10 +112,22 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
   } catch {
     throw httpProblem(400, "The body is not JSON.");
   }
+  const what = scheme.identify(payload, req, s);
+  if (what.kind === "handshake") return c.json(what.answer as { challenge: string }, 200);
+  if (!what.id)
+    throw httpProblem(400, `The delivery has no id in ${what.idFrom}, which deliveries of a ${s.scheme} source are deduplicated on. Nothing was stored.`);
+  const type = what.type !== undefined && what.type.length <= MAX_EVENT_TYPE && unstorableText(what.type) === undefined ? what.type : null;
   const value = s.ordering_key === null ? undefined : orderingValue(payload, s.ordering_key);
-  const ordering = value === undefined ? undefined : await storedOrdering(value);
-  const r = await sql.receiveWebhook(db, { source, webhookId: id, timestamp, body, ordering });
-  if (!r.id) throw unverified("The source was removed.");
+  const ordering = value === undefined ? undefined : await storedText(value, MAX_ORDERING_CHARS);
+  const r = await sql.receiveWebhook(db, {
+    source,
+    webhookId: await storedText(what.id, MAX_WEBHOOK_ID),
+    timestamp: signed.timestamp?.seconds ?? null,
+    eventType: type,
+    body,
+    ordering,
+  });
+  if (!r.id) throw unverified("signature-mismatch", "The source was removed.");
   return c.json({ id: r.id, status: "received" as const }, 200, r.duplicate ? { [REPLAYED_HEADER]: "true" } : {});
 };
 

@@ -1,12 +1,12 @@
 // The webhooks capability's request/response schemas and route definitions, one per operation.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { Webhook } from "standardwebhooks";
 import { problemResponses } from "../core/openapi";
-import { CURSOR_INVALID, PageQuery, Uuid } from "../core/validation";
+import { CURSOR_INVALID, PageQuery, Uuid, unstorableText } from "../core/validation";
+import { fromBase64, MAX_WEBHOOK_ID, SCHEME_NAMES, type SchemeName } from "./schemes";
 
+export { MAX_WEBHOOK_ID };
 export const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-export const MAX_WEBHOOK_ID = 255;
 
 /** The delivery route in the OpenAPI document. */
 export const WEBHOOK_DELIVERY_PATH = "/v1/webhooks/{source}";
@@ -16,14 +16,25 @@ export function isWebhookDelivery(c: Context): boolean {
   return c.req.method === "POST" && /^\/v1\/webhooks\/[^/]+$/.test(c.req.path);
 }
 
-/** Key length in bytes as the library decodes it; 0 when it cannot. */
-function secretBytes(secret: string): number {
-  try {
-    new Webhook(secret);
-    return atob(secret.slice("whsec_".length)).length;
-  } catch {
-    return 0;
+/** The longest a previous secret stays accepted after a rotation: 30 days. */
+export const MAX_PREVIOUS_SECRET_TTL_MS = 30 * 86_400_000;
+
+/** Whether deliveries of this scheme (with these settings) carry a signed timestamp, so tolerance_s applies. */
+export function timestamped(scheme: SchemeName, hmac?: { timestamp_header?: string | null } | null): boolean {
+  return scheme === "standard-webhooks" || scheme === "stripe" || scheme === "slack" || (scheme === "hmac" && !!hmac?.timestamp_header);
+}
+
+/** Why `secret` is not a secret of `scheme`, or undefined. Never names the value. */
+function secretProblem(scheme: SchemeName, secret: string): string | undefined {
+  if (scheme === "standard-webhooks") {
+    if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) return "must be whsec_ followed by base64 (the Standard Webhooks secret format)";
+    const bytes = fromBase64(secret.slice("whsec_".length))?.length ?? 0;
+    return bytes >= 24 && bytes <= 64 ? undefined : "must decode to 24–64 bytes";
   }
+  if (!/^[\x21-\x7e]{8,1024}$/.test(secret)) return "must be 8–1024 printable ASCII characters without spaces, as the sender shows it";
+  if (scheme === "stripe" && /^(sk|rk|pk)_/.test(secret)) return "is a Stripe API key: use the endpoint's signing secret (whsec_…)";
+  if (scheme === "stripe" && !secret.startsWith("whsec_")) return "must be the endpoint's signing secret, whsec_…";
+  return undefined;
 }
 
 const SourceName = z
@@ -33,11 +44,59 @@ const SourceName = z
 
 const SourceParam = z.object({ source: SourceName.openapi({ param: { name: "source", in: "path" }, example: "billing" }) });
 
+const POINTER = /^(\/([^~/]|~[01])*)+$/;
+const Pointer = z.string().max(200).regex(POINTER, "must be a JSON pointer (RFC 6901) such as /data/id");
+const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, "must be an HTTP header name");
+const Place = z
+  .union([z.object({ header: HeaderName }).strict(), z.object({ pointer: Pointer }).strict()])
+  .openapi("WebhookPlace", { description: "A request header (`{header}`) or an RFC 6901 JSON pointer into the body (`{pointer}`)" });
+const Text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => unstorableText(s) === undefined, "must be well-formed text without NUL");
+
+const HmacSettings = z
+  .object({
+    header: HeaderName.openapi({ example: "X-Signature", description: "The header carrying the signature" }),
+    algorithm: z.enum(["sha256", "sha1", "sha512"]).default("sha256"),
+    encoding: z.enum(["hex", "base64"]).default("hex"),
+    prefix: Text(50).default("").openapi({ example: "sha256=", description: "Text before the signature in the header" }),
+    signed: Text(500)
+      .default("{body}")
+      .refine((s) => s.split("{body}").length === 2, "must contain {body} exactly once")
+      .openapi({
+        example: "{timestamp}.{body}",
+        description: "What is signed: {body} (the raw bytes) once, with {timestamp} and {id} around it as the sender signs them",
+      }),
+    timestamp_header: HeaderName.nullable()
+      .default(null)
+      .openapi({ description: "The header with the signed timestamp (Unix seconds); tolerance_s applies. null: the sender signs none" }),
+    id: Place.openapi({ description: "Where the sender's own event id is; deliveries are deduplicated on it" }),
+    event_type: Place.nullable().default(null).openapi({ description: "Where the event type is (stored as the event's event_type); null: none" }),
+  })
+  .superRefine((h, ctx) => {
+    if (h.signed.includes("{timestamp}") && !h.timestamp_header)
+      ctx.addIssue({ code: "custom", path: ["timestamp_header"], message: "is required when signed uses {timestamp}" });
+    if (h.signed.includes("{id}") && !("header" in h.id)) ctx.addIssue({ code: "custom", path: ["id"], message: "must be a header when signed uses {id}" });
+  })
+  .openapi("WebhookHmacSettings");
+
 const WebhookSource = z
   .object({
     source: z.string(),
-    tolerance_s: z.number().int(),
+    scheme: z.enum(SCHEME_NAMES),
+    tolerance_s: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "±seconds a signed timestamp may differ from the database clock; null: the scheme signs none" }),
     ordering_key: z.string().nullable(),
+    hmac: HmacSettings.nullable().openapi({ description: "The generic scheme's settings (scheme hmac); null otherwise" }),
+    previous_secret_expires_at: z
+      .string()
+      .nullable()
+      .openapi({ format: "date-time", description: "Until when the previous secret is still accepted (a rotation); null: only the current one" }),
     created_at: z.string().openapi({ format: "date-time" }),
     updated_at: z.string().openapi({ format: "date-time" }),
   })
@@ -45,41 +104,57 @@ const WebhookSource = z
 
 const PutSourceBody = z
   .object({
-    secret: z
-      .string()
-      // The document's pattern is the whole rule: base64 (padded or not) of 24–64 bytes, i.e. 32–86 characters before any padding.
-      .regex(
-        /^whsec_(?:(?:[A-Za-z0-9+/]{4}){8,20}(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?|(?:[A-Za-z0-9+/]{4}){21}(?:[A-Za-z0-9+/]{2}(?:==)?)?)$/,
-        "must be whsec_ followed by base64 of 24–64 bytes (the Standard Webhooks secret format)",
-      )
-      .refine((s) => secretBytes(s) >= 24 && secretBytes(s) <= 64, "must decode to 24–64 bytes")
-      .openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", description: "The signing secret shared with the sender. Write-only: never returned." }),
+    scheme: z
+      .enum(SCHEME_NAMES)
+      .default("standard-webhooks")
+      .openapi({ description: "How the sender signs (docs/webhooks.md has one section per sender). Default standard-webhooks" }),
+    secret: z.string().openapi({
+      example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      description:
+        "The signing secret shared with the sender, as the sender shows it (standard-webhooks: whsec_ + base64 of 24–64 bytes; stripe: the endpoint's whsec_…; others: 8–1024 printable characters). Write-only: never returned.",
+    }),
+    previous_secret_ttl_ms: z.number().int().min(0).max(MAX_PREVIOUS_SECRET_TTL_MS).optional().openapi({
+      description:
+        "Rotation: how much longer (ms, from now, up to 30 days) the previous secret is still accepted. With a new `secret`, the stored one becomes the previous secret; with the same `secret`, the previous one's time is set anew; 0 retires it. Omitted: a new secret replaces the old one outright, and the same secret leaves a previous one as it is.",
+    }),
     tolerance_s: z
       .number()
       .int()
       .min(1)
       .max(86_400)
-      .default(300)
-      .openapi({ description: "Accepted clock skew of `webhook-timestamp`, ±seconds (default 300)" }),
-    ordering_key: z
-      .string()
-      .max(200)
-      .regex(/^(\/([^~/]|~[01])*)+$/, "must be a JSON pointer (RFC 6901) such as /data/subscription_id")
-      .nullable()
       .optional()
-      .openapi({
-        example: "/data/subscription_id",
-        description: "Events with the same value at this JSON pointer are never claimed concurrently, and are handed out in received order",
-      }),
+      .openapi({ description: "Accepted clock skew of the signed timestamp, ±seconds (default 300). Only for schemes that sign one" }),
+    ordering_key: z.string().max(200).regex(POINTER, "must be a JSON pointer (RFC 6901) such as /data/subscription_id").nullable().optional().openapi({
+      example: "/data/subscription_id",
+      description: "Events with the same value at this JSON pointer are never claimed concurrently, and are handed out in received order",
+    }),
+    hmac: HmacSettings.optional().openapi({ description: "Required for scheme hmac (and only there)" }),
+  })
+  .superRefine((b, ctx) => {
+    const why = secretProblem(b.scheme, b.secret);
+    if (why) ctx.addIssue({ code: "custom", path: ["secret"], message: why });
+    if ((b.scheme === "hmac") !== (b.hmac !== undefined))
+      ctx.addIssue({ code: "custom", path: ["hmac"], message: b.scheme === "hmac" ? "is required for scheme hmac" : "is only for scheme hmac" });
+    if (b.tolerance_s !== undefined && !timestamped(b.scheme, b.hmac))
+      ctx.addIssue({ code: "custom", path: ["tolerance_s"], message: `does not apply: ${b.scheme} deliveries carry no signed timestamp` });
   })
   .openapi("WebhookSourceInput");
 
 const Received = z.object({ id: z.uuid(), status: z.literal("received") }).openapi("WebhookReceived");
 
+/** A sender's handshake, answered and not stored: Slack's url_verification (its challenge), GitHub's ping. */
+const Handshake = z
+  .union([
+    z.object({ challenge: z.string() }).openapi({ description: "Slack url_verification: the challenge echoed" }),
+    z.object({ status: z.literal("acknowledged"), event_type: z.literal("ping"), stored: z.literal(false) }).openapi({ description: "GitHub ping" }),
+  ])
+  .openapi("WebhookHandshake");
+
 const ClaimedEvent = z
   .object({
     id: z.uuid(),
     webhook_id: z.string(),
+    event_type: z.string().nullable(),
     payload: z.unknown(),
     ordering_value: z.string().nullable(),
     received_at: z.string().openapi({ format: "date-time" }),
@@ -96,11 +171,12 @@ const EventStatus = z.enum(["received", "claimed", "processed"]);
 const WebhookEvent = z
   .object({
     id: z.uuid(),
-    webhook_id: z.string(),
+    webhook_id: z.string().openapi({ description: "The sender's own id, which deliveries are deduplicated on" }),
+    event_type: z.string().nullable().openapi({ description: "The sender's event type (Stripe type, X-GitHub-Event, X-Shopify-Topic, Slack event.type, …)" }),
     payload: z.unknown(),
     status: EventStatus,
     ordering_value: z.string().nullable(),
-    webhook_timestamp: z.string().openapi({ format: "date-time" }),
+    webhook_timestamp: z.string().nullable().openapi({ format: "date-time", description: "The signed timestamp; null for schemes that sign none" }),
     received_at: z.string().openapi({ format: "date-time" }),
     claim_expires_at: z.string().nullable().openapi({ format: "date-time" }),
     claims: z.number().int(),
@@ -148,7 +224,7 @@ export const putWebhookSource = createRoute({
   tags: ["Webhooks"],
   summary: "Register or replace a webhook sender",
   description:
-    "Stores the sender's signing secret (write-only: no endpoint returns it), its timestamp tolerance and optional ordering key. Replacing a source keeps its events.",
+    "Stores the sender's scheme, signing secret (write-only: no endpoint returns it), timestamp tolerance and optional ordering key. Replacing a source keeps its events. A rotation keeps the previous secret accepted for `previous_secret_ttl_ms`.",
   request: { params: SourceParam, body: { required: true, content: { "application/json": { schema: PutSourceBody } } } },
   responses: {
     200: { description: "Replaced", content: { "application/json": { schema: WebhookSource } } },
@@ -195,17 +271,21 @@ export const receiveWebhook = createRoute({
   tags: ["Webhooks"],
   summary: "Receive a signed webhook delivery",
   description: [
-    "Authenticated by `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, several space-separated for key rotation), verified with the `standardwebhooks` package over the raw body bytes. The body is any JSON.",
-    "`webhook-timestamp` must be within ±`tolerance_s` of the database clock. A bad or missing signature, an unknown source or a stale/future timestamp → 401 and nothing is stored.",
-    'The event is stored once per (source, webhook-id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`.',
+    "Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).",
+    "A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, an unknown source or a timestamp outside the tolerance → 401 `/problems/webhook-signature` whose `reason` and `header` say which, and nothing is stored.",
+    'The event is stored once per (source, the sender\'s own id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`. Slack\'s `url_verification` → 200 `{challenge}` and GitHub\'s `ping` → 200 `{status: "acknowledged", stored: false}`, neither stored.',
   ].join("\n\n"),
   security: [],
   // The source's rule is documented, not checked here: a delivery to a source that cannot exist is a 401 like any unknown source.
   request: { params: z.object({ source: z.string().openapi({ param: { name: "source", in: "path" }, example: "billing", pattern: SOURCE_PATTERN.source }) }) },
   responses: {
-    200: { description: "Stored (or already stored: `Idempotent-Replayed: true`)", content: { "application/json": { schema: Received } } },
+    200: {
+      description: "Stored (or already stored: `Idempotent-Replayed: true`), or a handshake answered",
+      content: { "application/json": { schema: z.union([Received, Handshake]) } },
+    },
     401: {
-      description: "Not verified: missing/bad signature, unknown source, or timestamp outside the tolerance. Nothing stored",
+      description:
+        "Not verified: a missing or malformed header, a signature that does not match, an unknown source, or a timestamp outside the tolerance. Nothing stored",
       content: { "application/problem+json": { schema: problemResponses(401)[401].content["application/problem+json"].schema } },
     },
     ...problemResponses(400, 413, 415, 503, 504),

@@ -3,24 +3,20 @@
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
+import type { DeliverySource, HmacSettings, SchemeName } from "./schemes";
+
+export type { DeliverySource };
 
 /** A registered sender's settings, as stored (never its secret). */
 export interface WebhookSourceRow {
   source: string;
-  tolerance_s: number;
+  scheme: SchemeName;
+  tolerance_s: number | null;
   ordering_key: string | null;
+  hmac: HmacSettings | null;
+  previous_secret_expires_at: string | null;
   created_at: string;
   updated_at: string;
-}
-
-/** What a delivery needs from its source; `fresh` = the timestamp is within ±tolerance_s of the database clock. */
-export interface DeliverySource {
-  secret: string;
-  tolerance_s: number;
-  ordering_key: string | null;
-  /** Timestamp minus the database clock, seconds. */
-  skew_s: number;
-  fresh: boolean;
 }
 
 export type EventStatus = "received" | "claimed" | "processed";
@@ -28,10 +24,11 @@ export type EventStatus = "received" | "claimed" | "processed";
 export interface WebhookEventRow {
   id: string;
   webhook_id: string;
+  event_type: string | null;
   payload: unknown;
   status: EventStatus;
   ordering_value: string | null;
-  webhook_timestamp: string;
+  webhook_timestamp: string | null;
   received_at: string;
   claim_expires_at: string | null;
   claims: number;
@@ -41,6 +38,7 @@ export interface WebhookEventRow {
 export interface ClaimedEventRow {
   id: string;
   webhook_id: string;
+  event_type: string | null;
   payload: unknown;
   ordering_value: string | null;
   received_at: string;
@@ -56,15 +54,21 @@ export interface NotCurrent {
 }
 
 export interface SourceSettings {
+  scheme: SchemeName;
   secret: string;
-  toleranceS: number;
+  /** How much longer the previous secret is accepted; undefined: see admit_webhook_put_source. */
+  previousSecretTtlMs: number | undefined;
+  /** null: the scheme signs no timestamp. */
+  toleranceS: number | null;
   orderingKey: string | null;
+  hmac: HmacSettings | null;
 }
 
+/** Registers or replaces a source: one statement. */
 export async function putWebhookSource(db: Queryable, source: string, s: SourceSettings): Promise<{ created: boolean; source: WebhookSourceRow }> {
   const [{ r }] = await db.query<{ r: { created: boolean; source: WebhookSourceRow } }>(
-    "SELECT admit_webhook_put_source($1, $2, $3::integer, $4) AS r",
-    [source, s.secret, s.toleranceS, s.orderingKey],
+    "SELECT admit_webhook_put_source($1, $2, $3, $4::bigint, $5::integer, $6, $7::jsonb) AS r",
+    [source, s.scheme, s.secret, s.previousSecretTtlMs ?? null, s.toleranceS, s.orderingKey, s.hmac === null ? null : JSON.stringify(s.hmac)],
     { write: true },
   );
   return r;
@@ -82,31 +86,34 @@ export async function getWebhookSource(db: Queryable, source: string): Promise<W
   return r;
 }
 
-/** The source's secret and settings, and whether `timestamp` (epoch seconds, digits) is fresh; null: no such source. */
-export async function sourceForDelivery(db: Queryable, source: string, timestamp: string): Promise<DeliverySource | null> {
-  const [{ s }] = await db.query<{ s: DeliverySource | null }>("SELECT admit_webhook_source_for_delivery($1, $2::bigint) AS s", [source, timestamp]);
+/** The source's scheme, secrets and settings, and the database clock; null: no such source. */
+export async function sourceForDelivery(db: Queryable, source: string): Promise<DeliverySource | null> {
+  const [{ s }] = await db.query<{ s: DeliverySource | null }>("SELECT admit_webhook_source_for_delivery($1) AS s", [source]);
   return s;
 }
 
 export interface Delivery {
   source: string;
+  /** The sender's own id. */
   webhookId: string;
-  /** Epoch seconds, digits. */
-  timestamp: string;
+  /** The signed timestamp, epoch seconds; null: the scheme signs none. */
+  timestamp: number | null;
+  eventType: string | null;
   /** The raw body, as signed. */
   body: string;
   /** The payload's value at the source's ordering key; undefined: unordered. */
   ordering: string | undefined;
 }
 
-/** Stores the event once per (source, webhook-id); `id` null: the source was removed meanwhile. */
+/** Stores the event once per (source, the sender's id); `id` null: the source was removed meanwhile. */
 export async function receiveWebhook(db: Queryable, d: Delivery): Promise<{ id: string | null; duplicate: boolean }> {
   const [{ r }] = await db.query<{ r: { id: string | null; duplicate: boolean } }>(
-    "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6::bigint, $7::integer) AS r",
+    "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6, $7::bigint, $8::integer) AS r",
     [
       d.source,
       d.webhookId,
       d.timestamp,
+      d.eventType,
       d.body,
       d.ordering ?? null,
       d.ordering === undefined ? null : lockKey("webhook", `${d.source}/${d.ordering}`),

@@ -236,7 +236,7 @@ CREATE TABLE webhook_events (
   seq bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
   source text NOT NULL,
   webhook_id text NOT NULL,
-  webhook_timestamp timestamp with time zone NOT NULL,
+  webhook_timestamp timestamp with time zone,
   payload json NOT NULL,
   ordering_value text,
   received_at timestamp with time zone DEFAULT now() NOT NULL,
@@ -244,6 +244,7 @@ CREATE TABLE webhook_events (
   claims integer DEFAULT 0 NOT NULL,
   processed_at timestamp with time zone,
   claim_receipt uuid,
+  event_type text,
   CONSTRAINT webhook_events_pkey PRIMARY KEY (id),
   CONSTRAINT webhook_events_once UNIQUE (source, webhook_id),
   CONSTRAINT webhook_events_source_fkey FOREIGN KEY (source) REFERENCES webhook_sources(source) ON DELETE CASCADE,
@@ -257,13 +258,20 @@ CREATE INDEX webhook_events_processed ON public.webhook_events USING btree (proc
 CREATE TABLE webhook_sources (
   source text NOT NULL,
   secret text NOT NULL,
-  tolerance_s integer DEFAULT 300 NOT NULL,
+  tolerance_s integer DEFAULT 300,
   ordering_key text,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  scheme text DEFAULT 'standard-webhooks'::text NOT NULL,
+  hmac jsonb,
+  previous_secret text,
+  previous_secret_expires_at timestamp with time zone,
   CONSTRAINT webhook_sources_pkey PRIMARY KEY (source),
+  CONSTRAINT webhook_sources_hmac CHECK (((scheme = 'hmac'::text) = (hmac IS NOT NULL))),
   CONSTRAINT webhook_sources_name CHECK (((source ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$'::text) AND (source <> 'sources'::text))),
   CONSTRAINT webhook_sources_ordering_key CHECK (((ordering_key IS NULL) OR (ordering_key ~ '^(/([^~/]|~[01])*)+$'::text))),
+  CONSTRAINT webhook_sources_previous CHECK (((previous_secret IS NULL) = (previous_secret_expires_at IS NULL))),
+  CONSTRAINT webhook_sources_scheme CHECK ((scheme = ANY (ARRAY['standard-webhooks'::text, 'stripe'::text, 'github'::text, 'shopify'::text, 'slack'::text, 'hmac'::text]))),
   CONSTRAINT webhook_sources_tolerance CHECK (((tolerance_s >= 1) AND (tolerance_s <= 86400)))
 );
 
@@ -2289,6 +2297,19 @@ AS $function$
   SELECT count(*)::integer FROM gone
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_sweep_webhook_secrets()
+ RETURNS integer
+ LANGUAGE sql
+AS $function$
+  WITH gone AS (
+    UPDATE webhook_sources SET previous_secret = NULL, previous_secret_expires_at = NULL
+     WHERE source IN (SELECT source FROM webhook_sources WHERE previous_secret_expires_at <= now()
+                       ORDER BY source LIMIT 1000 FOR UPDATE SKIP LOCKED)
+    RETURNING 1
+  )
+  SELECT count(*)::integer FROM gone
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_sweepers()
  RETURNS SETOF text
  LANGUAGE sql
@@ -2366,7 +2387,8 @@ AS $function$
   )
   SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM webhook_sources WHERE source = p_source) THEN NULL
          ELSE json_build_object('events', coalesce(
-           (SELECT json_agg(json_build_object('id', c.id, 'webhook_id', c.webhook_id, 'payload', c.payload,
+           (SELECT json_agg(json_build_object('id', c.id, 'webhook_id', c.webhook_id, 'event_type', c.event_type,
+                                              'payload', c.payload,
                                               'ordering_value', c.ordering_value,
                                               'received_at', admit_rfc3339(c.received_at),
                                               'claim_expires_at', admit_rfc3339(c.claim_expires_at),
@@ -2382,6 +2404,7 @@ AS $function$
   SELECT json_build_object(
     'id', e.id,
     'webhook_id', e.webhook_id,
+    'event_type', e.event_type,
     'payload', e.payload,
     'status', CASE WHEN e.processed_at IS NOT NULL THEN 'processed'
                    WHEN e.claim_expires_at > now() THEN 'claimed' ELSE 'received' END,
@@ -2429,19 +2452,28 @@ AS $function$
            ORDER BY source LIMIT p_limit + 1) s
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_webhook_put_source(p_source text, p_secret text, p_tolerance_s integer, p_ordering_key text)
+CREATE OR REPLACE FUNCTION public.admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb)
  RETURNS json
  LANGUAGE sql
 AS $function$
-  INSERT INTO webhook_sources AS s (source, secret, tolerance_s, ordering_key)
-  VALUES (p_source, p_secret, p_tolerance_s, p_ordering_key)
+  INSERT INTO webhook_sources AS s (source, scheme, secret, tolerance_s, ordering_key, hmac)
+  VALUES (p_source, p_scheme, p_secret, p_tolerance_s, p_ordering_key, p_hmac)
   ON CONFLICT (source) DO UPDATE
-     SET secret = excluded.secret, tolerance_s = excluded.tolerance_s,
-         ordering_key = excluded.ordering_key, updated_at = now()
+     SET scheme = excluded.scheme, secret = excluded.secret, tolerance_s = excluded.tolerance_s,
+         ordering_key = excluded.ordering_key, hmac = excluded.hmac, updated_at = now(),
+         previous_secret = CASE
+           WHEN s.scheme <> excluded.scheme OR coalesce(p_previous_secret_ttl_ms, -1) = 0 THEN NULL
+           WHEN s.secret <> excluded.secret THEN CASE WHEN p_previous_secret_ttl_ms IS NOT NULL THEN s.secret END
+           WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END,
+         previous_secret_expires_at = CASE
+           WHEN s.scheme <> excluded.scheme OR coalesce(p_previous_secret_ttl_ms, -1) = 0 THEN NULL
+           WHEN s.secret <> excluded.secret THEN now() + make_interval(secs => p_previous_secret_ttl_ms / 1000.0)
+           WHEN s.previous_secret_expires_at > now() THEN
+             coalesce(now() + make_interval(secs => p_previous_secret_ttl_ms / 1000.0), s.previous_secret_expires_at) END
   RETURNING json_build_object('created', s.xmax = 0, 'source', admit_webhook_source_json(s))
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer)
+CREATE OR REPLACE FUNCTION public.admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -2452,8 +2484,8 @@ BEGIN
     PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
     PERFORM pg_advisory_xact_lock(p_lock_key);
   END IF;
-  INSERT INTO webhook_events (source, webhook_id, webhook_timestamp, payload, ordering_value)
-  SELECT s.source, p_webhook_id, to_timestamp(p_timestamp), p_payload::json, p_ordering_value
+  INSERT INTO webhook_events (source, webhook_id, webhook_timestamp, event_type, payload, ordering_value)
+  SELECT s.source, p_webhook_id, to_timestamp(p_timestamp), p_event_type, p_payload::json, p_ordering_value
     FROM webhook_sources s WHERE s.source = p_source
   ON CONFLICT (source, webhook_id) DO NOTHING
   RETURNING id INTO v_id;
@@ -2465,17 +2497,19 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_webhook_source_for_delivery(p_source text, p_timestamp bigint)
+CREATE OR REPLACE FUNCTION public.admit_webhook_source_for_delivery(p_source text)
  RETURNS json
  LANGUAGE sql
  STABLE
 AS $function$
   SELECT json_build_object(
-           'secret', s.secret,
+           'scheme', s.scheme,
+           'secrets', CASE WHEN s.previous_secret_expires_at > now() THEN json_build_array(s.secret, s.previous_secret)
+                           ELSE json_build_array(s.secret) END,
            'tolerance_s', s.tolerance_s,
            'ordering_key', s.ordering_key,
-           'skew_s', p_timestamp - extract(epoch FROM now())::bigint,
-           'fresh', abs(p_timestamp - extract(epoch FROM now())) <= s.tolerance_s)
+           'hmac', s.hmac,
+           'now_ms', floor(extract(epoch FROM now()) * 1000)::bigint)
     FROM webhook_sources s WHERE s.source = p_source
 $function$;
 
@@ -2484,6 +2518,9 @@ CREATE OR REPLACE FUNCTION public.admit_webhook_source_json(s webhook_sources)
  LANGUAGE sql
  STABLE
 AS $function$
-  SELECT json_build_object('source', s.source, 'tolerance_s', s.tolerance_s, 'ordering_key', s.ordering_key,
+  SELECT json_build_object('source', s.source, 'scheme', s.scheme, 'tolerance_s', s.tolerance_s, 'ordering_key', s.ordering_key,
+                           'hmac', s.hmac,
+                           'previous_secret_expires_at',
+                             CASE WHEN s.previous_secret_expires_at > now() THEN admit_rfc3339(s.previous_secret_expires_at) END,
                            'created_at', admit_rfc3339(s.created_at), 'updated_at', admit_rfc3339(s.updated_at))
 $function$;

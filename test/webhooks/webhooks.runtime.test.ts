@@ -2,6 +2,7 @@
 // the standardwebhooks package, Web Crypto hashing and the body caching all as deployed.
 import { describe, expect, it } from "vitest";
 import { client, sql, workerSuite } from "../support";
+import { SCHEMES, SENDERS, senderId, slackSignature } from "./senders";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
 const suite = workerSuite("webhooks_runtime");
@@ -54,4 +55,38 @@ describe("in wrangler dev", () => {
       "processed",
     );
   });
+
+  it.each(SCHEMES.map((s) => [s] as const))(
+    "%s: a delivery signed by the sender's library verifies in workerd (WebCrypto HMAC), a redelivery is replayed, a flipped byte → 401",
+    async (scheme) => {
+      const sender = SENDERS[scheme];
+      const secret = sender.newSecret();
+      const source = `rt-${scheme}`;
+      expect((await suite.api("PUT", `/v1/webhooks/sources/${source}`, { ...sender.settings, secret })).status).toBe(201);
+      const anon = client(suite.worker.url, null);
+      const now = await dbNowS(suite.db);
+      const id = senderId(scheme, "rt");
+      const d = await sender.deliver([secret], id, "rt.event", { n: 1 }, now);
+      const first = await anon("POST", `/v1/webhooks/${source}`, d.body, d.headers);
+      expect(first.status, first.text).toBe(200);
+      const again = await anon("POST", `/v1/webhooks/${source}`, d.body, d.headers);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      const at = d.body.indexOf('"n"') + 1; // one byte of the body flipped: "n" → "o"
+      const flipped = d.body.slice(0, at) + String.fromCharCode(d.body.charCodeAt(at) ^ 1) + d.body.slice(at + 1);
+      const bad = await anon("POST", `/v1/webhooks/${source}`, flipped, d.headers);
+      expect(bad.status).toBe(401);
+      expect(bad.json.reason).toBe("signature-mismatch");
+      expect(await sql(suite.db, "SELECT webhook_id, event_type FROM webhook_events WHERE source = $1", [source])).toEqual([
+        { webhook_id: id, event_type: "rt.event" },
+      ]);
+      if (scheme === "slack") {
+        const body = JSON.stringify({ token: "t", challenge: "rt-challenge", type: "url_verification" });
+        const hs = await anon("POST", `/v1/webhooks/${source}`, body, {
+          "X-Slack-Signature": slackSignature(secret, now, body),
+          "X-Slack-Request-Timestamp": String(now),
+        });
+        expect(hs.json).toEqual({ challenge: "rt-challenge" });
+      }
+    },
+  );
 });
