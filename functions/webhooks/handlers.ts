@@ -4,9 +4,11 @@
 // from the bearer token): the `standardwebhooks` package verifies the HMAC over the raw body bytes
 // (several signatures in the header, for key rotation, are tried in turn); the timestamp window is
 // checked on the database clock with the source's own tolerance.
+
 import type { RouteHandler } from "@hono/zod-openapi";
 import { sha256 } from "hono/utils/crypto";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { auditEntry, redact } from "../core/audit";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { REPLAYED_HEADER } from "../core/http";
@@ -74,7 +76,8 @@ function unverified(detail: string) {
 export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppEnv> = async (c) => {
   const { source } = c.req.valid("param");
   const body = c.req.valid("json");
-  const r = await sql.putWebhookSource(c.var.db, source, { secret: body.secret, toleranceS: body.tolerance_s, orderingKey: body.ordering_key ?? null });
+  const audit = auditEntry(c.var.caller, c.env ?? {}, "webhooks.source.put", source, redact(body, "secret", "secrets"));
+  const r = await sql.putWebhookSource(c.var.db, source, { secret: body.secret, toleranceS: body.tolerance_s, orderingKey: body.ordering_key ?? null }, audit);
   return r.created ? c.json(r.source, 201) : c.json(r.source, 200);
 };
 

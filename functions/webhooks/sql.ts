@@ -1,5 +1,6 @@
 // The webhooks capability's SQL: one function per statement, the only place in functions/ that names
 // admit_webhook_*. The ordering lock key is computed here from (source, ordering value).
+import { type AuditEntry, audited } from "../core/audit";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
@@ -61,12 +62,14 @@ export interface SourceSettings {
   orderingKey: string | null;
 }
 
-export async function putWebhookSource(db: Queryable, source: string, s: SourceSettings): Promise<{ created: boolean; source: WebhookSourceRow }> {
-  const [{ r }] = await db.query<{ r: { created: boolean; source: WebhookSourceRow } }>(
-    "SELECT admit_webhook_put_source($1, $2, $3::integer, $4) AS r",
-    [source, s.secret, s.toleranceS, s.orderingKey],
-    { write: true },
-  );
+export async function putWebhookSource(
+  db: Queryable,
+  source: string,
+  s: SourceSettings,
+  audit: AuditEntry,
+): Promise<{ created: boolean; source: WebhookSourceRow }> {
+  const q = audited("SELECT admit_webhook_put_source($1, $2, $3::integer, $4) AS r", [source, s.secret, s.toleranceS, s.orderingKey], "true", audit);
+  const [{ r }] = await db.query<{ r: { created: boolean; source: WebhookSourceRow } }>(q.text, q.params, { write: true });
   return r;
 }
 
