@@ -686,6 +686,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys (never their secrets)
+         * @description Oldest first; up to `limit` per page, then follow `next_cursor`. Revoked and expired keys are listed too.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Create a scoped API key
+         * @description 201 with the secret, shown this once; only its SHA-256 is stored. A key (not the root token) may create only keys within its own scopes and name patterns.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An API key (never its secret) */
+        get: operations["getKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Every secret of the key stops working: in this isolate at once, in every other within 5 s (their key cache's period).
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new secret; the old one works for the overlap
+         * @description The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one.
+         */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of configuration changes
+         * @description Newest first; up to `limit` per page, then follow `next_cursor`. Every configuration write (policies, overrides, semaphore sizes, stock, webhook sources, keys) has its row, written in the same transaction; decisions are not audited. Kept AUDIT_RETENTION_DAYS (default 90).
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1379,6 +1464,87 @@ export interface components {
              * @description Until when the deny cache of the isolate that answered refuses this key's one-unit checks without asking the database (its own clock); null when it does not. Other isolates keep their own caches.
              */
             deny_cached_until: string | null;
+        };
+        ApiKeyCreated: components["schemas"]["ApiKey"] & {
+            /**
+             * @description The secret, shown this once: `Authorization: Bearer <secret>`
+             * @example admit_…
+             */
+            secret: string;
+        };
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: string[];
+            /** @description Patterns bounding the named things the key may touch; null: any */
+            names: string[] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When an isolate last looked the key up: at most 5 s (the key cache's period) before its latest use, per isolate
+             */
+            last_used_at: string | null;
+            /** @description Its live secrets' first characters (two during a rotation's overlap); never a secret or hash */
+            secrets: {
+                start: string;
+                created_at: string;
+                expires_at: string | null;
+            }[];
+        };
+        ApiKeyInput: {
+            /** @example gateway-eu */
+            name: string;
+            scopes: string[];
+            names?: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; omitted: never
+             * @example 2021-01-01T14:45:00Z
+             */
+            expires_at?: string;
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+            next_cursor: string | null;
+        };
+        ApiKeyRotated: components["schemas"]["ApiKeyCreated"] & {
+            /** Format: date-time */
+            old_secrets_expire_at: string;
+        };
+        ApiKeyRotation: {
+            /**
+             * @description How long the old secret(s) keep working, 0–30 days (default 1 h); 0 ends them at once
+             * @default 3600000
+             */
+            overlap_ms?: number;
+        };
+        AuditList: {
+            items: components["schemas"]["AuditEntry"][];
+            next_cursor: string | null;
+        };
+        AuditEntry: {
+            id: number;
+            /** Format: date-time */
+            at: string;
+            /** @description The key that made the change; id null and name `root` for API_TOKEN */
+            key: {
+                id: string | null;
+                name: string;
+            };
+            /** @example ratelimits.policy.put */
+            action: string;
+            /** @description The name (or key id) changed */
+            target: string;
+            /** @description What was asked for, secrets redacted */
+            change: {
+                [key: string]: unknown;
+            };
         };
         /** @description A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response. */
         IdempotencyKeyInUse: components["schemas"]["Problem"] & {
@@ -8218,6 +8384,482 @@ export interface operations {
                      *       "status": 503
                      *     }
                      */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (or already revoked) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field), e.g. JSON nested deeper than 64 levels */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRotation"];
+            };
+        };
+        responses: {
+            /** @description Rotated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyRotated"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key is revoked or expired (`conflict`). Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Only changes of this name */
+                target?: string;
+                /** @description Only changes by this key id, or `root` */
+                key?: string;
+                /** @description Inclusive */
+                from?: string;
+                /** @description Exclusive */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };

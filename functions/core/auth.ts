@@ -63,15 +63,10 @@ export class RouteScopes {
 
   add(method: string, path: string, access: RouteAccess | undefined): void {
     const honoPath = path.replaceAll(/\/{(.+?)}/g, "/:$1");
-    const names: string[] = [];
-    const re = new RegExp(
-      "^" +
-        honoPath
-          .split("/")
-          .map((seg) => (seg.startsWith(":") ? (names.push(seg.slice(1)), "([^/]+)") : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-          .join("/") +
-        "/?$",
-    );
+    const segments = honoPath.split("/");
+    const names = segments.filter((seg) => seg.startsWith(":")).map((seg) => seg.slice(1));
+    const pattern = segments.map((seg) => (seg.startsWith(":") ? "([^/]+)" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/");
+    const re = new RegExp(`^${pattern}/?$`);
     const params = (pathname: string) => {
       const m = re.exec(pathname);
       const out: Record<string, string> = {};

@@ -26,7 +26,7 @@ export interface RouteScope {
   area: Area;
   access: Access;
   /** The names the request touches; every one must match one of the key's patterns. */
-  names?: (input: RawInput, c: Context<AppEnv>) => string[] | Promise<string[]>;
+  names?: NameSource;
   /**
    * The request's one name cannot be known without a read (a reservation by id): the names it
    * resolves to are checked, but a 403 does not repeat them.
@@ -35,6 +35,9 @@ export interface RouteScope {
   /** A list: `items[].<field>` outside the key's patterns are left out of the answer. */
   list?: string;
 }
+
+/** Where a route's names come from; `what` says it in the document (`x-names`). */
+export type NameSource = ((input: RawInput, c: Context<AppEnv>) => string[] | Promise<string[]>) & { what?: string };
 
 /** Routes whose caller is proven another way (a webhook delivery's signature): no bearer token at all. */
 export const SIGNED = "signed" as const;
@@ -46,7 +49,13 @@ export const SCOPE = Symbol.for("admit.scope");
 /** Declares a route's scope beside its definition: `scoped({ area, access, names }, createRoute({...}))`. */
 export function scoped<R extends object>(access: RouteAccess, route: R): R & { "x-scope"?: string; security: Array<Record<string, string[]>> } {
   const security = access === SIGNED ? [] : [{ bearer: [scopeOf(access)] }];
-  const out = { ...route, security, ...(access === SIGNED ? {} : { "x-scope": scopeOf(access) }) } as R & {
+  const names =
+    access === SIGNED
+      ? undefined
+      : [access.names && (access.names.what ?? "resolved"), access.list && `a list: items whose ${access.list} is outside the key's patterns are left out`]
+          .filter(Boolean)
+          .join("; ");
+  const out = { ...route, security, ...(access === SIGNED ? {} : { "x-scope": scopeOf(access) }), ...(names ? { "x-names": names } : {}) } as R & {
     "x-scope"?: string;
     security: Array<Record<string, string[]>>;
   };
@@ -64,30 +73,32 @@ export function declaredScope(route: object): RouteAccess | undefined {
 }
 
 /** Names from path parameters. */
-export const fromParam =
-  (...fields: string[]) =>
-  (i: RawInput): string[] =>
-    fields.map((f) => i.param[f]).filter((v): v is string => typeof v === "string");
+export const fromParam = (...fields: string[]): NameSource =>
+  Object.assign((i: RawInput): string[] => fields.map((f) => i.param[f]).filter((v): v is string => typeof v === "string"), {
+    what: `path ${fields.join(", ")}`,
+  });
 
 /** Names from query parameters. */
-export const fromQuery =
-  (...fields: string[]) =>
-  (i: RawInput): string[] =>
-    fields.map((f) => i.query(f)).filter((v): v is string => typeof v === "string");
+export const fromQuery = (...fields: string[]): NameSource =>
+  Object.assign((i: RawInput): string[] => fields.map((f) => i.query(f)).filter((v): v is string => typeof v === "string"), {
+    what: `query ${fields.join(", ")}`,
+  });
 
 /** Names from body fields, each a string or an array of strings (`policy`, `policies`). */
-export const fromBody =
-  (...fields: string[]) =>
-  (i: RawInput): string[] => {
-    const b = i.body;
-    if (typeof b !== "object" || b === null) return [];
-    return fields.flatMap((f) => {
-      const v = (b as Record<string, unknown>)[f];
-      if (typeof v === "string") return [v];
-      if (Array.isArray(v)) return v.filter((x): x is string => typeof x === "string");
-      return [];
-    });
-  };
+export const fromBody = (...fields: string[]): NameSource =>
+  Object.assign(
+    (i: RawInput): string[] => {
+      const b = i.body;
+      if (typeof b !== "object" || b === null) return [];
+      return fields.flatMap((f) => {
+        const v = (b as Record<string, unknown>)[f];
+        if (typeof v === "string") return [v];
+        if (Array.isArray(v)) return v.filter((x): x is string => typeof x === "string");
+        return [];
+      });
+    },
+    { what: `body ${fields.join(", ")}` },
+  );
 
 /** Whether `name` matches the glob `pattern` ('*' = any run of characters, anything else literal). */
 export function nameMatches(pattern: string, name: string): boolean {

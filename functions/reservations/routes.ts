@@ -4,7 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../core/context";
 import { ProblemSchema, problemResponses } from "../core/openapi";
-import { fromBody, fromParam, fromQuery, type RawInput, scoped } from "../core/scopes";
+import { fromBody, fromParam, fromQuery, type NameSource, type RawInput, scoped } from "../core/scopes";
 import { isLater, isUuid, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
 import { getReservation as getReservationRow } from "./sql";
 
@@ -95,12 +95,15 @@ const AvailabilityQuery = z
  * The resource of the reservation a path id names, for a key bounded by name patterns (one read,
  * only for such keys); none for an id that names nothing (the route answers 404).
  */
-async function resourceOfId(i: RawInput, c: Context<AppEnv>): Promise<string[]> {
-  const id = i.param.id;
-  if (!id || !isUuid(id)) return [];
-  const r = await getReservationRow(c.var.db, id);
-  return r ? [r.resource] : [];
-}
+const resourceOfId: NameSource = Object.assign(
+  async (i: RawInput, c: Context<AppEnv>): Promise<string[]> => {
+    const id = i.param.id;
+    if (!id || !isUuid(id)) return [];
+    const r = await getReservationRow(c.var.db, id);
+    return r ? [r.resource] : [];
+  },
+  { what: "the resource of the reservation {id} (read first, for a key with name patterns only)" },
+);
 
 export const createReservation = scoped(
   { area: "reservations", access: "decide", names: fromBody("resource") },

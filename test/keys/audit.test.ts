@@ -154,20 +154,17 @@ describe("the change and its row under connection faults", () => {
     api("PUT", `/v1/ratelimits/policies/${name}`, { algorithm: "fixed_window", limit: 5, window_ms: DAY }, headers);
 
   it.each([
-    ["the statement", "admit_ratelimit_put_policy", {}],
-    ["COMMIT (an Idempotency-Key's transaction)", "COMMIT", { "Idempotency-Key": "k" }],
-  ] as const)("cut before %s: neither the policy nor its row; cut after it: both", async (_what, match, headers) => {
+    ["the statement", "admit_ratelimit_put_policy"],
+    ["COMMIT (an Idempotency-Key's transaction)", "COMMIT"],
+  ] as const)("cut before %s: neither the policy nor its row; cut after it: both", async (_what, match) => {
     const tag = match === "COMMIT" ? "tx" : "st";
-    const before = await withFaults(bridge, { statement: { match, action: "drop-before" } }, () =>
-      put(`f-${tag}-before`, { ...headers, ...(headers["Idempotency-Key"] ? { "Idempotency-Key": `${tag}-before` } : {}) }),
-    );
+    const keyed = (k: string): Record<string, string> => (match === "COMMIT" ? { "Idempotency-Key": k } : {});
+    const before = await withFaults(bridge, { statement: { match, action: "drop-before" } }, () => put(`f-${tag}-before`, keyed(`${tag}-before`)));
     expect([503, 504]).toContain(before.status);
     await settle();
     expect([await policy(`f-${tag}-before`), await rows(`f-${tag}-before`)]).toEqual([0, 0]);
 
-    const after = await withFaults(bridge, { statement: { match, action: "drop-after" } }, () =>
-      put(`f-${tag}-after`, { ...headers, ...(headers["Idempotency-Key"] ? { "Idempotency-Key": `${tag}-after` } : {}) }),
-    );
+    const after = await withFaults(bridge, { statement: { match, action: "drop-after" } }, () => put(`f-${tag}-after`, keyed(`${tag}-after`)));
     expect(after.status).toBe(504);
     await settle();
     expect([await policy(`f-${tag}-after`), await rows(`f-${tag}-after`)]).toEqual([1, 1]);
