@@ -1669,7 +1669,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1679,8 +1679,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1797,7 +1815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1807,8 +1825,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1968,7 +2004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Reservation"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1978,8 +2014,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2066,7 +2120,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2076,8 +2130,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2261,7 +2333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2271,8 +2343,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2383,7 +2473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2393,8 +2483,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2576,7 +2684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2586,8 +2694,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2755,7 +2881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2765,8 +2891,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2917,7 +3061,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseState"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2927,8 +3071,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3023,7 +3185,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3033,8 +3195,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3124,7 +3304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Semaphore"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3134,8 +3314,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3294,7 +3492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3304,8 +3502,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3492,7 +3708,7 @@ export interface operations {
                     "application/json": components["schemas"]["SemaphoreList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3502,8 +3718,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3614,7 +3848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3624,8 +3858,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3843,7 +4095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3853,8 +4105,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4038,7 +4308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4048,8 +4318,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4245,7 +4533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4255,8 +4543,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4448,7 +4754,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4458,8 +4764,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4635,7 +4959,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryNights"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4645,8 +4969,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4763,7 +5105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4773,8 +5115,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4936,7 +5296,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryBooking"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4946,8 +5306,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5130,7 +5508,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryBooking"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5140,8 +5518,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5229,7 +5625,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5239,8 +5635,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5405,7 +5819,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSource"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5415,8 +5829,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5560,7 +5992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5570,8 +6002,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5730,7 +6180,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSourceList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5740,8 +6190,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6045,7 +6513,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6055,8 +6523,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6262,7 +6748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6272,8 +6758,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6462,7 +6966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6472,8 +6976,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6584,7 +7106,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitPolicyList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6594,8 +7116,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6683,7 +7223,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitOverrideList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6693,8 +7233,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6794,7 +7352,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitPolicy"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6804,8 +7362,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6959,7 +7535,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6969,8 +7545,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7110,7 +7704,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7120,8 +7714,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7293,7 +7905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7303,8 +7915,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7449,7 +8079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7459,8 +8089,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7631,7 +8279,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7641,8 +8289,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7846,7 +8512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7856,8 +8522,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8104,7 +8788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8114,8 +8798,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8312,7 +9014,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitUsage"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8322,8 +9024,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8392,6 +9112,7 @@ export interface operations {
     listKeys: {
         parameters: {
             query?: {
+                /** @example 100 */
                 limit?: number;
                 cursor?: string;
             };
@@ -8407,15 +9128,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *           "name": "gateway-eu",
+                     *           "scopes": [
+                     *             "ratelimits:decide"
+                     *           ],
+                     *           "names": [
+                     *             "gw-*"
+                     *           ],
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null,
+                     *           "revoked_at": null,
+                     *           "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *           "secrets": [
+                     *             {
+                     *               "start": "admit_Q3vX9k",
+                     *               "created_at": "2030-04-30T12:00:00.000Z",
+                     *               "expires_at": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8425,6 +9200,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query limit: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "limit",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["ValidationProblem"];
                 };
             };
@@ -8434,6 +9224,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8451,6 +9249,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "gateway-eu",
+                 *       "scopes": [
+                 *         "ratelimits:decide"
+                 *       ],
+                 *       "names": [
+                 *         "gw-*"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApiKeyInput"];
             };
         };
@@ -8461,6 +9270,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "last_used_at": null,
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ],
+                     *       "secret": "admit_Q3vX9kLw0b2mJr8TfN4eYpZs6HcVgUd1AxKqWn7oRiE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
@@ -8470,15 +9303,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "detail": "The body is not valid JSON.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8490,6 +9357,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
                 };
             };
@@ -8499,6 +9374,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8508,6 +9391,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8517,6 +9408,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "body holder: Required.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "holder",
+                     *           "message": "Required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["ValidationProblem"];
                 };
             };
@@ -8526,6 +9432,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8535,6 +9449,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8545,6 +9467,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
                 id: string;
             };
             cookie?: never;
@@ -8557,15 +9480,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8575,6 +9547,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8584,6 +9564,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path id: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "id",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["ValidationProblem"];
                 };
             };
@@ -8593,6 +9588,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8606,6 +9609,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
                 id: string;
             };
             cookie?: never;
@@ -8618,15 +9622,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": "2030-04-30T12:00:30.000Z",
+                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8636,6 +9689,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8647,6 +9708,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
                 };
             };
@@ -8656,6 +9725,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8665,6 +9742,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8674,6 +9759,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path id: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "id",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["ValidationProblem"];
                 };
             };
@@ -8683,6 +9783,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8692,6 +9800,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8705,12 +9821,18 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "overlap_ms": 3600000
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApiKeyRotation"];
             };
         };
@@ -8721,6 +9843,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": "2030-04-30T13:00:30.000Z"
+                     *         },
+                     *         {
+                     *           "start": "admit_7PzLm2",
+                     *           "created_at": "2030-04-30T12:00:30.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ],
+                     *       "secret": "admit_7PzLm2Yh5cRt9QwXe3NbVa8Ks1DfGj4UoI6lMpZyC0T",
+                     *       "old_secrets_expire_at": "2030-04-30T13:00:30.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyRotated"];
                 };
             };
@@ -8730,15 +9882,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "detail": "The body is not valid JSON.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8748,6 +9934,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8757,6 +9951,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "detail": "Key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\" is revoked or expired: create a new key.",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["IdempotencyKeyInUse"];
                 };
             };
@@ -8766,6 +9968,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8775,6 +9985,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8784,6 +10002,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "body holder: Required.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "holder",
+                     *           "message": "Required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["ValidationProblem"];
                 };
             };
@@ -8793,6 +10026,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8802,6 +10043,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8810,9 +10059,13 @@ export interface operations {
     listAudit: {
         parameters: {
             query?: {
+                /** @example 100 */
                 limit?: number;
                 cursor?: string;
-                /** @description Only changes of this name */
+                /**
+                 * @description Only changes of this name
+                 * @example api
+                 */
                 target?: string;
                 /** @description Only changes by this key id, or `root` */
                 key?: string;
@@ -8833,15 +10086,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": 1207,
+                     *           "at": "2030-04-30T12:00:00.000Z",
+                     *           "key": {
+                     *             "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *             "name": "ops"
+                     *           },
+                     *           "action": "ratelimits.policy.put",
+                     *           "target": "api",
+                     *           "change": {
+                     *             "algorithm": "sliding_window",
+                     *             "limit": 100,
+                     *             "window_ms": 60000
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8851,6 +10152,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query limit: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "limit",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["ValidationProblem"];
                 };
             };
@@ -8860,6 +10176,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
