@@ -198,21 +198,21 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
     });
   };
+  // The root token's row and the scoped key's, one right after the other, their order alternating by round.
+  const admitRows = async (concurrency: number) => {
+    const rows = !scopedSecret ? [admitRow] : ctx.round % 2 === 0 ? [admitRow, scopedRow] : [scopedRow, admitRow];
+    for (const row of rows) out.push(await row(concurrency));
+  };
   for (const concurrency of ctx.edgeConcurrency) {
     if (!driverAlone) {
-      out.push(await admitRow(concurrency));
-      if (scopedSecret) out.push(await scopedRow(concurrency));
+      await admitRows(concurrency);
       continue;
     }
-    if (scopedSecret) {
-      const first = ctx.round % 2 === 0 ? [admitRow, scopedRow] : [scopedRow, admitRow];
-      for (const row of first) out.push(await row(concurrency));
-    }
-    const pair =
-      ctx.round % 2 === 0
-        ? [() => admitRow(concurrency), () => bareRow(concurrency, "http")]
-        : [() => bareRow(concurrency, "http"), () => admitRow(concurrency)];
-    for (const row of pair) out.push(await row());
+    const bare = async () => {
+      out.push(await bareRow(concurrency, "http"));
+    };
+    const pair = ctx.round % 2 === 0 ? [() => admitRows(concurrency), bare] : [bare, () => admitRows(concurrency)];
+    for (const step of pair) await step();
   }
   if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
   if (!ctx.profile) {
@@ -222,7 +222,7 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   return out;
 }
 
-const SCOPED = "admit (scoped key)";
+const SCOPED = "admit-scoped-key";
 
 /** A key of Admit's Worker with ratelimits:decide on policies matching `pattern` (POST /v1/keys with the root token). */
 async function scopedKey(ctx: BenchContext, pattern: string): Promise<string> {
