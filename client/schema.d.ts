@@ -9112,8 +9112,12 @@ export interface operations {
     listKeys: {
         parameters: {
             query?: {
-                /** @example 100 */
+                /**
+                 * @description Page size, 1–1000 (default 100)
+                 * @example 100
+                 */
                 limit?: number;
+                /** @description `next_cursor` of the previous page */
                 cursor?: string;
             };
             header?: never;
@@ -10059,8 +10063,12 @@ export interface operations {
     listAudit: {
         parameters: {
             query?: {
-                /** @example 100 */
+                /**
+                 * @description Page size, 1–1000 (default 100)
+                 * @example 100
+                 */
                 limit?: number;
+                /** @description `next_cursor` of the previous page */
                 cursor?: string;
                 /**
                  * @description Only changes of this name

@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { json, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
 import { SCOPE_PATTERN, scoped } from "../core/scopes";
-import { MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
+import { name, PageQuery, Rfc3339 } from "../core/validation";
 
 /** The longest overlap a rotation may give the old secret: 30 days. */
 export const MAX_OVERLAP_MS = 30 * 86_400_000;
@@ -62,22 +62,6 @@ const RotateBody = z
 
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
 
-const KeyQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_LIST_PAGE)
-    .default(100)
-    .openapi({ param: { name: "limit", in: "query" } }),
-  cursor: z
-    .string()
-    .min(1)
-    .max(500)
-    .optional()
-    .openapi({ param: { name: "cursor", in: "query" } }),
-});
-
 export const createKey = scoped(
   { area: "keys", access: "admin" },
   createRoute({
@@ -100,7 +84,7 @@ export const listKeys = scoped(
     tags: ["Keys"],
     summary: "List API keys (never their secrets)",
     description: "Oldest first; up to `limit` per page, then follow `next_cursor`. Revoked and expired keys are listed too.",
-    request: { query: KeyQuery },
+    request: { query: PageQuery },
     responses: {
       200: { description: "Keys", ...json(z.object({ items: z.array(Key), next_cursor: z.string().nullable() }).openapi("ApiKeyList")) },
       ...problemResponses(401, 422, 503),
@@ -166,7 +150,7 @@ const AuditEntry = z
   })
   .openapi("AuditEntry");
 
-const AuditQuery = KeyQuery.extend({
+const AuditQuery = PageQuery.extend({
   target: z
     .string()
     .min(1)
