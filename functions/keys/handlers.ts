@@ -62,6 +62,16 @@ export const revokeKey: RouteHandler<typeof routes.revokeKey, AppEnv> = async (c
 export const rotateKey: RouteHandler<typeof routes.rotateKey, AppEnv> = async (c) => {
   const id = validId(c.req.valid("param").id);
   const { overlap_ms } = c.req.valid("json") ?? { overlap_ms: 3_600_000 };
+  // Rotation hands out the key's new secret: a key may rotate only keys it could have created
+  // (a key's scopes and names never change, so reading them first is safe).
+  const caller = c.var.caller;
+  if (caller?.kind === "key" && caller.id !== id) {
+    const target = await sql.getKey(c.var.db, id);
+    if (!target) throw keyNotFound(id);
+    if (!covers(caller.scopes, caller.names, target.scopes, target.names)) {
+      throw forbidden({ scope: target.scopes.find((s) => !covers(caller.scopes, null, [s], null)) ?? "names beyond this key's own" });
+    }
+  }
   const secret = newSecret();
   const start = secret.slice(0, START_LENGTH);
   const audit = auditEntry(c.var.caller, c.env ?? {}, "keys.rotate", id, { overlap_ms });

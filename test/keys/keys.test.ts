@@ -116,6 +116,19 @@ describe("no escalation through POST /v1/keys", () => {
     const narrower = await api("POST", "/v1/keys", { name: "x", scopes: ["ratelimits:read"], names: ["team-a-*"] });
     expect(narrower.status, narrower.text).toBe(201);
   });
+
+  it("a key rotates only keys it could have made: rotating a stronger one (and so learning its secret) is 403", async () => {
+    const root = await createKey({ name: "strong", scopes: ["*:admin"] });
+    const admin = await createKey({ name: "key-admin-2", scopes: ["keys:admin", "ratelimits:read"] });
+    const api = as(admin.secret);
+    const refused = await api("POST", `/v1/keys/${root.id}/rotate`, { overlap_ms: 0 });
+    expect(refused.status).toBe(403);
+    expect(refused.text).not.toContain("admit_");
+    expect((await as(root.secret)("GET", "/v1/ratelimits/policies")).status).toBe(200); // not rotated
+    const weak = await createKey({ name: "weak", scopes: ["ratelimits:read"] });
+    expect((await api("POST", `/v1/keys/${weak.id}/rotate`, { overlap_ms: 0 })).status).toBe(200);
+    expect((await api("POST", `/v1/keys/${admin.id}/rotate`, { overlap_ms: 60_000 })).status).toBe(200); // itself
+  });
 });
 
 describe("rotation", () => {
