@@ -1,5 +1,5 @@
 // The browser pages' libraries, copied from node_modules (devDependencies) into the Worker's static
-// assets (public/, wrangler.toml [assets]) so /docs and /dashboard load nothing from a CDN:
+// assets (public/, the admit-pages Worker's [assets]: functions/http/pages/wrangler.toml) so /docs and /dashboard load nothing from a CDN:
 //   - Scalar's standalone bundle (@scalar/api-reference) → public/scalar/standalone.js, for /docs;
 //   - uPlot's browser build and stylesheet (uplot) → public/dashboard/vendor/, for /dashboard's chart.
 // The copies are git-ignored; they are made before every `wrangler dev` (dev/wrangler.ts: npm start,

@@ -9,6 +9,8 @@ import { freePort, ROOT } from "./local";
 import { describePortHolders, listeningPorts, listProcesses } from "./proc";
 
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+/** The admit-pages Worker's config (functions/http/pages.ts), from the repository root. */
+export const PAGES_CONFIG = "functions/http/pages/wrangler.toml";
 
 export interface WranglerDev {
   url: string;
@@ -85,7 +87,10 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     "--log-level",
     process.env.WRANGLER_LOG ?? "warn",
   ] /* wrangler's own variable: WRANGLER_LOG=log shows the Worker's console.log */;
+  // Admit's Worker runs with the pages Worker beside it in the same workerd (its PAGES binding:
+  // /docs, /dashboard); the first config is the one on the port.
   if (opts.config) args.push("--config", opts.config);
+  else args.push("--config", "wrangler.toml", "--config", PAGES_CONFIG);
   for (const [k, v] of Object.entries(opts.vars)) args.push("--var", `${k}:${v}`);
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,

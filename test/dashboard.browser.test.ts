@@ -1,6 +1,6 @@
 // The dashboard (/dashboard: public/dashboard.html and public/dashboard/, Workers static assets) in a
-// real browser — Debian's Chromium driven by puppeteer-core — against the Worker in the Workers
-// runtime (wrangler dev) on its own database. Data is made through the API; each view is opened as a
+// real browser — Chromium (findChromium: the one npm ci installs, unless told otherwise) driven by
+// puppeteer-core — against the Worker in the Workers runtime (wrangler dev) on its own database. Data is made through the API; each view is opened as a
 // person would (the nav, the forms) and what it shows is read off the page: the denied key's numbers,
 // the lease holder and its fencing token, the booked nights, the lapsed webhook claim. A wrong token
 // shows a clear message; every request the page makes goes to the Worker; the token never appears in
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../dev/local";
-import { type BrowserSession, chromiumPath, launchBrowser, sql, TOKEN, workerSuite } from "./support";
+import { type BrowserSession, findChromium, launchBrowser, sql, TOKEN, workerSuite } from "./support";
 import { newSecret, signedHeaders } from "./webhooks/webhooks.support";
 
 const SHOTS = join(ROOT, "test", "screenshots");
@@ -112,7 +112,7 @@ async function makeData() {
 }
 
 beforeAll(async () => {
-  chromiumPath(); // no browser: fail now, saying how to install one, before the data is made
+  await findChromium(); // no browser: fail now, saying why, before the data is made
   origin = new URL(suite.worker.url).origin;
   // The rate-limit view shows the current 1-hour window: the data and every assertion on it must
   // fall in one. With under 3 minutes of this hour left, start in the next one (a bounded wait).

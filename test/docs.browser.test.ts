@@ -1,6 +1,7 @@
 // The API reference page (/docs: public/docs.html, Scalar's bundle served as a Workers static
-// asset) in a real browser — Debian's Chromium driven by puppeteer-core — against the Worker in the
-// Workers runtime (wrangler dev) on its own database: it renders, its sidebar names every operation
+// asset) in a real browser — Chromium (findChromium: the one npm ci installs, unless told
+// otherwise) driven by puppeteer-core — against the Worker in the Workers runtime (wrangler dev) on
+// its own database: it renders, its sidebar names every operation
 // of /openapi.json distinctly, it loads nothing from anywhere but the Worker, and the curl example
 // it shows for an operation works when run as shown (with the real token).
 import { execFileSync } from "node:child_process";
@@ -9,7 +10,7 @@ import { dirname, join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../dev/local";
-import { type BrowserSession, chromiumPath, launchBrowser, TOKEN, workerSuite } from "./support";
+import { type BrowserSession, findChromium, launchBrowser, TOKEN, workerSuite } from "./support";
 
 const SCREENSHOT = join(ROOT, "test", "screenshots", "docs.png");
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
@@ -25,7 +26,7 @@ let consoleErrors: BrowserSession["consoleErrors"];
 let doc: any;
 
 beforeAll(async () => {
-  chromiumPath(); // no browser: fail now, saying how to install one, before anything else is started
+  await findChromium(); // no browser: fail now, saying why, before anything else is started
   doc = await (await fetch(`${suite.worker.url}/openapi.json`)).json();
   ({ browser, page, requested, failed, consoleErrors } = await launchBrowser({ viewport: { width: 1400, height: 1000 } }));
   await page.goto(`${suite.worker.url}/docs`, { waitUntil: "networkidle0", timeout: 60_000 });

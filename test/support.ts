@@ -2,14 +2,19 @@
 
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import zlib from "node:zlib";
 import { serve } from "@hono/node-server";
 import pg from "pg";
 import type { Browser, Page } from "puppeteer-core";
+import tar from "tar-fs";
 import { afterAll, beforeAll, inject } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../dev/bridge";
+import { ROOT } from "../dev/local";
 import { migrate } from "../dev/migrate";
 import { type PgHandle, postmasterPid, startPostgres } from "../dev/postgres";
 import { signalTree } from "../dev/proc";
@@ -321,28 +326,107 @@ export function firstDifference(committed: string, fresh: string, labels: { comm
   return `first difference at line ${i + 1}:\n${labels.committed}:\n${show(a)}\n${labels.fresh}:\n${show(b)}`;
 }
 
+/** A Chromium to launch: its binary, what its process needs added to its environment, and where it was found. */
+export interface Chromium {
+  executablePath: string;
+  env: Record<string, string>;
+  from: string;
+}
+
+let npmChromium: Promise<Chromium> | undefined;
+
 /**
- * The Chromium the browser suites drive (puppeteer-core): ADMIT_CHROMIUM, else `chromium` on the
- * PATH. Throws, saying how to install one, when there is none: a missing browser fails the suite.
+ * The Chromium the browser suites drive (puppeteer-core): ADMIT_CHROMIUM if set, else `chromium` on
+ * the PATH, else the one that comes with `npm ci` inside the @sparticuz/chromium package (unpacked
+ * once, see unpackNpmChromium). Throws when ADMIT_CHROMIUM names nothing or the package is not
+ * installed: a suite without a browser fails, it never skips.
  */
-export function chromiumPath(): string {
+export function findChromium(): Promise<Chromium> {
   const fromEnv = process.env.ADMIT_CHROMIUM;
   if (fromEnv) {
-    if (!fs.existsSync(fromEnv)) throw new Error(`ADMIT_CHROMIUM is ${fromEnv}, and there is nothing there: point it at a Chromium/Chrome binary.`);
-    return fromEnv;
+    if (!fs.existsSync(fromEnv)) {
+      return Promise.reject(
+        new Error(
+          `ADMIT_CHROMIUM is ${fromEnv}, and there is nothing there: point it at a Chromium/Chrome binary, or unset it to use the one npm ci installs.`,
+        ),
+      );
+    }
+    return Promise.resolve({ executablePath: fromEnv, env: {}, from: "ADMIT_CHROMIUM" });
   }
-  let found = "";
+  let onPath = "";
   try {
-    found = execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
+    onPath = execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
   } catch {
     /* not on the PATH */
   }
-  if (!found) {
+  if (onPath) return Promise.resolve({ executablePath: onPath, env: {}, from: "chromium on the PATH" });
+  npmChromium ??= unpackNpmChromium();
+  return npmChromium;
+}
+
+/**
+ * @sparticuz/chromium's browser (a headless-shell build) ships brotli-compressed in the package:
+ * the binary, Open Sans (its only font), SwiftShader's GL libraries, and the NSS and expat libraries
+ * it links to (al2023.tar.br). Its own executablePath() unpacks to a fixed os.tmpdir()/chromium with
+ * no guard against two unpacking at once (the two browser suites run in parallel) and takes the
+ * libraries and fonts only on AWS Lambda; so this unpacks the same files into
+ * node_modules/.cache/admit-chromium/<version> (a staging folder renamed into place, so a reader
+ * sees all or nothing; npm ci starts it anew), and the browser gets them through LD_LIBRARY_PATH
+ * and FONTCONFIG_FILE. Open Sans has no monospace face and no arrows (→), so the fonts are first
+ * DejaVu's (the dejavu-fonts-ttf package, the fonts Debian's fonts-dejavu-core has), with their own
+ * family rules (monospace → DejaVu Sans Mono). The browser then needs no system library beyond glibc and libgcc_s
+ * and no system font, and nothing is downloaded.
+ */
+async function unpackNpmChromium(): Promise<Chromium> {
+  const require = createRequire(import.meta.url);
+  let pkg: string;
+  let dejavu: string;
+  try {
+    pkg = path.resolve(path.dirname(require.resolve("@sparticuz/chromium")), "..", "..");
+    dejavu = path.dirname(require.resolve("dejavu-fonts-ttf/package.json"));
+  } catch (err) {
     throw new Error(
-      "No Chromium: the browser tests drive a real one (`chromium` on the PATH, or ADMIT_CHROMIUM set to a Chromium/Chrome binary). Install Debian's: `apt-get install -y --no-install-recommends chromium fonts-dejavu-core`.",
+      `No Chromium: the browser tests drive a real one: ADMIT_CHROMIUM set to a Chromium/Chrome binary, else \`chromium\` on the PATH, else the one from the @sparticuz/chromium and dejavu-fonts-ttf packages, which are not installed (run npm ci): ${err}`,
     );
   }
-  return found;
+  const { version } = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")) as { version: string };
+  const dir = path.join(ROOT, "node_modules", ".cache", "admit-chromium", version);
+  const env = {
+    LD_LIBRARY_PATH: [path.join(dir, "lib"), process.env.LD_LIBRARY_PATH].filter(Boolean).join(":"),
+    FONTCONFIG_FILE: path.join(dir, "fonts.conf"),
+    FONTCONFIG_PATH: dir,
+    // Under LANG=C.UTF-8 this build's navigator.language is "en-US@posix", which Intl refuses
+    // (RangeError: Invalid language tag); Debian's Chromium says "en-US" there. --lang does not change it.
+    LANG: "en_US.UTF-8",
+  };
+  const chromium = { executablePath: path.join(dir, "chromium"), env, from: `@sparticuz/chromium ${version} (npm)` };
+  if (fs.existsSync(dir)) return chromium;
+  const staging = `${dir}.${process.pid}.tmp`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(staging, { recursive: true });
+  const bin = path.join(pkg, "bin");
+  const unbrotli = (file: string) => fs.createReadStream(path.join(bin, file)).pipe(zlib.createBrotliDecompress());
+  await pipeline(unbrotli("chromium.br"), fs.createWriteStream(path.join(staging, "chromium"), { mode: 0o755 }));
+  for (const file of ["fonts.tar.br", "swiftshader.tar.br", "al2023.tar.br"]) await pipeline(unbrotli(file), tar.extract(staging));
+  // In place of the package's fonts.conf, which names Lambda's folders (/tmp/fonts, /opt/fonts).
+  const fontsConf = [
+    '<?xml version="1.0"?>',
+    '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">',
+    "<fontconfig>",
+    `  <dir>${path.join(dejavu, "ttf")}</dir>`,
+    `  <dir>${path.join(dir, "fonts")}</dir>`,
+    ...["sans", "serif", "sans-mono"].map((f) => `  <include>${path.join(dejavu, "fontconfig", `57-dejavu-${f}.conf`)}</include>`),
+    `  <cachedir>${path.join(dir, "fonts-cache")}</cachedir>`,
+    "</fontconfig>",
+  ];
+  fs.writeFileSync(path.join(staging, "fonts.conf"), `${fontsConf.join("\n")}\n`);
+  try {
+    fs.renameSync(staging, dir);
+  } catch (err) {
+    if (!fs.existsSync(dir)) throw err;
+    fs.rmSync(staging, { recursive: true, force: true }); // another process unpacked it first
+  }
+  return chromium;
 }
 
 /** A browser page and what it did: every URL asked for, answers of 400 and over and failed requests, errors logged. */
@@ -355,12 +439,21 @@ export interface BrowserSession {
   consoleErrors: string[];
 }
 
-/** Launches Chromium (chromiumPath) headless with one page at `viewport` (in `timezone`, when given), recording what the page does. */
+/** Launches Chromium (findChromium) headless with one page at `viewport` (in `timezone`, when given), recording what the page does. */
 export async function launchBrowser({ viewport, timezone }: { viewport: { width: number; height: number }; timezone?: string }): Promise<BrowserSession> {
-  const executablePath = chromiumPath();
+  const chromium = await findChromium();
   // Loaded here, not at the top: every suite imports this file, and only the browser suites need it.
   const { default: puppeteer } = await import("puppeteer-core");
-  const browser = await puppeteer.launch({ executablePath, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  const browser = await puppeteer
+    .launch({
+      executablePath: chromium.executablePath,
+      env: { ...process.env, ...chromium.env },
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+    })
+    .catch((err) => {
+      throw new Error(`Chromium from ${chromium.from} (${chromium.executablePath}) did not start: ${err}`);
+    });
   let page: Page;
   try {
     page = await browser.newPage();

@@ -22,4 +22,9 @@ export interface Bindings {
   IDEMPOTENCY_TTL_S?: string;
   /** "off" disables the in-isolate cache of denied rate-limit keys (every check then reaches Postgres). Default on. */
   RATELIMIT_DENY_CACHE?: string;
+  /**
+   * The admit-pages Worker (functions/http/pages/wrangler.toml: /docs, /dashboard and their files, static
+   * assets), a Service Binding. Unbound (tests in Node, a deploy without it): those paths answer 404.
+   */
+  PAGES?: { fetch(request: Request): Promise<Response> };
 }

@@ -16,6 +16,7 @@ import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } 
 import { jsonBodies } from "./body";
 import { database } from "./database";
 import { documentExamples } from "./examples";
+import { mountPages } from "./pages";
 
 const HEALTH_BUDGET_MS = 4_000;
 
@@ -112,6 +113,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
       "`Authorization: Bearer <API_TOKEN or key>`. The root API_TOKEN holds every scope; a key (`admit_…`, POST /v1/keys) holds the scopes listed on each operation (`x-scope`) — docs/keys.md",
   });
 
+  // The browser pages, before any guard: public, no body, no database (functions/http/pages.ts).
+  mountPages(app);
+
   // Auth first: a caller without the token, or without the route's scope, learns nothing about the
   // route or its body rules. Webhook deliveries (exactly POST /v1/webhooks/:source) are
   // authenticated by their signature instead. Each route's scope is the one it declared beside its
@@ -173,9 +177,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
     );
   const openApi = () => (doc ??= buildDocument());
   app.get("/openapi.json", (c) => c.json(openApi()));
-  // /docs is not a route: it is a static asset (public/docs.html, wrangler.toml [assets]) that the
-  // Workers runtime serves before the Worker runs, rendering /openapi.json with Scalar's bundle.
-  // /dashboard is a static asset too (public/dashboard.html, docs/dashboard.md).
+  // /docs (public/docs.html: /openapi.json rendered with Scalar's bundle) and /dashboard
+  // (public/dashboard.html, docs/dashboard.md) are the admit-pages Worker's static assets, reached
+  // over the PAGES binding (mountPages above).
   app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", dashboard: "/dashboard", openapi: "/openapi.json", health: "/health" }));
   return app;
 }
