@@ -689,6 +689,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys (never their secrets)
+         * @description Oldest first; up to `limit` per page, then follow `next_cursor`. Revoked and expired keys are listed too.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Create a scoped API key
+         * @description 201 with the secret, shown this once; only its SHA-256 is stored. A key (not the root token) may create only keys within its own scopes and name patterns.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An API key (never its secret) */
+        get: operations["getKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Every secret of the key stops working: in this isolate at once, in every other within 5 s (their key cache's period).
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new secret; the old one works for the overlap
+         * @description The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one.
+         */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of configuration changes
+         * @description Newest first; up to `limit` per page, then follow `next_cursor`. Every configuration write (policies, overrides, semaphore sizes, stock, webhook sources, keys) has its row, written in the same transaction; decisions are not audited. Kept AUDIT_RETENTION_DAYS (default 90).
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1475,6 +1560,87 @@ export interface components {
              */
             deny_cached_until: string | null;
         };
+        ApiKeyCreated: components["schemas"]["ApiKey"] & {
+            /**
+             * @description The secret, shown this once: `Authorization: Bearer <secret>`
+             * @example admit_…
+             */
+            secret: string;
+        };
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: string[];
+            /** @description Patterns bounding the named things the key may touch; null: any */
+            names: string[] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When an isolate last looked the key up: at most 5 s (the key cache's period) before its latest use, per isolate
+             */
+            last_used_at: string | null;
+            /** @description Its live secrets' first characters (two during a rotation's overlap); never a secret or hash */
+            secrets: {
+                start: string;
+                created_at: string;
+                expires_at: string | null;
+            }[];
+        };
+        ApiKeyInput: {
+            /** @example gateway-eu */
+            name: string;
+            scopes: string[];
+            names?: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; omitted: never
+             * @example 2021-01-01T14:45:00Z
+             */
+            expires_at?: string;
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+            next_cursor: string | null;
+        };
+        ApiKeyRotated: components["schemas"]["ApiKeyCreated"] & {
+            /** Format: date-time */
+            old_secrets_expire_at: string;
+        };
+        ApiKeyRotation: {
+            /**
+             * @description How long the old secret(s) keep working, 0–30 days (default 1 h); 0 ends them at once
+             * @default 3600000
+             */
+            overlap_ms?: number;
+        };
+        AuditList: {
+            items: components["schemas"]["AuditEntry"][];
+            next_cursor: string | null;
+        };
+        AuditEntry: {
+            id: number;
+            /** Format: date-time */
+            at: string;
+            /** @description The key that made the change; id null and name `root` for API_TOKEN */
+            key: {
+                id: string | null;
+                name: string;
+            };
+            /** @example ratelimits.policy.put */
+            action: string;
+            /** @description The name (or key id) changed */
+            target: string;
+            /** @description What was asked for, secrets redacted */
+            change: {
+                [key: string]: unknown;
+            };
+        };
         /** @description A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response. */
         IdempotencyKeyInUse: components["schemas"]["Problem"] & {
             /** @constant */
@@ -1598,7 +1764,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1608,8 +1774,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1726,7 +1910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1736,8 +1920,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1897,7 +2099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Reservation"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1907,8 +2109,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1995,7 +2215,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2005,8 +2225,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2192,7 +2430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2202,8 +2440,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2314,7 +2570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2324,8 +2580,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2507,7 +2781,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2517,8 +2791,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2686,7 +2978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2696,8 +2988,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2848,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseState"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2858,8 +3168,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2954,7 +3282,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2964,8 +3292,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3060,7 +3406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Semaphore"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3070,8 +3416,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3230,7 +3594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3240,8 +3604,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3428,7 +3810,7 @@ export interface operations {
                     "application/json": components["schemas"]["SemaphoreList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3438,8 +3820,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3550,7 +3950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3560,8 +3960,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3779,7 +4197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3789,8 +4207,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3974,7 +4410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3984,8 +4420,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4181,7 +4635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4191,8 +4645,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4384,7 +4856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4394,8 +4866,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4571,7 +5061,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryNights"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4581,8 +5071,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4699,7 +5207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4709,8 +5217,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4872,7 +5398,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryBooking"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4882,8 +5408,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5066,7 +5610,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryBooking"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5076,8 +5620,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5165,7 +5727,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5175,8 +5737,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5344,7 +5924,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSource"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5354,8 +5934,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5506,7 +6104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5516,8 +6114,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5679,7 +6295,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSourceList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5689,8 +6305,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6051,7 +6685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6061,8 +6695,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6269,7 +6921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6279,8 +6931,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6470,7 +7140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6480,8 +7150,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6592,7 +7280,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitPolicyList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6602,8 +7290,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6691,7 +7397,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitOverrideList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6701,8 +7407,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6802,7 +7526,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitPolicy"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6812,8 +7536,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6967,7 +7709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6977,8 +7719,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7118,7 +7878,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7128,8 +7888,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7301,7 +8079,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7311,8 +8089,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7457,7 +8253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7467,8 +8263,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7639,7 +8453,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7649,8 +8463,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7854,7 +8686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7864,8 +8696,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8112,7 +8962,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8122,8 +8972,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8326,7 +9194,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitUsage"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8336,8 +9204,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8376,6 +9262,1094 @@ export interface operations {
                      *         {
                      *           "in": "query",
                      *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–1000 (default 100)
+                 * @example 100
+                 */
+                limit?: number;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *           "name": "gateway-eu",
+                     *           "scopes": [
+                     *             "ratelimits:decide"
+                     *           ],
+                     *           "names": [
+                     *             "gw-*"
+                     *           ],
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null,
+                     *           "revoked_at": null,
+                     *           "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *           "secrets": [
+                     *             {
+                     *               "start": "admit_Q3vX9k",
+                     *               "created_at": "2030-04-30T12:00:00.000Z",
+                     *               "expires_at": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query limit: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "limit",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "gateway-eu",
+                 *       "scopes": [
+                 *         "ratelimits:decide"
+                 *       ],
+                 *       "names": [
+                 *         "gw-*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "last_used_at": null,
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ],
+                     *       "secret": "admit_Q3vX9kLw0b2mJr8TfN4eYpZs6HcVgUd1AxKqWn7oRiE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "detail": "The body is not valid JSON.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "body holder: Required.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "holder",
+                     *           "message": "Required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path id: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "id",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (or already revoked) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": "2030-04-30T12:00:30.000Z",
+                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field), e.g. JSON nested deeper than 64 levels */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path id: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "id",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap_ms": 3600000
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyRotation"];
+            };
+        };
+        responses: {
+            /** @description Rotated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": "2030-04-30T13:00:30.000Z"
+                     *         },
+                     *         {
+                     *           "start": "admit_7PzLm2",
+                     *           "created_at": "2030-04-30T12:00:30.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ],
+                     *       "secret": "admit_7PzLm2Yh5cRt9QwXe3NbVa8Ks1DfGj4UoI6lMpZyC0T",
+                     *       "old_secrets_expire_at": "2030-04-30T13:00:30.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyRotated"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "detail": "The body is not valid JSON.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key is revoked or expired (`conflict`). Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "detail": "Key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\" is revoked or expired: create a new key.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "body holder: Required.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "holder",
+                     *           "message": "Required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–1000 (default 100)
+                 * @example 100
+                 */
+                limit?: number;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+                /**
+                 * @description Only changes of this name
+                 * @example api
+                 */
+                target?: string;
+                /** @description Only changes by this key id, or `root` */
+                key?: string;
+                /** @description Inclusive */
+                from?: string;
+                /** @description Exclusive */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": 1207,
+                     *           "at": "2030-04-30T12:00:00.000Z",
+                     *           "key": {
+                     *             "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *             "name": "ops"
+                     *           },
+                     *           "action": "ratelimits.policy.put",
+                     *           "target": "api",
+                     *           "change": {
+                     *             "algorithm": "sliding_window",
+                     *             "limit": 100,
+                     *             "window_ms": 60000
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query limit: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "limit",
                      *           "message": "Invalid input"
                      *         }
                      *       ]

@@ -442,5 +442,12 @@ export function examples(key: string): HttpCall[] {
   return [
     ...CAPABILITIES.flatMap((c) => c.examples(key)),
     { method: "POST", path: "/v1/invoices/generate", body: { subscription_id: key, kind: "usage", work_ms: 0 } },
+    // Keys and the audit log (test/keys/): a fuzzed key is created, listed, rotated and revoked like any other.
+    { method: "POST", path: "/v1/keys", body: { name: key, scopes: ["ratelimits:read"], names: [`${key}*`] } },
+    { method: "GET", path: "/v1/keys?limit=10" },
+    { method: "GET", path: "/v1/keys/00000000-0000-0000-0000-000000000000" },
+    { method: "POST", path: "/v1/keys/00000000-0000-0000-0000-000000000000/rotate", body: { overlap_ms: 0 } },
+    { method: "DELETE", path: "/v1/keys/00000000-0000-0000-0000-000000000000" },
+    { method: "GET", path: `/v1/audit?target=${encodeURIComponent(key)}&limit=10` },
   ];
 }

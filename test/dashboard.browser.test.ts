@@ -444,4 +444,38 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(consoleErrors.filter((m) => !m.includes("401"))).toEqual([]);
     expect(await page.evaluate(() => [localStorage.length, sessionStorage.getItem("admit.token")])).toEqual([0, TOKEN]);
   });
+
+  it("works with a read-only key; Keys & audit shows the keys (no secrets) and the changes to a key that may read them, and says so to one that may not", async () => {
+    const useToken = async (t: string) => {
+      await page.type("#token", t);
+      await page.click('#token-form button[type="submit"]');
+    };
+    const reader = await ok("POST", "/v1/keys", { name: "dashboard", scopes: ["*:read"] });
+    const narrow = await ok("POST", "/v1/keys", {
+      name: "views-only",
+      scopes: ["ratelimits:read", "reservations:read", "locks:read", "semaphores:read", "inventory:read", "webhooks:read"],
+    });
+    await useToken(reader.secret);
+    await openView("webhooks", "Webhooks");
+    await page.waitForFunction(() => document.querySelectorAll("#wh-events tbody tr").length >= 4, { timeout: 30_000 });
+    await openView("access", "Keys & audit");
+    await page.waitForSelector("#ac-audit-table", { timeout: 30_000 });
+    const keys = await rows("#ac-key-table");
+    expect(keys.map((r) => r[0])).toEqual(expect.arrayContaining(["dashboard", "views-only"]));
+    expect(keys.find((r) => r[0] === "dashboard")?.slice(1, 4)).toEqual([`${reader.secret.slice(0, 12)}…`, "*:read", "any"]);
+    const audit = await rows("#ac-audit-table");
+    expect(audit.some((r) => r[1] === "root" && r[2] === "ratelimits.policy.put" && r[3] === "api-demo")).toBe(true);
+    expect(await page.evaluate(() => document.body.textContent)).not.toContain(reader.secret.slice(12));
+    await shot("keys-audit");
+
+    await useToken(narrow.secret);
+    await openView("access", "Keys & audit");
+    await page.waitForFunction(() => document.querySelector("#ac-keys")?.textContent?.includes("may not read keys"), { timeout: 30_000 });
+    expect(await text("#ac-keys")).toBe("This key may not read keys (This key lacks the scope keys:read.).");
+    expect(await text("#ac-audit")).toBe("This key may not read the audit log (This key lacks the scope audit:read.).");
+    await openView("inventory", "Inventory");
+    await retype("#inv-item", "hotel-double");
+    await submitAndWait("#inv-form", "#inv-grid");
+    expect(await page.$eval("#problem", (e) => (e as HTMLElement).hidden)).toBe(true);
+  });
 });

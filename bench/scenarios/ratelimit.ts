@@ -181,16 +181,38 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       op: async (call, i) => String((await call("POST", `/check/${connection}`, { policy, key: keyOf(shape, i) })).status),
     });
   };
+  // The same check with a scoped key (ratelimits:decide, bounded to this scenario's policies)
+  // instead of the root token, right after the root token's row at each concurrency: the key is
+  // verified through the isolate's key cache, so the two rows should be level (issue 29: ≥ 0.95×).
+  const scopedSecret = shape === HOT && ctx.worker ? await scopedKey(ctx, `${shape.name}.*`) : undefined;
+  const scopedRow = async (concurrency: number) => {
+    const policy = await policyFor("edge", SCOPED, `http-c${concurrency}`);
+    return edge(ctx, {
+      scenario: shape.name,
+      impl: SCOPED,
+      connection: "http",
+      concurrency,
+      worker: { url: ctx.worker!.url, token: scopedSecret },
+      note: "a key with ratelimits:decide on this scenario's policies, beside the root token's row",
+      violations: excess(ctx, policy),
+      op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
+    });
+  };
+  // The root token's row and the scoped key's, one right after the other, their order alternating by round.
+  const admitRows = async (concurrency: number) => {
+    const rows = !scopedSecret ? [admitRow] : ctx.round % 2 === 0 ? [admitRow, scopedRow] : [scopedRow, admitRow];
+    for (const row of rows) out.push(await row(concurrency));
+  };
   for (const concurrency of ctx.edgeConcurrency) {
     if (!driverAlone) {
-      out.push(await admitRow(concurrency));
+      await admitRows(concurrency);
       continue;
     }
-    const pair =
-      ctx.round % 2 === 0
-        ? [() => admitRow(concurrency), () => bareRow(concurrency, "http")]
-        : [() => bareRow(concurrency, "http"), () => admitRow(concurrency)];
-    for (const row of pair) out.push(await row());
+    const bare = async () => {
+      out.push(await bareRow(concurrency, "http"));
+    };
+    const pair = ctx.round % 2 === 0 ? [() => admitRows(concurrency), bare] : [bare, () => admitRows(concurrency)];
+    for (const step of pair) await step();
   }
   if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
   if (!ctx.profile) {
@@ -198,6 +220,21 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
     out.push(await rateLimiterFlexible(ctx, shape, "neon-bridge"));
   }
   return out;
+}
+
+const SCOPED = "admit-scoped-key";
+
+/** A key of Admit's Worker with ratelimits:decide on policies matching `pattern` (POST /v1/keys with the root token). */
+async function scopedKey(ctx: BenchContext, pattern: string): Promise<string> {
+  const { url, token } = ctx.worker!;
+  const res = await httpRequest(
+    `${url}/v1/keys`,
+    "POST",
+    { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    JSON.stringify({ name: `bench ${pattern}`, scopes: ["ratelimits:decide"], names: [pattern] }),
+  );
+  if (res.status !== 201) throw new Error(`POST /v1/keys answered ${res.status}: ${res.text}`);
+  return JSON.parse(res.text).secret;
 }
 
 /**

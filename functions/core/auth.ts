@@ -1,32 +1,49 @@
-// Bearer-token guard for /v1, with a constant-time comparison.
-import type { MiddlewareHandler } from "hono";
+// Who is calling, and may they: the bearer credential (the root API_TOKEN, compared in constant time,
+// or a scoped key verified through this isolate's cache, apikeys.ts), then the route's declared
+// scope and the names it touches (scopes.ts). docs/keys.md.
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import { type Caller, type KeyCache, keyCache, looksLikeKey } from "./apikeys";
 import type { AppEnv } from "./context";
 import { problem } from "./errors";
+import { grants, nameAllowed, type RawInput, type RouteAccess, type RouteScope, SIGNED, scopeOf } from "./scopes";
 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="admit"' };
+const INVALID = { "WWW-Authenticate": 'Bearer realm="admit", error="invalid_token"' };
 
-export function requireToken(): MiddlewareHandler<AppEnv> {
+/**
+ * Sets `c.var.caller`: root for API_TOKEN, the key for a valid key's secret. Unknown, revoked and
+ * expired keys get one and the same 401. Without API_TOKEN only keys are accepted (docs/keys.md:
+ * running with no root token); with neither a token nor a key the answer is 503 not-configured.
+ */
+export function authenticate(cache: KeyCache = keyCache): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const expected = c.env?.API_TOKEN;
+    const header = c.req.header("Authorization") ?? "";
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    const given = match?.[1];
+    if (given !== undefined && looksLikeKey(given)) {
+      const key = await cache.verify(given, c.env ?? {});
+      if (!key) throw problem("unauthorized", "The bearer token is not valid.", {}, INVALID);
+      c.set("caller", key);
+      return next();
+    }
     if (!expected) {
       throw problem(
         "not-configured",
-        "API_TOKEN is not set: `wrangler secret put API_TOKEN` (production) or run `npm start` (local).",
+        "API_TOKEN is not set: `wrangler secret put API_TOKEN` (production) or run `npm start` (local); or send a key (`admit_…`).",
         {},
         { "Retry-After": "30" },
       );
     }
-    const header = c.req.header("Authorization") ?? "";
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (!match) {
-      throw problem("unauthorized", "Send `Authorization: Bearer <API_TOKEN>`.", {}, CHALLENGE);
-    }
-    if (!tokenMatches(match[1], expected)) {
-      throw problem("unauthorized", "The bearer token is not valid.", {}, { "WWW-Authenticate": 'Bearer realm="admit", error="invalid_token"' });
-    }
-    await next();
+    if (given === undefined) throw problem("unauthorized", "Send `Authorization: Bearer <API_TOKEN or key>`.", {}, CHALLENGE);
+    if (!tokenMatches(given, expected)) throw problem("unauthorized", "The bearer token is not valid.", {}, INVALID);
+    c.set("caller", ROOT);
+    return next();
   };
 }
+
+const ROOT: Caller = { kind: "root" };
 
 /**
  * Whether `given` equals `expected`, in time that depends only on the expected token's length, never
@@ -38,4 +55,116 @@ export function tokenMatches(given: string, expected: string): boolean {
   let diff = given.length ^ expected.length;
   for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ (i < given.length ? given.charCodeAt(i) : 0);
   return diff === 0;
+}
+
+/** The declared access of every route, by `METHOD /hono/:path`, and each path's parameter matcher. */
+export class RouteScopes {
+  private readonly table = new Map<string, { access: RouteAccess | undefined; params: (pathname: string) => Record<string, string> }>();
+
+  add(method: string, path: string, access: RouteAccess | undefined): void {
+    const honoPath = path.replaceAll(/\/{(.+?)}/g, "/:$1");
+    const segments = honoPath.split("/");
+    const names = segments.filter((seg) => seg.startsWith(":")).map((seg) => seg.slice(1));
+    const pattern = segments.map((seg) => (seg.startsWith(":") ? "([^/]+)" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/");
+    const re = new RegExp(`^${pattern}/?$`);
+    const params = (pathname: string) => {
+      const m = re.exec(pathname);
+      const out: Record<string, string> = {};
+      names.forEach((n, i) => {
+        const raw = m?.[i + 1];
+        if (raw === undefined) return;
+        try {
+          out[n] = decodeURIComponent(raw);
+        } catch {
+          out[n] = raw;
+        }
+      });
+      return out;
+    };
+    this.table.set(`${method.toUpperCase()} ${honoPath}`, { access, params });
+  }
+
+  /** The matched route's entry; undefined when no route (only middleware) matched. */
+  of(c: Context): { key: string; access: RouteAccess | undefined; params: (pathname: string) => Record<string, string> } | undefined {
+    const route = matchedRoutes(c).find((r) => r.method !== "ALL");
+    if (!route) return undefined;
+    const key = `${route.method} ${route.path}`;
+    const entry = this.table.get(key);
+    return { key, access: entry?.access, params: entry?.params ?? (() => ({})) };
+  }
+
+  entries(): Array<[string, RouteAccess | undefined]> {
+    return [...this.table].map(([k, v]) => [k, v.access]);
+  }
+}
+
+/** 403 naming only what was lacking: the scope, or the one name outside the key's patterns. */
+export function forbidden(need: { scope?: string; name?: string; hidden?: boolean }): Error {
+  if (need.scope) return problem("forbidden", `This key lacks the scope ${need.scope}.`, { scope: need.scope });
+  if (need.hidden) return problem("forbidden", "This key may not touch the named thing this request refers to.");
+  return problem("forbidden", `This key may not touch ${JSON.stringify(need.name)}.`, { name: need.name });
+}
+
+/**
+ * The route's scope, checked before the body is read: a caller without it learns nothing of the
+ * route's body rules. Root passes everything; a route that declares no scope is root's alone.
+ */
+export function requireScope(routes: RouteScopes): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const caller = c.var.caller;
+    const route = routes.of(c);
+    if (!route || !caller || caller.kind !== "key") return next();
+    const access = route.access;
+    if (access === undefined) throw problem("forbidden", `${route.key} declares no scope: only the root token may call it.`);
+    if (access === SIGNED) return next();
+    if (!grants(caller.scopes, access)) throw forbidden({ scope: scopeOf(access) });
+    return next();
+  };
+}
+
+/**
+ * The names the request touches (path, query, body: raw input, before validation, which refuses
+ * anything malformed afterwards) must match the key's patterns; a list's answer keeps only the
+ * items it may see. After the body guard and the database handle (a name resolved by id reads).
+ */
+export function requireNames(routes: RouteScopes): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const caller = c.var.caller;
+    if (caller?.kind !== "key" || caller.names === null) return next();
+    const route = routes.of(c);
+    const access = route?.access;
+    if (!route || access === undefined || access === SIGNED) return next();
+    const patterns = caller.names;
+    if (access.names) {
+      const names = await access.names(await rawInput(c, route.params(new URL(c.req.url).pathname)), c);
+      const outside = names.find((n) => !nameAllowed(patterns, n));
+      if (outside !== undefined) throw forbidden({ name: outside, hidden: access.hidden });
+    }
+    await next();
+    if (access.list) await filterList(c, access as RouteScope & { list: string }, patterns);
+  };
+}
+
+async function rawInput(c: Context<AppEnv>, param: Record<string, string>): Promise<RawInput> {
+  let body: unknown;
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+    try {
+      body = await c.req.json(); // cached by Hono: the validator reads the same parse
+    } catch {
+      body = undefined;
+    }
+  }
+  return { param, query: (n) => c.req.query(n), body };
+}
+
+async function filterList(c: Context<AppEnv>, access: RouteScope & { list: string }, patterns: string[]): Promise<void> {
+  const res = c.res;
+  if (res.status !== 200 || !res.headers.get("Content-Type")?.includes("application/json")) return;
+  const page = (await res.clone().json()) as { items?: Array<Record<string, unknown>> };
+  if (!Array.isArray(page.items)) return;
+  page.items = page.items.filter((item) => nameAllowed(patterns, String(item[access.list])));
+  const headers = new Headers(res.headers);
+  headers.delete("Content-Length");
+  c.res = undefined; // else Hono merges the old response's headers into the new one
+  c.res = new Response(JSON.stringify(page), { status: 200, headers });
 }

@@ -3,8 +3,10 @@
 export interface Bindings {
   /** postgres://… of Neon (or the embedded Postgres locally). */
   DATABASE_URL?: string;
-  /** Bearer token for every /v1 route (a wrangler secret in production). */
+  /** The root credential: every scope on every /v1 route (a wrangler secret in production). Unset: scoped keys only (docs/keys.md). */
   API_TOKEN?: string;
+  /** How many days audit rows are kept (1–36500). Default 90. */
+  AUDIT_RETENTION_DAYS?: string;
   /** Local only: the WebSocket→TCP bridge in front of Postgres, e.g. "127.0.0.1:8788/v1". Unset on Neon. */
   NEON_WS_PROXY?: string;
   /**

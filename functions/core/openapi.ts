@@ -18,7 +18,8 @@ const ValidationProblem = ProblemSchema.extend({
 
 const DESCRIPTIONS: Record<number, string> = {
   400: "Malformed JSON",
-  401: "Missing or invalid bearer token",
+  401: "Missing or invalid bearer token (or a key that is unknown, revoked or expired)",
+  403: "The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which)",
   404: "Not found",
   409: "Lost a race; nothing was applied",
   413: "Body over 64 KiB",
@@ -46,7 +47,7 @@ const problemContent = (schema: Json) => ({ "application/problem+json": { schema
 
 /**
  * Responses no route declares itself, because a middleware in front of every route answers them
- * (functions/http/app.ts): the bearer token (401), the body guard (413, 415, and 422 for JSON nested too
+ * (functions/http/app.ts): the bearer token (401) and the key's scope (403), the body guard (413, 415, and 422 for JSON nested too
  * deep), the database (503), input validation of any parameter (422), and the Idempotency-Key
  * (functions/idempotency/: 422 for a bad or reused key, 409 while the key's first request runs).
  * Added to every operation of the document they apply to, so the document lists every status an
@@ -71,7 +72,10 @@ export function documentCommonResponses<D extends { paths?: object; components?:
       op.operationId ??= opts.operationIds[id] ?? fallbackOperationId(method, path);
       const responses = op.responses as Json;
       const params = ((op.parameters ?? []) as Json[]).filter((p) => p.in === "path" || p.in === "query");
-      if (path.startsWith("/v1/") && !opts.signed(method, path)) add(responses, 401, ref("Problem"));
+      if (path.startsWith("/v1/") && !opts.signed(method, path)) {
+        add(responses, 401, ref("Problem"));
+        add(responses, 403, ref("Problem"));
+      }
       if (method !== "get" && method !== "head") {
         add(responses, 413, ref("Problem"));
         add(responses, 415, ref("Problem"));

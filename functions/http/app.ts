@@ -1,12 +1,14 @@
 // The Hono app: guards, error handling, docs, and each capability's routes.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { requireToken } from "../core/auth";
+import { authenticate, RouteScopes, requireNames, requireScope } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { onError } from "../core/errors";
 import { documentCommonResponses, problemResponses } from "../core/openapi";
+import { declaredScope } from "../core/scopes";
 import { validationHook } from "../core/validation";
 import { documentIdempotencyKey, idempotency } from "../idempotency";
 import { inventory } from "../inventory";
+import { keys } from "../keys";
 import { invoices, locks, semaphores } from "../permits";
 import { ratelimits } from "../ratelimits";
 import { reservations } from "../reservations";
@@ -47,6 +49,7 @@ const DOC_CONFIG = {
         "Signed webhook receiver (Standard Webhooks, Stripe, GitHub, Shopify, Slack, any HMAC; exactly once per sender id) and a pull queue for consumers",
     },
     { name: "Rate limits", description: "Policies, per-key overrides, checks, refunds and usage" },
+    { name: "Keys", description: "Scoped API keys (hashed, rotatable) and the audit log of configuration changes" },
   ],
   security: [{ bearer: [] }],
 };
@@ -95,6 +98,12 @@ const OPERATION_IDS: Record<string, string> = {
   "POST /v1/ratelimits/check": "checkRateLimit",
   "POST /v1/ratelimits/refund": "refundRateLimit",
   "GET /v1/ratelimits/usage": "getRateLimitUsage",
+  "POST /v1/keys": "createKey",
+  "GET /v1/keys": "listKeys",
+  "GET /v1/keys/{id}": "getKey",
+  "DELETE /v1/keys/{id}": "revokeKey",
+  "POST /v1/keys/{id}/rotate": "rotateKey",
+  "GET /v1/audit": "listAudit",
 };
 
 export function createApp(): OpenAPIHono<AppEnv> {
@@ -103,17 +112,30 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // A path no route has: 404; a method the path lacks: 405 with Allow (OPTIONS: 204 with Allow).
   app.notFound(noRoute(methodsOf(() => app.routes)));
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API_TOKEN>`" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "`Authorization: Bearer <API_TOKEN or key>`. The root API_TOKEN holds every scope; a key (`admit_…`, POST /v1/keys) holds the scopes listed on each operation (`x-scope`) — docs/keys.md",
+  });
 
   // The browser pages, before any guard: public, no body, no database (functions/http/pages.ts).
   mountPages(app);
 
-  // Auth first: a caller without the token learns nothing about the route or its body rules.
-  // Webhook deliveries (exactly POST /v1/webhooks/:source) are authenticated by their signature instead.
-  const token = requireToken();
-  app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : token(c, next)));
+  // Auth first: a caller without the token, or without the route's scope, learns nothing about the
+  // route or its body rules. Webhook deliveries (exactly POST /v1/webhooks/:source) are
+  // authenticated by their signature instead. Each route's scope is the one it declared beside its
+  // definition (scoped(), core/scopes.ts), read from the registry once every route is mounted.
+  const scopes = new RouteScopes();
+  const who = authenticate();
+  app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : who(c, next)));
+  app.use("/v1/*", requireScope(scopes));
   app.use("*", jsonBodies({ larger: isWebhookDelivery }));
   app.use("*", database());
+  // Names after the body guard and the database handle (a reservation id is resolved to its
+  // resource), and before the Idempotency-Key: a stored answer is never replayed to a key that may
+  // not make the request.
+  app.use("/v1/*", requireNames(scopes));
   // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
   app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));
 
@@ -142,6 +164,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", inventory);
   app.route("/", webhooks);
   app.route("/", ratelimits);
+  app.route("/", keys);
+
+  for (const def of app.openAPIRegistry.definitions) {
+    if (def.type === "route") scopes.add(def.route.method, def.route.path, declaredScope(def.route));
+  }
 
   const signed = (method: string, path: string) => method === "post" && path === WEBHOOK_DELIVERY_PATH;
   // The document is the same for every request once the routes are mounted: built on first use.

@@ -1,5 +1,7 @@
 // Inventory's handlers: validated input → sql.ts → response or problem.
+
 import type { RouteHandler } from "@hono/zod-openapi";
+import { auditEntry } from "../core/audit";
 import type { AppEnv } from "../core/context";
 import { notFound, problem, validationProblem } from "../core/errors";
 import { isUuid } from "../core/validation";
@@ -19,7 +21,7 @@ export function validId(item: string, id: string): string {
 export const putInventoryStock: RouteHandler<typeof routes.putInventoryStock, AppEnv> = async (c) => {
   const { item } = c.req.valid("param");
   const b = c.req.valid("json");
-  const r = await sql.setStock(c.var.db, item, b.from, b.to, b.quantity);
+  const r = await sql.setStock(c.var.db, item, b.from, b.to, b.quantity, auditEntry(c.var.caller, c.env ?? {}, "inventory.stock.put", item, b));
   if (r.too_large) {
     const message = `this call would change ${r.rooms_changed} room-nights (the sum over its nights of |quantity − current capacity|); at most ${r.limit} per call (each room-night is a row): split the range`;
     throw validationProblem(`body quantity: ${message}`, [{ in: "body", path: "quantity", message }]);

@@ -1,6 +1,8 @@
 // Inventory's HTTP contract: the request and response schemas and one route per operation.
+
 import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
+import { fromParam, scoped } from "../core/scopes";
 import { name } from "../core/validation";
 
 export const MAX_NIGHTS = 366;
@@ -114,95 +116,113 @@ const BookBody = dateRange(
   "check_out",
 ).openapi("NewInventoryBooking");
 
-export const putInventoryStock = createRoute({
-  method: "put",
-  path: "/v1/inventory/{item}/stock",
-  tags: ["Inventory"],
-  summary: "Set nightly stock for a date range",
-  description: `Up to ${MAX_NIGHTS} nights, changing at most ${MAX_STOCK_ROOM_NIGHTS} room-nights (the sum over the nights of |quantity − current capacity|; a larger change is a 422 — split the range). All or nothing: lowering any night below what is booked + held there is a 409 naming those nights, and nothing changes.`,
-  request: { params: ItemParam, body: { required: true, content: { "application/json": { schema: StockBody } } } },
-  responses: {
-    200: { description: "The nights as they are now", content: { "application/json": { schema: Nights } } },
-    409: {
-      description:
-        "`stock-below-taken`: some nights already have more booked + held than `quantity` (`nights`). `concurrent-conflict` (with `Retry-After`): bookings changed the same nights while stock was lowered; retry. Nothing changed either way.",
-      content: { "application/problem+json": { schema: StockProblem } },
+export const putInventoryStock = scoped(
+  { area: "inventory", access: "admin", names: fromParam("item") },
+  createRoute({
+    method: "put",
+    path: "/v1/inventory/{item}/stock",
+    tags: ["Inventory"],
+    summary: "Set nightly stock for a date range",
+    description: `Up to ${MAX_NIGHTS} nights, changing at most ${MAX_STOCK_ROOM_NIGHTS} room-nights (the sum over the nights of |quantity − current capacity|; a larger change is a 422 — split the range). All or nothing: lowering any night below what is booked + held there is a 409 naming those nights, and nothing changes.`,
+    request: { params: ItemParam, body: { required: true, content: { "application/json": { schema: StockBody } } } },
+    responses: {
+      200: { description: "The nights as they are now", content: { "application/json": { schema: Nights } } },
+      409: {
+        description:
+          "`stock-below-taken`: some nights already have more booked + held than `quantity` (`nights`). `concurrent-conflict` (with `Retry-After`): bookings changed the same nights while stock was lowered; retry. Nothing changed either way.",
+        content: { "application/problem+json": { schema: StockProblem } },
+      },
+      ...problemResponses(400, 401, 413, 415, 422, 503, 504),
     },
-    ...problemResponses(400, 401, 413, 415, 422, 503, 504),
-  },
-});
+  }),
+);
 
-export const getInventoryAvailability = createRoute({
-  method: "get",
-  path: "/v1/inventory/{item}/availability",
-  tags: ["Inventory"],
-  summary: "Nightly availability of an item",
-  description: `Up to ${MAX_NIGHTS} nights. \`held\` counts unexpired holds only; \`available = capacity − booked − held\`. A night without stock is all zeros.`,
-  request: { params: ItemParam, query: AvailabilityQuery },
-  responses: {
-    200: { description: "Every night of the window, in order", content: { "application/json": { schema: Nights } } },
-    ...problemResponses(401, 422, 503),
-  },
-});
-
-export const createBooking = createRoute({
-  method: "post",
-  path: "/v1/inventory/{item}/bookings",
-  tags: ["Inventory"],
-  summary: "Book or hold rooms for a stay",
-  description:
-    "All or nothing, in one SQL call: the night rows are locked in date order, expired holds on them released, every night checked, then all taken. With `hold_ms` the booking is `held` until `expires_at`; confirm it before then.",
-  request: { params: ItemParam, body: { required: true, content: { "application/json": { schema: BookBody } } } },
-  responses: {
-    201: { description: "Booked (or held)", content: { "application/json": { schema: Booking } } },
-    409: {
-      description: "Not enough rooms on some nights (listed in `short`; a night without stock has available 0); nothing taken",
-      content: { "application/problem+json": { schema: ShortProblem } },
+export const getInventoryAvailability = scoped(
+  { area: "inventory", access: "read", names: fromParam("item") },
+  createRoute({
+    method: "get",
+    path: "/v1/inventory/{item}/availability",
+    tags: ["Inventory"],
+    summary: "Nightly availability of an item",
+    description: `Up to ${MAX_NIGHTS} nights. \`held\` counts unexpired holds only; \`available = capacity − booked − held\`. A night without stock is all zeros.`,
+    request: { params: ItemParam, query: AvailabilityQuery },
+    responses: {
+      200: { description: "Every night of the window, in order", content: { "application/json": { schema: Nights } } },
+      ...problemResponses(401, 422, 503),
     },
-    ...problemResponses(400, 401, 413, 415, 422, 503, 504),
-  },
-});
+  }),
+);
 
-export const confirmBooking = createRoute({
-  method: "post",
-  path: "/v1/inventory/{item}/bookings/{id}/confirm",
-  tags: ["Inventory"],
-  summary: "Confirm a held booking before it expires",
-  description:
-    "Never extends the hold. After `expires_at` (database clock) → 409 `hold-expired`, and its rooms are free. Confirming a confirmed booking again → 200.",
-  request: { params: BookingParams },
-  responses: {
-    200: { description: "Confirmed", content: { "application/json": { schema: Booking } } },
-    409: {
-      description: "The hold expired, or the booking was cancelled (`booking` shows it)",
-      content: { "application/problem+json": { schema: BookingProblem } },
+export const createBooking = scoped(
+  { area: "inventory", access: "decide", names: fromParam("item") },
+  createRoute({
+    method: "post",
+    path: "/v1/inventory/{item}/bookings",
+    tags: ["Inventory"],
+    summary: "Book or hold rooms for a stay",
+    description:
+      "All or nothing, in one SQL call: the night rows are locked in date order, expired holds on them released, every night checked, then all taken. With `hold_ms` the booking is `held` until `expires_at`; confirm it before then.",
+    request: { params: ItemParam, body: { required: true, content: { "application/json": { schema: BookBody } } } },
+    responses: {
+      201: { description: "Booked (or held)", content: { "application/json": { schema: Booking } } },
+      409: {
+        description: "Not enough rooms on some nights (listed in `short`; a night without stock has available 0); nothing taken",
+        content: { "application/problem+json": { schema: ShortProblem } },
+      },
+      ...problemResponses(400, 401, 413, 415, 422, 503, 504),
     },
-    ...problemResponses(401, 404, 503, 504),
-  },
-});
+  }),
+);
 
-export const getBooking = createRoute({
-  method: "get",
-  path: "/v1/inventory/{item}/bookings/{id}",
-  tags: ["Inventory"],
-  summary: "Get a booking or hold",
-  description: "`status` is `held`, `confirmed`, `cancelled`, or `expired` (a hold past `expires_at`).",
-  request: { params: BookingParams },
-  responses: {
-    200: { description: "The booking", content: { "application/json": { schema: Booking } } },
-    ...problemResponses(401, 404, 503),
-  },
-});
+export const confirmBooking = scoped(
+  { area: "inventory", access: "decide", names: fromParam("item") },
+  createRoute({
+    method: "post",
+    path: "/v1/inventory/{item}/bookings/{id}/confirm",
+    tags: ["Inventory"],
+    summary: "Confirm a held booking before it expires",
+    description:
+      "Never extends the hold. After `expires_at` (database clock) → 409 `hold-expired`, and its rooms are free. Confirming a confirmed booking again → 200.",
+    request: { params: BookingParams },
+    responses: {
+      200: { description: "Confirmed", content: { "application/json": { schema: Booking } } },
+      409: {
+        description: "The hold expired, or the booking was cancelled (`booking` shows it)",
+        content: { "application/problem+json": { schema: BookingProblem } },
+      },
+      ...problemResponses(401, 404, 503, 504),
+    },
+  }),
+);
 
-export const cancelBooking = createRoute({
-  method: "delete",
-  path: "/v1/inventory/{item}/bookings/{id}",
-  tags: ["Inventory"],
-  summary: "Cancel a booking or hold",
-  description: "Its room-nights are free at once. Kept as history with `cancelled_at`; cancelling again → 204.",
-  request: { params: BookingParams },
-  responses: {
-    204: { description: "Cancelled" },
-    ...problemResponses(401, 404, 503, 504),
-  },
-});
+export const getBooking = scoped(
+  { area: "inventory", access: "read", names: fromParam("item") },
+  createRoute({
+    method: "get",
+    path: "/v1/inventory/{item}/bookings/{id}",
+    tags: ["Inventory"],
+    summary: "Get a booking or hold",
+    description: "`status` is `held`, `confirmed`, `cancelled`, or `expired` (a hold past `expires_at`).",
+    request: { params: BookingParams },
+    responses: {
+      200: { description: "The booking", content: { "application/json": { schema: Booking } } },
+      ...problemResponses(401, 404, 503),
+    },
+  }),
+);
+
+export const cancelBooking = scoped(
+  { area: "inventory", access: "decide", names: fromParam("item") },
+  createRoute({
+    method: "delete",
+    path: "/v1/inventory/{item}/bookings/{id}",
+    tags: ["Inventory"],
+    summary: "Cancel a booking or hold",
+    description: "Its room-nights are free at once. Kept as history with `cancelled_at`; cancelling again → 204.",
+    request: { params: BookingParams },
+    responses: {
+      204: { description: "Cancelled" },
+      ...problemResponses(401, 404, 503, 504),
+    },
+  }),
+);

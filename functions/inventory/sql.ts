@@ -1,6 +1,7 @@
 // Inventory's SQL (schema/000030_inventory.sql, redefined by 000031, 000032 and 000070): one typed wrapper per
 // admit_inventory_* function the routes call. The only file in functions/ that names them. Calls that
 // take row locks wait at most db.lockTimeoutMs for them.
+import { type AuditEntry, audited } from "../core/audit";
 import type { Queryable } from "../core/db";
 
 export type BookingStatus = "held" | "confirmed" | "cancelled" | "expired";
@@ -57,12 +58,14 @@ export interface Stay {
 }
 
 /** Sets capacity on every night of [from, to), all or nothing. */
-export async function setStock(db: Queryable, item: string, from: string, to: string, quantity: number): Promise<SetStockResult> {
-  const [{ r }] = await db.query<{ r: SetStockResult }>(
+export async function setStock(db: Queryable, item: string, from: string, to: string, quantity: number, audit: AuditEntry): Promise<SetStockResult> {
+  const q = audited(
     "SELECT admit_inventory_set_stock($1, $2::date, $3::date, $4::integer, $5::integer) AS r",
     [item, from, to, quantity, db.lockTimeoutMs],
-    { write: true },
+    "(c.r->>'ok')::boolean",
+    audit,
   );
+  const [{ r }] = await db.query<{ r: SetStockResult }>(q.text, q.params, { write: true });
   return r;
 }
 

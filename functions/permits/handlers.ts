@@ -1,5 +1,7 @@
 // The permits capability's handlers: HTTP ↔ permit calls (sql.ts), outcomes mapped to answers and problems.
+
 import type { RouteHandler } from "@hono/zod-openapi";
+import { auditEntry } from "../core/audit";
 import type { AppEnv } from "../core/context";
 import { notFound, type ProblemError, problem } from "../core/errors";
 import { retryAfter } from "../core/http";
@@ -87,7 +89,8 @@ export const listSemaphores: RouteHandler<typeof routes.listSemaphores, AppEnv> 
 export const putSemaphore: RouteHandler<typeof routes.putSemaphore, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
   const body = c.req.valid("json");
-  const r = await sql.putSemaphore(c.var.db, name, body.permits, body.default_ttl_ms);
+  const audit = auditEntry(c.var.caller, c.env ?? {}, "semaphores.put", name, body);
+  const r = await sql.putSemaphore(c.var.db, name, body.permits, body.default_ttl_ms, audit);
   return r.created ? c.json(r.semaphore, 201, { Location: `/v1/semaphores/${encodeURIComponent(name)}` }) : c.json(r.semaphore, 200);
 };
 

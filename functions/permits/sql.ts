@@ -3,6 +3,7 @@
 // keys are computed here from (kind, name). One other file calls three of these statements:
 // ratelimits/sql.ts, for rateLimit({ concurrency }) — a capability imports core/ only, and those
 // calls run under the check's budget (lock timeout and time limit), which these do not take.
+import { type AuditEntry, audited } from "../core/audit";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
@@ -140,12 +141,15 @@ export async function putSemaphore(
   name: string,
   permits: number,
   defaultTtlMs: number | undefined,
+  audit: AuditEntry,
 ): Promise<{ created: boolean; semaphore: Semaphore }> {
-  const [{ r }] = await db.query<{ r: { created: boolean; semaphore: Semaphore } }>(
+  const q = audited(
     "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, false, $5::integer) AS r",
     [lockKey("semaphore", name), name, permits, defaultTtlMs ?? null, db.lockTimeoutMs],
-    { write: true },
+    "true",
+    audit,
   );
+  const [{ r }] = await db.query<{ r: { created: boolean; semaphore: Semaphore } }>(q.text, q.params, { write: true });
   return r;
 }
 

@@ -1,6 +1,8 @@
 // The rate-limit handlers: validated input → sql.ts / the decision core → responses and problems.
 // Every change made here clears what this isolate's deny cache and policy memory hold of it.
+
 import type { RouteHandler } from "@hono/zod-openapi";
+import { auditEntry } from "../core/audit";
 import type { AppEnv } from "../core/context";
 import { notFound, problem, validationProblem } from "../core/errors";
 import { decodeCursor, encodeCursor, namePage } from "../core/validation";
@@ -14,7 +16,8 @@ import * as sql from "./sql";
 export const putRateLimitPolicy: RouteHandler<typeof routes.putRateLimitPolicy, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
   const mark = denyCache.mark();
-  const r = await sql.putPolicy(c.var.db, name, c.req.valid("json"));
+  const body = c.req.valid("json");
+  const r = await sql.putPolicy(c.var.db, name, body, auditEntry(c.var.caller, c.env ?? {}, "ratelimits.policy.put", name, body));
   // Another change of the policy through this isolate finished meanwhile: which one is newer is
   // unknown here, so its settings are forgotten rather than learnt (the next answer teaches them).
   const alone = !denyCache.changedSince(mark, name);
@@ -34,7 +37,7 @@ export const getRateLimitPolicy: RouteHandler<typeof routes.getRateLimitPolicy, 
 
 export const deleteRateLimitPolicy: RouteHandler<typeof routes.deleteRateLimitPolicy, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
-  const deleted = await sql.deletePolicy(c.var.db, name);
+  const deleted = await sql.deletePolicy(c.var.db, name, auditEntry(c.var.caller, c.env ?? {}, "ratelimits.policy.delete", name, {}));
   denyCache.forget(name);
   if (!deleted) throw noPolicy(name);
   return c.body(null, 204);
@@ -66,7 +69,8 @@ export const listRateLimitPolicyOverrides: RouteHandler<typeof routes.listRateLi
 export const putRateLimitOverride: RouteHandler<typeof routes.putRateLimitOverride, AppEnv> = async (c) => {
   const { name, key } = c.req.valid("param");
   const b = c.req.valid("json");
-  const r = await sql.putOverride(c.var.db, name, key, { limit: b.limit, valid_from: b.valid_from, valid_to: b.valid_to ?? null });
+  const o = { limit: b.limit, valid_from: b.valid_from, valid_to: b.valid_to ?? null };
+  const r = await sql.putOverride(c.var.db, name, key, o, auditEntry(c.var.caller, c.env ?? {}, "ratelimits.override.put", name, { key, ...o }));
   if (r.status === "no_policy") throw noPolicy(name);
   if (r.status === "conflict") {
     throw problem("override-conflict", `${JSON.stringify(key)} already has a ${JSON.stringify(name)} override during part of that period.`, {
@@ -87,7 +91,14 @@ export const listRateLimitOverrides: RouteHandler<typeof routes.listRateLimitOve
 export const deleteRateLimitOverride: RouteHandler<typeof routes.deleteRateLimitOverride, AppEnv> = async (c) => {
   const { name, key } = c.req.valid("param");
   const { valid_from } = c.req.valid("query");
-  const n = await sql.deleteOverrides(c.var.db, name, key, valid_from ?? null);
+  const change = { key, valid_from: valid_from ?? null };
+  const n = await sql.deleteOverrides(
+    c.var.db,
+    name,
+    key,
+    valid_from ?? null,
+    auditEntry(c.var.caller, c.env ?? {}, "ratelimits.override.delete", name, change),
+  );
   denyCache.forget(name, key);
   if (n === 0) throw notFound(`No matching override of ${JSON.stringify(key)} in ${JSON.stringify(name)}.`);
   return c.body(null, 204);

@@ -1,6 +1,8 @@
 // The rate-limit routes: zod schemas and one createRoute() per operation (named as its operationId).
+
 import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
+import { fromBody, fromParam, fromQuery, scoped } from "../core/scopes";
 import { DOT_SEGMENT_MESSAGE, isLater, jsonObject, name, PageQuery, Rfc3339 } from "../core/validation";
 import { DEFAULT_TIMEOUT_MS } from "./cache";
 import { NOT_ENFORCED_HEADER } from "./headers";
@@ -227,162 +229,197 @@ const ENFORCED_HEADER = {
   },
 };
 
-export const putRateLimitPolicy = createRoute({
-  method: "put",
-  path: "/v1/ratelimits/policies/{name}",
-  tags: ["Rate limits"],
-  summary: "Create or replace a rate-limit policy",
-  description: "Changing `algorithm` or `window_ms` resets the policy's counters; changing `limit` keeps them.",
-  request: { params: NameParam, body: { required: true, content: { "application/json": { schema: PolicyBody } } } },
-  responses: {
-    200: { description: "Replaced", content: { "application/json": { schema: Policy } } },
-    201: { description: "Created", content: { "application/json": { schema: Policy } } },
-    ...problemResponses(400, 401, 413, 415, 422, 503, 504),
-  },
-});
-
-export const getRateLimitPolicy = createRoute({
-  method: "get",
-  path: "/v1/ratelimits/policies/{name}",
-  tags: ["Rate limits"],
-  summary: "Get a rate-limit policy",
-  request: { params: NameParam },
-  responses: {
-    200: { description: "The policy", content: { "application/json": { schema: Policy } } },
-    ...problemResponses(401, 404, 422, 503),
-  },
-});
-
-export const deleteRateLimitPolicy = createRoute({
-  method: "delete",
-  path: "/v1/ratelimits/policies/{name}",
-  tags: ["Rate limits"],
-  summary: "Delete a rate-limit policy, its overrides and counters",
-  description: "Request-log rows are kept until their `history_ms` runs out.",
-  request: { params: NameParam },
-  responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
-});
-
-export const putRateLimitOverride = createRoute({
-  method: "put",
-  path: "/v1/ratelimits/policies/{name}/overrides/{key}",
-  tags: ["Rate limits"],
-  summary: "Give a key its own limit for a period",
-  description:
-    "Periods of one key never overlap (an `EXCLUDE` constraint): an overlapping period is a 409 listing the periods it overlaps. PUT with exactly the period of an existing override changes its limit (200). The override in force at the moment of a check (database clock) applies.",
-  request: { params: OverrideParams, body: { required: true, content: { "application/json": { schema: OverrideBody } } } },
-  responses: {
-    200: { description: "The limit of this exact period was changed", content: { "application/json": { schema: Override } } },
-    201: { description: "Created", content: { "application/json": { schema: Override } } },
-    409: { description: "Overlaps another period of this key; nothing was written", content: { "application/problem+json": { schema: OverrideConflict } } },
-    ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
-  },
-});
-
-export const listRateLimitPolicies = createRoute({
-  method: "get",
-  path: "/v1/ratelimits/policies",
-  tags: ["Rate limits"],
-  summary: "List rate-limit policies",
-  description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
-  request: { query: PageQuery },
-  responses: {
-    200: {
-      description: "Policies",
-      content: { "application/json": { schema: z.object({ items: z.array(Policy), next_cursor: z.string().nullable() }).openapi("RateLimitPolicyList") } },
+export const putRateLimitPolicy = scoped(
+  { area: "ratelimits", access: "admin", names: fromParam("name") },
+  createRoute({
+    method: "put",
+    path: "/v1/ratelimits/policies/{name}",
+    tags: ["Rate limits"],
+    summary: "Create or replace a rate-limit policy",
+    description: "Changing `algorithm` or `window_ms` resets the policy's counters; changing `limit` keeps them.",
+    request: { params: NameParam, body: { required: true, content: { "application/json": { schema: PolicyBody } } } },
+    responses: {
+      200: { description: "Replaced", content: { "application/json": { schema: Policy } } },
+      201: { description: "Created", content: { "application/json": { schema: Policy } } },
+      ...problemResponses(400, 401, 413, 415, 422, 503, 504),
     },
-    ...problemResponses(401, 422, 503),
-  },
-});
+  }),
+);
 
-export const listRateLimitPolicyOverrides = createRoute({
-  method: "get",
-  path: "/v1/ratelimits/policies/{name}/overrides",
-  tags: ["Rate limits"],
-  summary: "List every override of a policy",
-  description: "The override periods of every key of the policy, by key then `valid_from`; up to `limit` per page, then follow `next_cursor`.",
-  request: { params: NameParam, query: PageQuery },
-  responses: {
-    200: {
-      description: "Periods",
-      content: { "application/json": { schema: z.object({ items: z.array(Override), next_cursor: z.string().nullable() }).openapi("RateLimitOverrideList") } },
+export const getRateLimitPolicy = scoped(
+  { area: "ratelimits", access: "read", names: fromParam("name") },
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/policies/{name}",
+    tags: ["Rate limits"],
+    summary: "Get a rate-limit policy",
+    request: { params: NameParam },
+    responses: {
+      200: { description: "The policy", content: { "application/json": { schema: Policy } } },
+      ...problemResponses(401, 404, 422, 503),
     },
-    ...problemResponses(401, 404, 422, 503),
-  },
-});
+  }),
+);
 
-export const listRateLimitOverrides = createRoute({
-  method: "get",
-  path: "/v1/ratelimits/policies/{name}/overrides/{key}",
-  tags: ["Rate limits"],
-  summary: "List a key's override periods",
-  description: "The override periods of the key, in order of `valid_from`.",
-  request: { params: OverrideParams },
-  responses: {
-    200: { description: "Periods", content: { "application/json": { schema: z.object({ items: z.array(Override) }) } } },
-    ...problemResponses(401, 404, 422, 503),
-  },
-});
+export const deleteRateLimitPolicy = scoped(
+  { area: "ratelimits", access: "admin", names: fromParam("name") },
+  createRoute({
+    method: "delete",
+    path: "/v1/ratelimits/policies/{name}",
+    tags: ["Rate limits"],
+    summary: "Delete a rate-limit policy, its overrides and counters",
+    description: "Request-log rows are kept until their `history_ms` runs out.",
+    request: { params: NameParam },
+    responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
+  }),
+);
 
-export const deleteRateLimitOverride = createRoute({
-  method: "delete",
-  path: "/v1/ratelimits/policies/{name}/overrides/{key}",
-  tags: ["Rate limits"],
-  summary: "Delete a key's override periods",
-  description: "All of them, or with `valid_from` only the one starting then.",
-  request: { params: OverrideParams, query: OverrideDeleteQuery },
-  responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
-});
-
-export const checkRateLimit = createRoute({
-  method: "post",
-  path: "/v1/ratelimits/check",
-  tags: ["Rate limits"],
-  summary: "Check (and spend) a key's rate limit",
-  description:
-    "200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.",
-  request: { body: { required: true, content: { "application/json": { schema: CheckBody } } } },
-  responses: {
-    200: {
-      description: "Allowed (or not enforced: fail open)",
-      headers: { ...RL_HEADERS, ...ENFORCED_HEADER },
-      content: { "application/json": { schema: z.union([CheckResult, Unenforced]) } },
+export const putRateLimitOverride = scoped(
+  { area: "ratelimits", access: "admin", names: fromParam("name") },
+  createRoute({
+    method: "put",
+    path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+    tags: ["Rate limits"],
+    summary: "Give a key its own limit for a period",
+    description:
+      "Periods of one key never overlap (an `EXCLUDE` constraint): an overlapping period is a 409 listing the periods it overlaps. PUT with exactly the period of an existing override changes its limit (200). The override in force at the moment of a check (database clock) applies.",
+    request: { params: OverrideParams, body: { required: true, content: { "application/json": { schema: OverrideBody } } } },
+    responses: {
+      200: { description: "The limit of this exact period was changed", content: { "application/json": { schema: Override } } },
+      201: { description: "Created", content: { "application/json": { schema: Override } } },
+      409: { description: "Overlaps another period of this key; nothing was written", content: { "application/problem+json": { schema: OverrideConflict } } },
+      ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
     },
-    429: {
-      description: "Denied; nothing consumed. `policy`: the result body; `policies`: a quota-exceeded problem",
-      headers: { ...RL_HEADERS, "Retry-After": { schema: { type: "string" }, description: "Seconds" } },
-      content: { "application/json": { schema: CheckResult }, "application/problem+json": { schema: QuotaExceeded } },
+  }),
+);
+
+export const listRateLimitPolicies = scoped(
+  { area: "ratelimits", access: "read", list: "name" },
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/policies",
+    tags: ["Rate limits"],
+    summary: "List rate-limit policies",
+    description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
+    request: { query: PageQuery },
+    responses: {
+      200: {
+        description: "Policies",
+        content: { "application/json": { schema: z.object({ items: z.array(Policy), next_cursor: z.string().nullable() }).openapi("RateLimitPolicyList") } },
+      },
+      ...problemResponses(401, 422, 503),
     },
-    ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
-  },
-});
+  }),
+);
 
-export const refundRateLimit = createRoute({
-  method: "post",
-  path: "/v1/ratelimits/refund",
-  tags: ["Rate limits"],
-  summary: "Refund units spent in the current window",
-  description: "Never below zero; a token bucket never holds more than `limit`. Clears this isolate's cached denial of the key.",
-  request: { body: { required: true, content: { "application/json": { schema: RefundBody } } } },
-  responses: {
-    200: { description: "The state after the refund", content: { "application/json": { schema: RefundResult } } },
-    ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
-  },
-});
+export const listRateLimitPolicyOverrides = scoped(
+  { area: "ratelimits", access: "read", names: fromParam("name") },
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/policies/{name}/overrides",
+    tags: ["Rate limits"],
+    summary: "List every override of a policy",
+    description: "The override periods of every key of the policy, by key then `valid_from`; up to `limit` per page, then follow `next_cursor`.",
+    request: { params: NameParam, query: PageQuery },
+    responses: {
+      200: {
+        description: "Periods",
+        content: {
+          "application/json": { schema: z.object({ items: z.array(Override), next_cursor: z.string().nullable() }).openapi("RateLimitOverrideList") },
+        },
+      },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+);
 
-export const getRateLimitUsage = createRoute({
-  method: "get",
-  path: "/v1/ratelimits/usage",
-  tags: ["Rate limits"],
-  summary: "Usage of a key: current window and history",
-  description:
-    "`admitted` calls were served, `attempted` were made, `rejected` refused; `consumed` is the units spent (admitted costs minus refunds). History (`from`/`to`) is for fixed and sliding windows and goes back `history_ms`.",
-  request: { query: UsageQuery },
-  responses: {
-    200: { description: "Usage", content: { "application/json": { schema: Usage } } },
-    ...problemResponses(401, 404, 422, 503),
-  },
-});
+export const listRateLimitOverrides = scoped(
+  { area: "ratelimits", access: "read", names: fromParam("name") },
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+    tags: ["Rate limits"],
+    summary: "List a key's override periods",
+    description: "The override periods of the key, in order of `valid_from`.",
+    request: { params: OverrideParams },
+    responses: {
+      200: { description: "Periods", content: { "application/json": { schema: z.object({ items: z.array(Override) }) } } },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+);
+
+export const deleteRateLimitOverride = scoped(
+  { area: "ratelimits", access: "admin", names: fromParam("name") },
+  createRoute({
+    method: "delete",
+    path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+    tags: ["Rate limits"],
+    summary: "Delete a key's override periods",
+    description: "All of them, or with `valid_from` only the one starting then.",
+    request: { params: OverrideParams, query: OverrideDeleteQuery },
+    responses: { 204: { description: "Deleted" }, ...problemResponses(401, 404, 422, 503, 504) },
+  }),
+);
+
+export const checkRateLimit = scoped(
+  { area: "ratelimits", access: "decide", names: fromBody("policy", "policies") },
+  createRoute({
+    method: "post",
+    path: "/v1/ratelimits/check",
+    tags: ["Rate limits"],
+    summary: "Check (and spend) a key's rate limit",
+    description:
+      "200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.",
+    request: { body: { required: true, content: { "application/json": { schema: CheckBody } } } },
+    responses: {
+      200: {
+        description: "Allowed (or not enforced: fail open)",
+        headers: { ...RL_HEADERS, ...ENFORCED_HEADER },
+        content: { "application/json": { schema: z.union([CheckResult, Unenforced]) } },
+      },
+      429: {
+        description: "Denied; nothing consumed. `policy`: the result body; `policies`: a quota-exceeded problem",
+        headers: { ...RL_HEADERS, "Retry-After": { schema: { type: "string" }, description: "Seconds" } },
+        content: { "application/json": { schema: CheckResult }, "application/problem+json": { schema: QuotaExceeded } },
+      },
+      ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
+    },
+  }),
+);
+
+export const refundRateLimit = scoped(
+  { area: "ratelimits", access: "decide", names: fromBody("policy") },
+  createRoute({
+    method: "post",
+    path: "/v1/ratelimits/refund",
+    tags: ["Rate limits"],
+    summary: "Refund units spent in the current window",
+    description: "Never below zero; a token bucket never holds more than `limit`. Clears this isolate's cached denial of the key.",
+    request: { body: { required: true, content: { "application/json": { schema: RefundBody } } } },
+    responses: {
+      200: { description: "The state after the refund", content: { "application/json": { schema: RefundResult } } },
+      ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
+    },
+  }),
+);
+
+export const getRateLimitUsage = scoped(
+  { area: "ratelimits", access: "read", names: fromQuery("policy") },
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/usage",
+    tags: ["Rate limits"],
+    summary: "Usage of a key: current window and history",
+    description:
+      "`admitted` calls were served, `attempted` were made, `rejected` refused; `consumed` is the units spent (admitted costs minus refunds). History (`from`/`to`) is for fixed and sliding windows and goes back `history_ms`.",
+    request: { query: UsageQuery },
+    responses: {
+      200: { description: "Usage", content: { "application/json": { schema: Usage } } },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+);
 
 /** The body of a fail-open check (200, not enforced). */
 export type UnenforcedBody = z.infer<typeof Unenforced>;

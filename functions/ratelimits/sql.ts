@@ -1,6 +1,7 @@
 // The rate-limit SQL functions (and the semaphore calls of `rateLimit({ concurrency })`), one typed
 // wrapper each: the only file in functions/ that names them. The statement texts are matched by the
 // bridge's fault tests (e.g. `admit_ratelimit_check`, `admit_permit_acquire`): keep them as they are.
+import { type AuditEntry, audited } from "../core/audit";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 
@@ -88,12 +89,14 @@ export type AcquireRow =
   | { status: "not_found" };
 
 /** Creates or replaces a policy; `created` tells which. */
-export async function putPolicy(db: Queryable, name: string, p: PolicyInput): Promise<{ created: boolean; policy: PolicyRow }> {
-  const [{ r }] = await db.query<{ r: { created: boolean; policy: PolicyRow } }>(
+export async function putPolicy(db: Queryable, name: string, p: PolicyInput, audit: AuditEntry): Promise<{ created: boolean; policy: PolicyRow }> {
+  const q = audited(
     "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint, $7::integer, $8, $9::integer) AS r",
     [name, p.algorithm, p.limit, p.window_ms, p.log, p.history_ms, p.timeout_ms, p.on_unavailable, db.lockTimeoutMs],
-    { write: true },
+    "true",
+    audit,
   );
+  const [{ r }] = await db.query<{ r: { created: boolean; policy: PolicyRow } }>(q.text, q.params, { write: true });
   return r;
 }
 
@@ -129,8 +132,9 @@ export async function listPolicyOverrides(
 }
 
 /** Deletes a policy with its overrides and counters; false when there was none. */
-export async function deletePolicy(db: Queryable, name: string): Promise<boolean> {
-  const [{ r }] = await db.query<{ r: boolean }>("SELECT admit_ratelimit_delete_policy($1, $2::integer) AS r", [name, db.lockTimeoutMs], { write: true });
+export async function deletePolicy(db: Queryable, name: string, audit: AuditEntry): Promise<boolean> {
+  const q = audited("SELECT admit_ratelimit_delete_policy($1, $2::integer) AS r", [name, db.lockTimeoutMs], "c.r", audit);
+  const [{ r }] = await db.query<{ r: boolean }>(q.text, q.params, { write: true });
   return r;
 }
 
@@ -139,12 +143,15 @@ export async function putOverride(
   policy: string,
   key: string,
   o: { limit: number; valid_from: string; valid_to: string | null },
+  audit: AuditEntry,
 ): Promise<PutOverrideResult> {
-  const [{ r }] = await db.query<{ r: PutOverrideResult }>(
+  const q = audited(
     "SELECT admit_ratelimit_put_override($1, $2, $3::integer, $4::timestamptz, $5::timestamptz, $6::integer) AS r",
     [policy, key, o.limit, o.valid_from, o.valid_to, db.lockTimeoutMs],
-    { write: true },
+    "c.r->>'status' IN ('created', 'updated')",
+    audit,
   );
+  const [{ r }] = await db.query<{ r: PutOverrideResult }>(q.text, q.params, { write: true });
   return r;
 }
 
@@ -155,14 +162,14 @@ export async function listOverrides(db: Queryable, policy: string, key: string):
 }
 
 /** Deletes a key's override periods (only the one starting at `validFrom` when given); how many went. */
-export async function deleteOverrides(db: Queryable, policy: string, key: string, validFrom: string | null): Promise<number> {
-  const [{ n }] = await db.query<{ n: number }>(
+export async function deleteOverrides(db: Queryable, policy: string, key: string, validFrom: string | null, audit: AuditEntry): Promise<number> {
+  const q = audited(
     "SELECT admit_ratelimit_delete_overrides($1, $2, $3::timestamptz, $4::integer) AS n",
     [policy, key, validFrom, db.lockTimeoutMs],
-    {
-      write: true,
-    },
+    "c.n > 0",
+    audit,
   );
+  const [{ n }] = await db.query<{ n: number }>(q.text, q.params, { write: true });
   return n;
 }
 

@@ -1,7 +1,12 @@
 // Reservations' HTTP contract: the request and response schemas and one route per operation.
+
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../core/context";
 import { ProblemSchema, problemResponses } from "../core/openapi";
-import { Cursor, isLater, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
+import { fromBody, fromParam, fromQuery, type NameSource, type RawInput, scoped } from "../core/scopes";
+import { Cursor, isLater, isUuid, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
+import { getReservation as getReservationRow } from "./sql";
 
 /**
  * A reservation's metadata, as canonical JSON: a bound for RPC, which has no body limit, and well
@@ -107,82 +112,111 @@ const AvailabilityQuery = z
     message: `the window may span at most ${MAX_AVAILABILITY_DAYS} days`,
   });
 
-export const createReservation = createRoute({
-  method: "post",
-  path: "/v1/reservations",
-  tags: ["Reservations"],
-  summary: "Reserve a resource for [start, end)",
-  description:
-    "Atomically checks for overlap and inserts, under `pg_advisory_xact_lock(fnv64('reservation/' + resource))`, backed by an `EXCLUDE` constraint. Back-to-back intervals do not overlap.",
-  request: { body: { required: true, content: { "application/json": { schema: CreateBody } } } },
-  responses: {
-    201: { description: "Reserved", content: { "application/json": { schema: Reservation } } },
-    409: {
-      description: "Overlaps active reservations (listed in `conflicts`); nothing was written",
-      content: { "application/problem+json": { schema: ConflictProblem } },
+/**
+ * The resource of the reservation a path id names, for a key bounded by name patterns (one read,
+ * only for such keys); none for an id that names nothing (the route answers 404).
+ */
+const resourceOfId: NameSource = Object.assign(
+  async (i: RawInput, c: Context<AppEnv>): Promise<string[]> => {
+    const id = i.param.id;
+    if (!id || !isUuid(id)) return [];
+    const r = await getReservationRow(c.var.db, id);
+    return r ? [r.resource] : [];
+  },
+  { what: "the resource of the reservation {id} (read first, for a key with name patterns only)" },
+);
+
+export const createReservation = scoped(
+  { area: "reservations", access: "decide", names: fromBody("resource") },
+  createRoute({
+    method: "post",
+    path: "/v1/reservations",
+    tags: ["Reservations"],
+    summary: "Reserve a resource for [start, end)",
+    description:
+      "Atomically checks for overlap and inserts, under `pg_advisory_xact_lock(fnv64('reservation/' + resource))`, backed by an `EXCLUDE` constraint. Back-to-back intervals do not overlap.",
+    request: { body: { required: true, content: { "application/json": { schema: CreateBody } } } },
+    responses: {
+      201: { description: "Reserved", content: { "application/json": { schema: Reservation } } },
+      409: {
+        description: "Overlaps active reservations (listed in `conflicts`); nothing was written",
+        content: { "application/problem+json": { schema: ConflictProblem } },
+      },
+      ...problemResponses(400, 401, 413, 415, 422, 503, 504),
     },
-    ...problemResponses(400, 401, 413, 415, 422, 503, 504),
-  },
-});
+  }),
+);
 
-export const listReservations = createRoute({
-  method: "get",
-  path: "/v1/reservations",
-  tags: ["Reservations"],
-  summary: "List a resource's reservations in a range",
-  description:
-    "Ordered by start. Up to `limit` (default and max 1000) per page, fewer when their JSON passes about 2 MiB (large `metadata`); follow `next_cursor` for more.",
-  request: { query: ListQuery },
-  responses: {
-    200: {
-      description: "A page of reservations",
-      content: { "application/json": { schema: z.object({ items: z.array(Reservation), next_cursor: z.string().nullable() }) } },
+export const listReservations = scoped(
+  { area: "reservations", access: "read", names: fromQuery("resource"), list: "resource" },
+  createRoute({
+    method: "get",
+    path: "/v1/reservations",
+    tags: ["Reservations"],
+    summary: "List a resource's reservations in a range",
+    description:
+      "Ordered by start. Up to `limit` (default and max 1000) per page, fewer when their JSON passes about 2 MiB (large `metadata`); follow `next_cursor` for more.",
+    request: { query: ListQuery },
+    responses: {
+      200: {
+        description: "A page of reservations",
+        content: { "application/json": { schema: z.object({ items: z.array(Reservation), next_cursor: z.string().nullable() }) } },
+      },
+      ...problemResponses(401, 422, 503),
     },
-    ...problemResponses(401, 422, 503),
-  },
-});
+  }),
+);
 
-export const getReservation = createRoute({
-  method: "get",
-  path: "/v1/reservations/{id}",
-  tags: ["Reservations"],
-  summary: "Get a reservation (active or cancelled)",
-  request: { params: IdParam },
-  responses: {
-    200: { description: "The reservation", content: { "application/json": { schema: Reservation } } },
-    ...problemResponses(401, 404, 503),
-  },
-});
+export const getReservation = scoped(
+  { area: "reservations", access: "read", names: resourceOfId, hidden: true },
+  createRoute({
+    method: "get",
+    path: "/v1/reservations/{id}",
+    tags: ["Reservations"],
+    summary: "Get a reservation (active or cancelled)",
+    request: { params: IdParam },
+    responses: {
+      200: { description: "The reservation", content: { "application/json": { schema: Reservation } } },
+      ...problemResponses(401, 404, 503),
+    },
+  }),
+);
 
-export const cancelReservation = createRoute({
-  method: "delete",
-  path: "/v1/reservations/{id}",
-  tags: ["Reservations"],
-  summary: "Cancel a reservation",
-  description: "The reservation is kept as history with `cancelled_at`; its time is free at once. Cancelling again is a no-op (204).",
-  request: { params: IdParam },
-  responses: {
-    204: { description: "Cancelled" },
-    ...problemResponses(401, 404, 503, 504),
-  },
-});
+export const cancelReservation = scoped(
+  { area: "reservations", access: "decide", names: resourceOfId, hidden: true },
+  createRoute({
+    method: "delete",
+    path: "/v1/reservations/{id}",
+    tags: ["Reservations"],
+    summary: "Cancel a reservation",
+    description: "The reservation is kept as history with `cancelled_at`; its time is free at once. Cancelling again is a no-op (204).",
+    request: { params: IdParam },
+    responses: {
+      204: { description: "Cancelled" },
+      ...problemResponses(401, 404, 503, 504),
+    },
+  }),
+);
 
-export const getResourceAvailability = createRoute({
-  method: "get",
-  path: "/v1/resources/{resource}/availability",
-  tags: ["Reservations"],
-  summary: "Free and busy times of a resource",
-  description: `The window may span at most ${MAX_AVAILABILITY_DAYS} days. An answer covers at most \`limit\` reservations: past them it stops at the next one's start (\`to\`) and gives \`next_from\`, where to ask again. Encode \`/\` in the resource as \`%2F\`.`,
-  request: { params: AvailabilityParams, query: AvailabilityQuery },
-  responses: {
-    200: {
-      description: "Free and busy intervals, in order, clipped to the window",
-      content: {
-        "application/json": {
-          schema: Availability,
+export const getResourceAvailability = scoped(
+  { area: "reservations", access: "read", names: fromParam("resource") },
+  createRoute({
+    method: "get",
+    path: "/v1/resources/{resource}/availability",
+    tags: ["Reservations"],
+    summary: "Free and busy times of a resource",
+    description: `The window may span at most ${MAX_AVAILABILITY_DAYS} days. An answer covers at most \`limit\` reservations: past them it stops at the next one's start (\`to\`) and gives \`next_from\`, where to ask again. Encode \`/\` in the resource as \`%2F\`.`,
+    request: { params: AvailabilityParams, query: AvailabilityQuery },
+    responses: {
+      200: {
+        description: "Free and busy intervals, in order, clipped to the window",
+        content: {
+          "application/json": {
+            schema: Availability,
+          },
         },
       },
+      ...problemResponses(401, 422, 503),
     },
-    ...problemResponses(401, 422, 503),
-  },
-});
+  }),
+);

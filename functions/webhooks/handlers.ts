@@ -7,6 +7,7 @@
 // path for every scheme: stored once per (source, the sender's own id).
 import type { RouteHandler } from "@hono/zod-openapi";
 import { sha256 } from "hono/utils/crypto";
+import { auditEntry, redact } from "../core/audit";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { REPLAYED_HEADER } from "../core/http";
@@ -47,14 +48,20 @@ const MAX_EVENT_TYPE = 200;
 export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppEnv> = async (c) => {
   const { source } = c.req.valid("param");
   const body = c.req.valid("json");
-  const r = await sql.putWebhookSource(c.var.db, source, {
-    scheme: body.scheme,
-    secret: body.secret,
-    previousSecretTtlMs: body.previous_secret_ttl_ms,
-    toleranceS: routes.timestamped(body.scheme, body.hmac) ? (body.tolerance_s ?? 300) : null,
-    orderingKey: body.ordering_key ?? null,
-    hmac: body.hmac ?? null,
-  });
+  const audit = auditEntry(c.var.caller, c.env ?? {}, "webhooks.source.put", source, redact(body, "secret", "secrets"));
+  const r = await sql.putWebhookSource(
+    c.var.db,
+    source,
+    {
+      scheme: body.scheme,
+      secret: body.secret,
+      previousSecretTtlMs: body.previous_secret_ttl_ms,
+      toleranceS: routes.timestamped(body.scheme, body.hmac) ? (body.tolerance_s ?? 300) : null,
+      orderingKey: body.ordering_key ?? null,
+      hmac: body.hmac ?? null,
+    },
+    audit,
+  );
   return r.created ? c.json(r.source, 201) : c.json(r.source, 200);
 };
 

@@ -2,6 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../core/openapi";
+import { fromParam, SIGNED, scoped } from "../core/scopes";
 import { CURSOR_INVALID, PageQuery, Uuid, unstorableText } from "../core/validation";
 import { fromBase64, MAX_WEBHOOK_ID, SCHEME_NAMES, type SchemeName } from "./schemes";
 
@@ -218,121 +219,146 @@ const ListQuery = z.object({
     .openapi({ param: { name: "cursor", in: "query" } }),
 });
 
-export const putWebhookSource = createRoute({
-  method: "put",
-  path: "/v1/webhooks/sources/{source}",
-  tags: ["Webhooks"],
-  summary: "Register or replace a webhook sender",
-  description:
-    "Stores the sender's scheme, signing secret (write-only: no endpoint returns it), timestamp tolerance and optional ordering key. Replacing a source keeps its events. A rotation keeps the previous secret accepted for `previous_secret_ttl_ms`.",
-  request: { params: SourceParam, body: { required: true, content: { "application/json": { schema: PutSourceBody } } } },
-  responses: {
-    200: { description: "Replaced", content: { "application/json": { schema: WebhookSource } } },
-    201: { description: "Registered", content: { "application/json": { schema: WebhookSource } } },
-    ...problemResponses(400, 401, 413, 415, 422, 503, 504),
-  },
-});
-
-export const listWebhookSources = createRoute({
-  method: "get",
-  path: "/v1/webhooks/sources",
-  tags: ["Webhooks"],
-  summary: "List webhook senders (never their secrets)",
-  description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
-  request: { query: PageQuery },
-  responses: {
-    200: {
-      description: "Sources",
-      content: { "application/json": { schema: z.object({ items: z.array(WebhookSource), next_cursor: z.string().nullable() }).openapi("WebhookSourceList") } },
+export const putWebhookSource = scoped(
+  { area: "webhooks", access: "admin", names: fromParam("source") },
+  createRoute({
+    method: "put",
+    path: "/v1/webhooks/sources/{source}",
+    tags: ["Webhooks"],
+    summary: "Register or replace a webhook sender",
+    description:
+      "Stores the sender's scheme, signing secret (write-only: no endpoint returns it), timestamp tolerance and optional ordering key. Replacing a source keeps its events. A rotation keeps the previous secret accepted for `previous_secret_ttl_ms`.",
+    request: { params: SourceParam, body: { required: true, content: { "application/json": { schema: PutSourceBody } } } },
+    responses: {
+      200: { description: "Replaced", content: { "application/json": { schema: WebhookSource } } },
+      201: { description: "Registered", content: { "application/json": { schema: WebhookSource } } },
+      ...problemResponses(400, 401, 413, 415, 422, 503, 504),
     },
-    ...problemResponses(401, 422, 503),
-  },
-});
+  }),
+);
 
-export const getWebhookSource = createRoute({
-  method: "get",
-  path: "/v1/webhooks/sources/{source}",
-  tags: ["Webhooks"],
-  summary: "A webhook sender's settings (never its secret)",
-  request: { params: SourceParam },
-  responses: {
-    200: { description: "The source", content: { "application/json": { schema: WebhookSource } } },
-    ...problemResponses(401, 404, 422, 503),
-  },
-});
+export const listWebhookSources = scoped(
+  { area: "webhooks", access: "read", list: "source" },
+  createRoute({
+    method: "get",
+    path: "/v1/webhooks/sources",
+    tags: ["Webhooks"],
+    summary: "List webhook senders (never their secrets)",
+    description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
+    request: { query: PageQuery },
+    responses: {
+      200: {
+        description: "Sources",
+        content: {
+          "application/json": { schema: z.object({ items: z.array(WebhookSource), next_cursor: z.string().nullable() }).openapi("WebhookSourceList") },
+        },
+      },
+      ...problemResponses(401, 422, 503),
+    },
+  }),
+);
+
+export const getWebhookSource = scoped(
+  { area: "webhooks", access: "read", names: fromParam("source") },
+  createRoute({
+    method: "get",
+    path: "/v1/webhooks/sources/{source}",
+    tags: ["Webhooks"],
+    summary: "A webhook sender's settings (never its secret)",
+    request: { params: SourceParam },
+    responses: {
+      200: { description: "The source", content: { "application/json": { schema: WebhookSource } } },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+);
 
 /**
  * The signature headers and the raw body are not declared here: the handler reads them itself, and
  * openapi.ts adds them to this operation in the document.
  */
-export const receiveWebhook = createRoute({
-  method: "post",
-  path: WEBHOOK_DELIVERY_PATH,
-  tags: ["Webhooks"],
-  summary: "Receive a signed webhook delivery",
-  description: [
-    "Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).",
-    "A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, an unknown source or a timestamp outside the tolerance → 401 `/problems/webhook-signature` whose `reason` and `header` say which, and nothing is stored.",
-    'The event is stored once per (source, the sender\'s own id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`. Slack\'s `url_verification` → 200 `{challenge}` and GitHub\'s `ping` → 200 `{status: "acknowledged", stored: false}`, neither stored.',
-  ].join("\n\n"),
-  security: [],
-  // The source's rule is documented, not checked here: a delivery to a source that cannot exist is a 401 like any unknown source.
-  request: { params: z.object({ source: z.string().openapi({ param: { name: "source", in: "path" }, example: "billing", pattern: SOURCE_PATTERN.source }) }) },
-  responses: {
-    200: {
-      description: "Stored (or already stored: `Idempotent-Replayed: true`), or a handshake answered",
-      content: { "application/json": { schema: z.union([Received, Handshake]) } },
+export const receiveWebhook = scoped(
+  SIGNED,
+  createRoute({
+    method: "post",
+    path: WEBHOOK_DELIVERY_PATH,
+    tags: ["Webhooks"],
+    summary: "Receive a signed webhook delivery",
+    description: [
+      "Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).",
+      "A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, an unknown source or a timestamp outside the tolerance → 401 `/problems/webhook-signature` whose `reason` and `header` say which, and nothing is stored.",
+      'The event is stored once per (source, the sender\'s own id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`. Slack\'s `url_verification` → 200 `{challenge}` and GitHub\'s `ping` → 200 `{status: "acknowledged", stored: false}`, neither stored.',
+    ].join("\n\n"),
+    security: [],
+    // The source's rule is documented, not checked here: a delivery to a source that cannot exist is a 401 like any unknown source.
+    request: {
+      params: z.object({ source: z.string().openapi({ param: { name: "source", in: "path" }, example: "billing", pattern: SOURCE_PATTERN.source }) }),
     },
-    401: {
-      description:
-        "Not verified: a missing or malformed header, a signature that does not match, an unknown source, or a timestamp outside the tolerance. Nothing stored",
-      content: { "application/problem+json": { schema: problemResponses(401)[401].content["application/problem+json"].schema } },
+    responses: {
+      200: {
+        description: "Stored (or already stored: `Idempotent-Replayed: true`), or a handshake answered",
+        content: { "application/json": { schema: z.union([Received, Handshake]) } },
+      },
+      401: {
+        description:
+          "Not verified: a missing or malformed header, a signature that does not match, an unknown source, or a timestamp outside the tolerance. Nothing stored",
+        content: { "application/problem+json": { schema: problemResponses(401)[401].content["application/problem+json"].schema } },
+      },
+      ...problemResponses(400, 413, 415, 503, 504),
     },
-    ...problemResponses(400, 413, 415, 503, 504),
-  },
-});
+  }),
+);
 
-export const claimWebhookEvents = createRoute({
-  method: "post",
-  path: "/v1/webhooks/{source}/events/claim",
-  tags: ["Webhooks"],
-  summary: "Claim unprocessed webhook events",
-  description:
-    "Up to `limit` events, oldest first (fewer when their payloads pass about 2 MiB together; one event always), each held for `visibility_ms`; no two consumers get the same event while its claim is live, and an unacknowledged event becomes claimable again when its claim expires. With an ordering key, only the oldest unprocessed event of each ordering value is claimable: events sharing a value are never claimed concurrently and come in received order.",
-  request: { params: SourceParam, body: { required: false, content: { "application/json": { schema: ClaimBody } } } },
-  responses: {
-    200: { description: "The claimed events (possibly none)", content: { "application/json": { schema: z.object({ events: z.array(ClaimedEvent) }) } } },
-    ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
-  },
-});
-
-export const ackWebhookEvent = createRoute({
-  method: "post",
-  path: "/v1/webhooks/{source}/events/{id}/ack",
-  tags: ["Webhooks"],
-  summary: "Acknowledge a claimed webhook event",
-  description:
-    "Only the live claim's `receipt` acknowledges the event: the receipt of a claim that lapsed (the event was claimed again, or could be) gets 409 `/problems/claim-not-current` and changes nothing, so a late consumer never closes another consumer's claim. Acknowledging again with the receipt that processed it is a no-op that returns the event. An acknowledged event is never claimed again.",
-  request: { params: EventParams, body: { required: true, content: { "application/json": { schema: AckBody } } } },
-  responses: {
-    200: { description: "The event, processed", content: { "application/json": { schema: WebhookEvent } } },
-    ...problemResponses(400, 401, 404, 409, 413, 415, 422, 503, 504),
-  },
-});
-
-export const listWebhookEvents = createRoute({
-  method: "get",
-  path: "/v1/webhooks/{source}/events",
-  tags: ["Webhooks"],
-  summary: "List a source's webhook events",
-  description:
-    "Optionally of one status; up to `limit` (default 100, max 1000) per page, fewer when their payloads pass about 2 MiB together, then follow `next_cursor`.\n\nNot ambiguous with `GET /v1/webhooks/sources/{source}` although a linter says so: no source may be named `sources` (422 on registering it), so `/v1/webhooks/sources/events` is always the settings of source `events`.",
-  request: { params: SourceParam, query: ListQuery },
-  responses: {
-    200: {
-      description: "A page of events",
-      content: { "application/json": { schema: z.object({ items: z.array(WebhookEvent), next_cursor: z.string().nullable() }) } },
+export const claimWebhookEvents = scoped(
+  { area: "webhooks", access: "decide", names: fromParam("source") },
+  createRoute({
+    method: "post",
+    path: "/v1/webhooks/{source}/events/claim",
+    tags: ["Webhooks"],
+    summary: "Claim unprocessed webhook events",
+    description:
+      "Up to `limit` events, oldest first (fewer when their payloads pass about 2 MiB together; one event always), each held for `visibility_ms`; no two consumers get the same event while its claim is live, and an unacknowledged event becomes claimable again when its claim expires. With an ordering key, only the oldest unprocessed event of each ordering value is claimable: events sharing a value are never claimed concurrently and come in received order.",
+    request: { params: SourceParam, body: { required: false, content: { "application/json": { schema: ClaimBody } } } },
+    responses: {
+      200: { description: "The claimed events (possibly none)", content: { "application/json": { schema: z.object({ events: z.array(ClaimedEvent) }) } } },
+      ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
     },
-    ...problemResponses(401, 404, 422, 503),
-  },
-});
+  }),
+);
+
+export const ackWebhookEvent = scoped(
+  { area: "webhooks", access: "decide", names: fromParam("source") },
+  createRoute({
+    method: "post",
+    path: "/v1/webhooks/{source}/events/{id}/ack",
+    tags: ["Webhooks"],
+    summary: "Acknowledge a claimed webhook event",
+    description:
+      "Only the live claim's `receipt` acknowledges the event: the receipt of a claim that lapsed (the event was claimed again, or could be) gets 409 `/problems/claim-not-current` and changes nothing, so a late consumer never closes another consumer's claim. Acknowledging again with the receipt that processed it is a no-op that returns the event. An acknowledged event is never claimed again.",
+    request: { params: EventParams, body: { required: true, content: { "application/json": { schema: AckBody } } } },
+    responses: {
+      200: { description: "The event, processed", content: { "application/json": { schema: WebhookEvent } } },
+      ...problemResponses(400, 401, 404, 409, 413, 415, 422, 503, 504),
+    },
+  }),
+);
+
+export const listWebhookEvents = scoped(
+  { area: "webhooks", access: "read", names: fromParam("source") },
+  createRoute({
+    method: "get",
+    path: "/v1/webhooks/{source}/events",
+    tags: ["Webhooks"],
+    summary: "List a source's webhook events",
+    description:
+      "Optionally of one status; up to `limit` (default 100, max 1000) per page, fewer when their payloads pass about 2 MiB together, then follow `next_cursor`.\n\nNot ambiguous with `GET /v1/webhooks/sources/{source}` although a linter says so: no source may be named `sources` (422 on registering it), so `/v1/webhooks/sources/events` is always the settings of source `events`.",
+    request: { params: SourceParam, query: ListQuery },
+    responses: {
+      200: {
+        description: "A page of events",
+        content: { "application/json": { schema: z.object({ items: z.array(WebhookEvent), next_cursor: z.string().nullable() }) } },
+      },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+);

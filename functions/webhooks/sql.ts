@@ -1,5 +1,6 @@
 // The webhooks capability's SQL: one function per statement, the only place in functions/ that names
 // admit_webhook_*. The ordering lock key is computed here from (source, ordering value).
+import { type AuditEntry, audited } from "../core/audit";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
@@ -64,13 +65,20 @@ export interface SourceSettings {
   hmac: HmacSettings | null;
 }
 
-/** Registers or replaces a source: one statement. */
-export async function putWebhookSource(db: Queryable, source: string, s: SourceSettings): Promise<{ created: boolean; source: WebhookSourceRow }> {
-  const [{ r }] = await db.query<{ r: { created: boolean; source: WebhookSourceRow } }>(
+/** Registers or replaces a source: one statement (with its audit row). */
+export async function putWebhookSource(
+  db: Queryable,
+  source: string,
+  s: SourceSettings,
+  audit: AuditEntry,
+): Promise<{ created: boolean; source: WebhookSourceRow }> {
+  const q = audited(
     "SELECT admit_webhook_put_source($1, $2, $3, $4::bigint, $5::integer, $6, $7::jsonb) AS r",
     [source, s.scheme, s.secret, s.previousSecretTtlMs ?? null, s.toleranceS, s.orderingKey, s.hmac === null ? null : JSON.stringify(s.hmac)],
-    { write: true },
+    "true",
+    audit,
   );
+  const [{ r }] = await db.query<{ r: { created: boolean; source: WebhookSourceRow } }>(q.text, q.params, { write: true });
   return r;
 }
 

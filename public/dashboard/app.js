@@ -70,6 +70,11 @@ function showProblem(err) {
     return;
   }
   box.className = "problem";
+  if (err instanceof ApiError && err.status === 403) {
+    // A key without this view's scope: say which, nothing more (the Worker names only what is lacking).
+    box.append(el("strong", {}, "This key may not read this view: "), err.message || "forbidden");
+    return;
+  }
   const status = err instanceof ApiError && err.status ? ` (${err.status})` : "";
   box.append(el("strong", {}, `Could not load${status}: `), err.message || String(err));
 }
@@ -612,6 +617,58 @@ async function showEvents() {
 }
 
 // ------------------------------------------------------------------------------------------------
+// Keys and the audit log (keys:read and audit:read; docs/keys.md). Secrets are never listed.
+
+/** One part of the view: its rows, or the 403 of a key without that scope, said in place. */
+async function orForbidden(load, out, what) {
+  try {
+    await load();
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 403)) throw err;
+    out.replaceChildren(el("p", { class: "muted" }, `This key may not read ${what} (${err.message}).`));
+  }
+}
+
+async function showKeys() {
+  const keys = await all("/v1/keys", { limit: 1000 });
+  $("ac-keys").replaceChildren(
+    truncatedNote(keys, "keys") ?? "",
+    table(
+      el("table", { id: "ac-key-table" }),
+      `API keys (${keys.length}); the root API_TOKEN is not one of them`,
+      ["Name", "Starts", "Scopes", "Names", "Expires", "Revoked", "Last used"],
+      keys.map((k) => [
+        k.name,
+        k.secrets.map((s) => s.start + "…").join(", ") || "—",
+        k.scopes.join(" "),
+        k.names ? k.names.join(" ") : "any",
+        k.expires_at ? utc(k.expires_at) : "never",
+        k.revoked_at ? utc(k.revoked_at) : "—",
+        k.last_used_at ? utc(k.last_used_at) : "—",
+      ]),
+    ),
+  );
+}
+
+async function showAudit() {
+  const entries = await all("/v1/audit", { target: $("ac-target").value.trim(), limit: 200 }, 200);
+  $("ac-audit").replaceChildren(
+    truncatedNote(entries, "changes") ?? "",
+    table(
+      el("table", { id: "ac-audit-table" }),
+      `Configuration changes, newest first (${entries.truncated ? `the latest ${entries.length}` : entries.length})`,
+      ["When", "Key", "Action", "Name", "Change"],
+      entries.map((a) => [utc(a.at), a.key.name, a.action, a.target, JSON.stringify(a.change)]),
+    ),
+  );
+}
+
+async function loadAccess() {
+  await orForbidden(showKeys, $("ac-keys"), "keys");
+  await orForbidden(showAudit, $("ac-audit"), "the audit log");
+}
+
+// ------------------------------------------------------------------------------------------------
 // Views, the token, and wiring.
 
 const VIEWS = {
@@ -623,6 +680,7 @@ const VIEWS = {
     startLive();
   },
   webhooks: loadSources,
+  access: loadAccess,
 };
 
 /** Runs a load; a failure shows its problem instead of throwing. */
@@ -691,6 +749,7 @@ submit("rs-form", showReservations);
 submit("inv-form", showInventory);
 submit("pm-form", () => VIEWS.permits());
 submit("wh-form", showEvents);
+submit("ac-form", () => orForbidden(showAudit, $("ac-audit"), "the audit log"));
 $("pm-semaphores").addEventListener("click", (e) => {
   const button = e.target.closest("button.holders-toggle");
   if (!button) return;

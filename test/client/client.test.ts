@@ -36,6 +36,22 @@ describe("the typed client against the app", () => {
     expect(() => orThrow(third)).toThrow(/^409 .*\(\/problems\/reservation-conflict\)$/);
   });
 
+  it("takes a scoped key as its token: the key's scope goes through, another is a typed 403 forbidden naming it", async () => {
+    orThrow(
+      await admit().PUT("/v1/ratelimits/policies/{name}", {
+        params: { path: { name: "client-scoped" } },
+        body: { algorithm: "fixed_window", limit: 5, window_ms: 60_000 },
+      }),
+    );
+    const key = orThrow(await admit().POST("/v1/keys", { body: { name: "client gateway", scopes: ["ratelimits:decide"], names: ["client-*"] } }));
+    const gateway = createAdmitClient({ baseUrl: suite.server.url, token: key.secret });
+    const ok = await gateway.POST("/v1/ratelimits/check", { body: { policy: "client-scoped", key: "k" } });
+    expect(ok.response.status).toBe(200);
+    const refused = await gateway.DELETE("/v1/ratelimits/policies/{name}", { params: { path: { name: "client-scoped" } } });
+    expect(refused.response.status).toBe(403);
+    expect(refused.error).toMatchObject({ type: "/problems/forbidden", scope: "ratelimits:admin" });
+  });
+
   it("checks a rate limit: allowed, then refused 429 with the typed result", async () => {
     const policy = orThrow(
       await admit().PUT("/v1/ratelimits/policies/{name}", {

@@ -4,9 +4,11 @@
 // outcome-unknown when the statement was sent, 503 when it certainly was not), each saying whether a
 // unit may have been consumed. The bound asserted is BOUND_MS: generous, since the machine is shared;
 // it is the feature's promise ("answered before timeout_ms + bound"), not a performance claim.
+
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../../dev/bridge";
+import { auditEntry } from "../../functions/core/audit";
 import { RequestDb } from "../../functions/core/db";
 import { call } from "../../functions/http/rpc/call";
 import { denyCache, rateLimit } from "../../functions/ratelimits";
@@ -65,7 +67,7 @@ const settle = () => settled(bridge, (text) => sql(db, text));
 async function putPolicyDirectly(name: string, p: PolicyInput): Promise<void> {
   const rdb = new RequestDb(bindings(db));
   try {
-    await putPolicy(rdb, name, p);
+    await putPolicy(rdb, name, p, auditEntry(undefined, {}, "ratelimits.policy.put", name, {}));
   } finally {
     await rdb.close();
   }

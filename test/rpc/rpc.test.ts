@@ -38,7 +38,8 @@ describe("RPC methods", () => {
     await expect(api.acquirePermit({ name: "upstream", holder: "a" })).rejects.toMatchObject({ status: 404, type: "/problems/not-found" });
     const { putSemaphore } = await import("../../functions/permits/sql");
     const { RequestDb } = await import("../../functions/core/db");
-    await putSemaphore(new RequestDb(env()), "upstream", 1, 60_000);
+    const { auditEntry } = await import("../../functions/core/audit");
+    await putSemaphore(new RequestDb(env()), "upstream", 1, 60_000, auditEntry(undefined, {}, "semaphores.put", "upstream", {}));
     const first = await api.acquirePermit({ name: "upstream", holder: "a" });
     expect(first).toMatchObject({ acquired: true, semaphore: "upstream", holder: "a" });
     expect(await api.acquirePermit({ name: "upstream", holder: "b" })).toMatchObject({ acquired: false, permits: 1, in_use: 1 });

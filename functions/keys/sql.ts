@@ -1,0 +1,83 @@
+// The keys capability's SQL: the only file naming admit_key_* and admit_audit_list.
+import type { AuditEntry } from "../core/audit";
+import type { Queryable } from "../core/db";
+
+export interface KeyRow {
+  id: string;
+  name: string;
+  scopes: string[];
+  names: string[] | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  secrets: Array<{ start: string; created_at: string; expires_at: string | null }>;
+}
+
+export interface AuditRow {
+  id: number;
+  at: string;
+  key: { id: string | null; name: string };
+  action: string;
+  target: string;
+  change: Record<string, unknown>;
+}
+
+export async function createKey(
+  db: Queryable,
+  audit: AuditEntry,
+  k: { name: string; scopes: string[]; names: string[] | null; expiresAt: string | null; hash: string; start: string },
+): Promise<KeyRow> {
+  const [{ r }] = await db.query<{ r: KeyRow }>(
+    "SELECT admit_key_create($1::jsonb, $2, $3::text[], $4::text[], $5::timestamptz, $6::bytea, $7) AS r",
+    [JSON.stringify(audit), k.name, k.scopes, k.names, k.expiresAt, k.hash, k.start],
+    { write: true },
+  );
+  return r;
+}
+
+export async function getKey(db: Queryable, id: string): Promise<KeyRow | null> {
+  const [row] = await db.query<{ r: KeyRow }>("SELECT admit_key_json(k) AS r FROM admit_keys k WHERE k.id = $1::uuid", [id]);
+  return row?.r ?? null;
+}
+
+/** Keys after the (created_at, id) cursor, at most limit + 1. */
+export async function listKeys(db: Queryable, after: { at: string; id: string } | null, limit: number): Promise<KeyRow[]> {
+  const [{ r }] = await db.query<{ r: KeyRow[] }>("SELECT admit_key_list($1::timestamptz, $2::uuid, $3::integer) AS r", [
+    after?.at ?? null,
+    after?.id ?? null,
+    limit,
+  ]);
+  return r;
+}
+
+/** The key after revocation; null when there is none. */
+export async function revokeKey(db: Queryable, audit: AuditEntry, id: string): Promise<KeyRow | null> {
+  const [{ r }] = await db.query<{ r: KeyRow | null }>("SELECT admit_key_revoke($1::jsonb, $2::uuid) AS r", [JSON.stringify(audit), id], { write: true });
+  return r;
+}
+
+export type RotateResult = null | { status: "gone" } | { status: "rotated"; key: KeyRow; old_secrets_expire_at: string };
+
+export async function rotateKey(db: Queryable, audit: AuditEntry, id: string, hash: string, start: string, overlapMs: number): Promise<RotateResult> {
+  const [{ r }] = await db.query<{ r: RotateResult }>(
+    "SELECT admit_key_rotate($1::jsonb, $2::uuid, $3::bytea, $4, $5::bigint) AS r",
+    [JSON.stringify(audit), id, hash, start, overlapMs],
+    { write: true },
+  );
+  return r;
+}
+
+/** Audit rows, newest first, before the (at, id) cursor, at most limit + 1. */
+export async function listAudit(
+  db: Queryable,
+  f: { target: string | null; key: string | null; from: string | null; to: string | null },
+  before: { at: string; id: string } | null,
+  limit: number,
+): Promise<AuditRow[]> {
+  const [{ r }] = await db.query<{ r: AuditRow[] }>(
+    "SELECT admit_audit_list($1, $2, $3::timestamptz, $4::timestamptz, $5::timestamptz, $6::bigint, $7::integer) AS r",
+    [f.target, f.key, f.from, f.to, before?.at ?? null, before?.id ?? null, limit],
+  );
+  return r;
+}
