@@ -14,6 +14,7 @@ import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } 
 import { jsonBodies } from "./body";
 import { database } from "./database";
 import { documentExamples } from "./examples";
+import { decisions, getMetrics, metricsHandler } from "./metrics";
 import { mountPages } from "./pages";
 
 const HEALTH_BUDGET_MS = 4_000;
@@ -90,6 +91,9 @@ const OPERATION_IDS: Record<string, string> = {
   "POST /v1/ratelimits/check": "checkRateLimit",
   "POST /v1/ratelimits/refund": "refundRateLimit",
   "GET /v1/ratelimits/usage": "getRateLimitUsage",
+  "GET /v1/ratelimits/policies/{name}/keys": "listRateLimitPolicyKeys",
+  "GET /v1/ratelimits/policies/{name}/decisions": "getRateLimitPolicyDecisions",
+  "GET /metrics": "getMetrics",
 };
 
 export function createApp(): OpenAPIHono<AppEnv> {
@@ -106,8 +110,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Webhook deliveries (exactly POST /v1/webhooks/:source) are authenticated by their signature instead.
   const token = requireToken();
   app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : token(c, next)));
+  // Prometheus scrapes with the same bearer token (docs/observability.md).
+  app.use("/metrics", token);
   app.use("*", jsonBodies());
   app.use("*", database());
+  // Each decision counted in the isolate, written after the response (functions/core/tally.ts).
+  app.use("/v1/*", decisions(isWebhookDelivery));
   // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
   app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));
 
@@ -136,6 +144,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", inventory);
   app.route("/", webhooks);
   app.route("/", ratelimits);
+  app.openapi(getMetrics, metricsHandler);
 
   const signed = (method: string, path: string) => method === "post" && path === WEBHOOK_DELIVERY_PATH;
   // The document is the same for every request once the routes are mounted: built on first use.
@@ -153,6 +162,6 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // /docs (public/docs.html: /openapi.json rendered with Scalar's bundle) and /dashboard
   // (public/dashboard.html, docs/dashboard.md) are the admit-pages Worker's static assets, reached
   // over the PAGES binding (mountPages above).
-  app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", dashboard: "/dashboard", openapi: "/openapi.json", health: "/health" }));
+  app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", dashboard: "/dashboard", openapi: "/openapi.json", health: "/health", metrics: "/metrics" }));
   return app;
 }

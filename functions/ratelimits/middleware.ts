@@ -5,6 +5,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { ProblemError, problem, problemOfRpc, problemResponse, type RpcProblem } from "../core/errors";
+import { flushSoon } from "../core/tally";
 import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
 import { type GateAnswer, type GateInput, gate, gateBudget, policyNames, validGateInput } from "./gate";
@@ -137,6 +138,15 @@ async function overBinding<C extends Context>(c: Context, ctx: C, opts: RateLimi
   setHeaders(c, answer.headers);
 }
 
+/** The request's execution context, or undefined where there is none (a plain app.request in a script). */
+function executionCtx(c: Context): { waitUntil(p: Promise<unknown>): void } | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}
+
 function setHeaders(c: Context, headers: Record<string, string>): void {
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
 }
@@ -177,6 +187,8 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     const shared = (c.var as { db?: RequestDb }).db;
     const db = shared ?? new RequestDb((c.env ?? {}) as Bindings);
     const closeOwn = () => {
+      // What the decision counted goes out within METRICS_FLUSH_MS, after the response (functions/core/tally.ts).
+      flushSoon(c.env as Bindings | undefined, executionCtx(c));
       if (shared) return;
       const closing = db.close();
       try {
@@ -191,7 +203,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     try {
       const input = validGateInput(await gateInput(c, ctx, opts, names));
       budget = gateBudget(db, input);
-      const answer = await gate(db, input, denyCacheFor(c.env as Bindings | undefined), budget);
+      const answer = await gate(db, input, denyCacheFor(c.env as Bindings | undefined), budget, { env: c.env as Bindings | undefined, via: "middleware" });
       if (!answer.pass) return problemResponse(c, answer.problem, answer.headers);
       headers = answer.headers;
       permit = answer.permit;
