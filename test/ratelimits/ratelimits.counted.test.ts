@@ -148,8 +148,7 @@ describe("the decision log", () => {
     await putPolicy("logged", { algorithm: "fixed_window", limit: 2, window_ms: YEAR });
     const lines: unknown[] = [];
     vi.spyOn(console, "log").mockImplementation((x: unknown) => void lines.push(x));
-    const call = (cost: number) =>
-      suite.api("POST", "/v1/ratelimits/check", { policy: "logged", key: "secret-api-key-123", cost, info: { token: "hunter2" } });
+    const call = (cost: number) => suite.api("POST", "/v1/ratelimits/check", { policy: "logged", key: "secret-api-key-123", cost, info: { token: "hunter2" } });
     expect([(await call(1)).status, (await call(2)).status, (await call(2)).status]).toEqual([200, 429, 429]);
     const decisions = lines.filter((l) => (l as { event?: string })?.event === "admit.ratelimit.decision") as Array<Record<string, unknown>>;
     // DECISION_LOG_LEVEL=info: the two denials (one by Postgres, one by the cache), not the admit (debug).
