@@ -211,6 +211,8 @@ export function markdownTable(rows: Row[]): string {
 
 /** impl of the rows where the Neon driver sends Admit's statement with no Admit code around it. */
 export const DRIVER = "@neondatabase/serverless";
+/** Admit's Worker with METRICS=off (the rate-limit rows' twin): what counting and flushing cost, read from the same run. */
+export const METRICS_OFF = "admit (METRICS=off)";
 
 export interface Target {
   name: string;
@@ -397,7 +399,7 @@ function concurrencies(rows: Row[], m: Match): number[] {
 export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
   const out: Target[] = [];
   // pgbench and driver-alone rows run Admit's own statement, so they count as Admit here.
-  const admitRows = rows.filter((r) => (r.impl === "admit" || r.impl === "pgbench" || r.impl === DRIVER) && !r.skipped);
+  const admitRows = rows.filter((r) => (r.impl === "admit" || r.impl === METRICS_OFF || r.impl === "pgbench" || r.impl === DRIVER) && !r.skipped);
   const counted = admitRows.filter((r) => r.violations !== null);
   const violations = counted.reduce((s, r) => s + (r.violations ?? 0), 0);
   out.push({
@@ -423,6 +425,14 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
       out.push(ratioWithCost(rows, `${hot} c=${c}: edge admit ≥ 0.9× the bare HTTP Worker`, admit, bareHttp, 0.9));
     if (findRow(rows, bareHttp) || findRow(rows, bareWs))
       out.push(ratioWithCost(rows, `${hot} c=${c}: bare HTTP Worker ≥ 3× the bare WebSocket Worker`, bareHttp, bareWs, 3));
+  }
+  // Metrics on vs off (issue 32: nothing added to the hot path), for each rate-limit row that ran both.
+  for (const scenario of ["ratelimit-hot", "ratelimit-10k-keys"]) {
+    for (const c of concurrencies(rows, { scenario, layer: "edge" })) {
+      const on: Match = { scenario, layer: "edge", impl: "admit", connection: "http", concurrency: c };
+      const off: Match = { scenario, layer: "edge", impl: METRICS_OFF, connection: "http", concurrency: c };
+      if (findRow(rows, off)) out.push(ratioWithCost(rows, `${scenario} c=${c}: edge admit with metrics ≥ 0.9× METRICS=off`, on, off, 0.9));
+    }
   }
   // Admit's edge rows, each against the no-op row of the same concurrency, and their HTTP requests.
   const edgeRows = rows.filter((r) => r.layer === "edge" && r.impl === "admit" && !r.skipped && !r.profile && r.errors_5xx === undefined);

@@ -23,7 +23,7 @@ import { checkRateLimit, DenyCache } from "../../functions/ratelimits";
 import { CHECK_SQL } from "../../functions/ratelimits/sql";
 import { httpRequest, pooledConnections, type Query, runLoad } from "../load";
 import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type Scenario } from "../measure";
-import { DRIVER, type Row } from "../report";
+import { DRIVER, METRICS_OFF, type Row } from "../report";
 
 const WINDOW_MS = 60_000;
 const LOCK_TIMEOUT_MS = 2000;
@@ -40,6 +40,7 @@ interface Shape {
 }
 
 const DRIVER_NOTE = "the driver alone: the same statement with no Admit code around it, on the same transport";
+const METRICS_OFF_NOTE = "the same Worker with METRICS=off: no decision counts, no deny-cache counting, no flushes";
 
 const HOT: Shape = { name: "ratelimit-hot", limit: 1_000_000_000, keys: 1 };
 const SPREAD: Shape = { name: "ratelimit-10k-keys", limit: 5, keys: 10_000 };
@@ -156,16 +157,28 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   // and neither always follows the same row; then the bare Worker over a WebSocket Client per request
   // at each concurrency, last, so the backends its connections start and end are not in the way of
   // the HTTP rows' figures.
-  const admitRow = async (concurrency: number) => {
-    const policy = await policyFor("edge", "admit", `http-c${concurrency}`);
+  const admitRow = async (concurrency: number, metrics: "on" | "off" = "on") => {
+    const impl = metrics === "on" ? "admit" : METRICS_OFF;
+    const policy = await policyFor("edge", metrics === "on" ? "admit" : "admit-metrics-off", `http-c${concurrency}`);
     return edge(ctx, {
       scenario: shape.name,
-      impl: "admit",
+      impl,
       connection: "http",
       concurrency,
+      ...(metrics === "off" ? { worker: ctx.metricsOffWorker, note: METRICS_OFF_NOTE } : {}),
       violations: excess(ctx, policy),
       op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
     });
+  };
+  // Admit with metrics on (the default) and off (METRICS=off: no counting, no flushes), one right
+  // after the other at each concurrency, the first alternating by round: "nothing added to the hot
+  // path" is read from these two rows of the same run.
+  const admitRows = async (concurrency: number) => {
+    if (!ctx.metricsOffWorker) return [await admitRow(concurrency)];
+    const order: Array<"on" | "off"> = ctx.round % 2 === 0 ? ["on", "off"] : ["off", "on"];
+    const out: (Row | null)[] = [];
+    for (const m of order) out.push(await admitRow(concurrency, m));
+    return out;
   };
   // A Worker that is only `neon()` (or a WebSocket Client) and this statement (bench/peers/driver-worker).
   const bareRow = async (concurrency: number, connection: "http" | "websocket") => {
@@ -183,14 +196,14 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   };
   for (const concurrency of ctx.edgeConcurrency) {
     if (!driverAlone) {
-      out.push(await admitRow(concurrency));
+      out.push(...(await admitRows(concurrency)));
       continue;
     }
     const pair =
       ctx.round % 2 === 0
-        ? [() => admitRow(concurrency), () => bareRow(concurrency, "http")]
-        : [() => bareRow(concurrency, "http"), () => admitRow(concurrency)];
-    for (const row of pair) out.push(await row());
+        ? [() => admitRows(concurrency), async () => [await bareRow(concurrency, "http")]]
+        : [async () => [await bareRow(concurrency, "http")], () => admitRows(concurrency)];
+    for (const rows of pair) out.push(...(await rows()));
   }
   if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
   if (!ctx.profile) {

@@ -144,4 +144,21 @@ describe("a real Prometheus scrapes /metrics", () => {
     const r = spawnSync(binary("promtool"), ["check", "metrics"], { input: text, encoding: "utf8" });
     expect({ status: r.status, out: `${r.stdout}${r.stderr}`.trim() }).toEqual({ status: 0, out: "" });
   });
+
+  it("the alert rules and the scrape config in docs/observability.md pass promtool check", () => {
+    const doc = fs.readFileSync(path.join(__dirname, "../../docs/observability.md"), "utf8");
+    const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
+    const rules = blocks.find((b) => b.startsWith("groups:"));
+    const scrape = blocks.find((b) => b.startsWith("scrape_configs:"));
+    expect(rules).toBeDefined();
+    expect(scrape).toBeDefined();
+    fs.writeFileSync(path.join(dir, "rules.yml"), rules!);
+    const r = spawnSync(binary("promtool"), ["check", "rules", path.join(dir, "rules.yml")], { encoding: "utf8" });
+    expect({ status: r.status, out: `${r.stdout}${r.stderr}` }).toMatchObject({ status: 0, out: expect.stringContaining("SUCCESS: 3 rules found") });
+    // The scrape config with its token file, as a Prometheus would load it.
+    fs.writeFileSync(path.join(dir, "admit-token"), "token\n");
+    fs.writeFileSync(path.join(dir, "docs-prometheus.yml"), scrape!.replace("/etc/prometheus/admit-token", path.join(dir, "admit-token")));
+    const c = spawnSync(binary("promtool"), ["check", "config", path.join(dir, "docs-prometheus.yml")], { encoding: "utf8" });
+    expect({ status: c.status, out: `${c.stdout}${c.stderr}` }).toMatchObject({ status: 0, out: expect.stringContaining("SUCCESS") });
+  });
 });
