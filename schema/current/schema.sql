@@ -99,6 +99,28 @@ CREATE TABLE invoices (
   CONSTRAINT invoices_work_range CHECK (((work_ms >= 0) AND (work_ms <= 3000)))
 );
 
+CREATE TABLE metric_minutes (
+  name text NOT NULL,
+  labels jsonb NOT NULL,
+  minute timestamp with time zone NOT NULL,
+  value bigint NOT NULL,
+  CONSTRAINT metric_minutes_pkey PRIMARY KEY (name, labels, minute)
+);
+CREATE INDEX metric_minutes_minute ON public.metric_minutes USING btree (minute);
+
+CREATE TABLE metric_policies (
+  name text NOT NULL,
+  labelled_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT metric_policies_pkey PRIMARY KEY (name)
+);
+
+CREATE TABLE metric_totals (
+  name text NOT NULL,
+  labels jsonb NOT NULL,
+  value bigint NOT NULL,
+  CONSTRAINT metric_totals_pkey PRIMARY KEY (name, labels)
+);
+
 CREATE TABLE permits (
   id uuid DEFAULT gen_random_uuid() NOT NULL,
   kind text NOT NULL,
@@ -789,6 +811,51 @@ AS $function$
            LIMIT p_limit + 1) r
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_metric_counters()
+ RETURNS TABLE(name text, labels jsonb, value bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT s.name, s.labels, sum(s.value)::bigint
+    FROM (SELECT t.name, t.labels, t.value FROM metric_totals t
+          UNION ALL
+          SELECT m.name, m.labels, m.value FROM metric_minutes m) s
+   GROUP BY s.name, s.labels
+   ORDER BY s.name, s.labels::text
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_metric_gauges()
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT json_build_object(
+    'permits_in_use', (SELECT coalesce(json_object_agg(k.kind, k.n), '{}'::json) FROM (
+        SELECT kind, count(*) AS n FROM permits
+         WHERE released_at IS NULL AND timed_out_at IS NULL AND expires_at > now() GROUP BY kind) k),
+    'semaphore_permits', (SELECT coalesce(sum(permits), 0) FROM semaphores),
+    'webhooks', (SELECT coalesce(json_agg(json_build_object(
+        'source', s.source,
+        'waiting', (SELECT count(*) FROM webhook_events e WHERE e.source = s.source AND e.processed_at IS NULL
+                      AND (e.claim_expires_at IS NULL OR e.claim_expires_at <= now())),
+        'claimed', (SELECT count(*) FROM webhook_events e WHERE e.source = s.source AND e.processed_at IS NULL
+                      AND e.claim_expires_at > now()),
+        'lapsed', (SELECT count(*) FROM webhook_events e WHERE e.source = s.source AND e.processed_at IS NULL
+                      AND e.claims > 0 AND e.claim_expires_at <= now()),
+        'oldest_waiting_s', (SELECT coalesce(extract(epoch FROM now() - min(e.received_at)), 0) FROM webhook_events e
+                      WHERE e.source = s.source AND e.processed_at IS NULL)
+      ) ORDER BY s.source), '[]'::json) FROM webhook_sources s),
+    'sweep_due', json_build_object(
+      'ratelimits', (SELECT count(*) FROM (SELECT 1 FROM ratelimit_counters WHERE expires_at <= now() LIMIT 100000) x)
+                  + (SELECT count(*) FROM (SELECT 1 FROM ratelimit_log WHERE expires_at <= now() LIMIT 100000) x),
+      'permits', (SELECT count(*) FROM (SELECT 1 FROM permits WHERE released_at IS NULL AND timed_out_at IS NULL
+                                         AND expires_at <= now() LIMIT 100000) x),
+      'idempotency', (SELECT count(*) FROM (SELECT 1 FROM idempotency_keys WHERE expires_at <= now() LIMIT 100000) x),
+      'webhook_events', (SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE processed_at < now() - interval '7 days' LIMIT 100000) x),
+      'inventory', (SELECT count(*) FROM (SELECT 1 FROM inventory_tokens WHERE held_until <= now() LIMIT 100000) x)),
+    'now', admit_rfc3339(now()))
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_ms_to_ts(ms numeric)
  RETURNS timestamp with time zone
  LANGUAGE sql
@@ -803,6 +870,89 @@ CREATE OR REPLACE FUNCTION public.admit_nights(p_from date, p_to date)
  IMMUTABLE PARALLEL SAFE STRICT
 AS $function$
   SELECT p_from + i FROM generate_series(0, p_to - p_from - 1) i
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_observe_flush(p_hits jsonb, p_counts jsonb, p_max_policies integer, p_lock_timeout_ms integer)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_now numeric := admit_ts_to_ms(now());
+  h record;
+  v_slot bigint;
+  v_ws numeric;
+  v_hits bigint := 0;
+  v_dropped bigint := 0;
+  v_rows integer := 0;
+  v_room integer;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  FOR h IN
+    SELECT x.p, x.k, x.n, x.a, x.u, pol.algorithm, pol.window_ms, pol.history_ms,
+           CASE WHEN pol.algorithm = 'fixed_window' AND x.u IS NOT NULL
+                THEN round((v_now + x.u) / pol.window_ms)::bigint - 1
+                WHEN pol.algorithm = 'token_bucket' THEN -1
+                ELSE floor((v_now - coalesce(x.a, 0)) / pol.window_ms)::bigint END AS slot
+      FROM jsonb_to_recordset(coalesce(p_hits, '[]')) AS x(p text, k text, n integer, a bigint, u bigint)
+      LEFT JOIN ratelimit_policies pol ON pol.name = x.p
+     ORDER BY x.p COLLATE "C", x.k COLLATE "C", 9
+  LOOP
+    IF h.algorithm IS NULL OR h.n IS NULL OR h.n <= 0 THEN
+      v_dropped := v_dropped + coalesce(greatest(h.n, 0), 0);
+      CONTINUE;
+    END IF;
+    IF h.algorithm = 'token_bucket' THEN
+      -- The bucket's row counts the aligned window it last saw; a later window restarts its counts
+      -- (as a check does). Calls of a window the row has already left are not stored anywhere.
+      v_ws := floor((v_now - coalesce(h.a, 0)) / h.window_ms) * h.window_ms;
+      UPDATE ratelimit_counters c SET
+        consumed = CASE WHEN c.window_start = admit_ms_to_ts(v_ws) THEN c.consumed ELSE 0 END,
+        admitted = CASE WHEN c.window_start = admit_ms_to_ts(v_ws) THEN c.admitted ELSE 0 END,
+        attempted = CASE WHEN c.window_start = admit_ms_to_ts(v_ws) THEN c.attempted ELSE 0 END + h.n,
+        rejected = CASE WHEN c.window_start = admit_ms_to_ts(v_ws) THEN c.rejected ELSE 0 END + h.n,
+        window_start = admit_ms_to_ts(v_ws)
+       WHERE c.policy = h.p AND c.key = h.k AND c.slot = -1 AND c.window_start <= admit_ms_to_ts(v_ws);
+      IF FOUND THEN v_hits := v_hits + h.n; ELSE v_dropped := v_dropped + h.n; END IF;
+    ELSE
+      v_ws := h.slot * h.window_ms;
+      INSERT INTO ratelimit_counters AS c
+        (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at)
+      VALUES (h.p, h.k, h.slot, admit_ms_to_ts(v_ws), 0, 0, h.n, h.n, false,
+              admit_ms_to_ts(v_ws + h.window_ms + greatest(h.window_ms, h.history_ms)))
+      ON CONFLICT (policy, key, slot) DO UPDATE SET
+        attempted = c.attempted + h.n,
+        rejected = c.rejected + h.n;
+      v_hits := v_hits + h.n;
+    END IF;
+  END LOOP;
+
+  IF jsonb_array_length(coalesce(p_counts, '[]')) > 0 THEN
+    -- New policy labels while there is room (a few over the cap when two flushes meet: said in the docs).
+    v_room := greatest(0, p_max_policies - (SELECT count(*) FROM metric_policies)::integer);
+    IF v_room > 0 THEN
+      INSERT INTO metric_policies (name)
+      SELECT DISTINCT x.l->>'policy'
+        FROM jsonb_to_recordset(p_counts) AS x(m text, l jsonb, n bigint, a bigint)
+       WHERE x.l ? 'policy' AND NOT EXISTS (SELECT 1 FROM metric_policies mp WHERE mp.name = x.l->>'policy')
+       ORDER BY 1 LIMIT v_room
+      ON CONFLICT DO NOTHING;
+    END IF;
+    INSERT INTO metric_minutes AS mm (name, labels, minute, value)
+    SELECT y.m, y.l, y.minute, sum(y.n)
+      FROM (SELECT x.m,
+                   CASE WHEN x.l ? 'policy' AND NOT EXISTS (SELECT 1 FROM metric_policies mp WHERE mp.name = x.l->>'policy')
+                        THEN jsonb_set(x.l, '{policy}', '"_other"') ELSE x.l END AS l,
+                   date_trunc('minute', now() - coalesce(x.a, 0) * interval '1 millisecond') AS minute,
+                   x.n
+              FROM jsonb_to_recordset(p_counts) AS x(m text, l jsonb, n bigint, a bigint)
+             WHERE x.m IS NOT NULL AND x.l IS NOT NULL AND x.n > 0) y
+     GROUP BY 1, 2, 3
+     ORDER BY 1, 2, 3
+    ON CONFLICT (name, labels, minute) DO UPDATE SET value = mm.value + EXCLUDED.value;
+    GET DIAGNOSTICS v_rows = ROW_COUNT;
+  END IF;
+  RETURN json_build_object('hits', v_hits, 'dropped', v_dropped, 'counts', v_rows);
+END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.admit_page(p_items json[], p_limit integer, p_max_bytes integer)
@@ -1484,6 +1634,75 @@ AS $function$
     'created_at', admit_rfc3339(p.created_at), 'updated_at', admit_rfc3339(p.updated_at))
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_policy_keys(p_policy text, p_span text, p_order text, p_after_count bigint, p_after_key text, p_limit integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS json
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+  pol ratelimit_policies;
+  v_now numeric := admit_ts_to_ms(p_now);
+  v_from numeric;
+  v_ws numeric;
+  v_items json;
+BEGIN
+  SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  v_ws := floor(v_now / pol.window_ms) * pol.window_ms;
+  -- The windows counted: the current one, or every window that overlaps [now − 1 h, now].
+  v_from := CASE WHEN p_span = '1h' THEN least(v_ws, v_now - 3600000) ELSE v_ws END;
+  WITH per_key AS (
+    SELECT c.key, sum(c.admitted)::bigint AS admitted, sum(c.attempted)::bigint AS attempted,
+           sum(c.rejected)::bigint AS rejected, sum(c.consumed)::bigint AS consumed
+      FROM ratelimit_counters c
+     WHERE c.policy = p_policy
+       AND CASE WHEN pol.algorithm = 'token_bucket'
+                THEN c.slot = -1 AND admit_ts_to_ms(c.window_start) + pol.window_ms > v_from
+                ELSE c.slot >= floor(v_from / pol.window_ms) AND c.slot <= v_ws / pol.window_ms END
+     GROUP BY c.key
+  ), ranked AS (
+    SELECT k.*, CASE WHEN p_order = 'used' THEN k.consumed ELSE k.rejected END AS n FROM per_key k
+  ), page AS (
+    SELECT * FROM ranked r
+     WHERE r.n > 0
+       AND (p_after_key IS NULL OR r.n < p_after_count OR (r.n = p_after_count AND r.key COLLATE "C" > p_after_key COLLATE "C"))
+     ORDER BY r.n DESC, r.key COLLATE "C"
+     LIMIT p_limit + 1
+  )
+  SELECT coalesce(json_agg(json_build_object('key', key, 'admitted', admitted, 'attempted', attempted,
+                                             'rejected', rejected, 'consumed', consumed)
+                           ORDER BY n DESC, key COLLATE "C"), '[]'::json)
+    INTO v_items FROM page;
+  RETURN json_build_object(
+    'policy', p_policy, 'window', p_span, 'order', p_order,
+    'from', admit_rfc3339(admit_ms_to_ts(v_from)),
+    'window_end', admit_rfc3339(admit_ms_to_ts(v_ws + pol.window_ms)),
+    'items', v_items);
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_policy_minutes(p_policy text, p_minutes integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM ratelimit_policies WHERE name = p_policy) THEN
+    (SELECT coalesce(json_agg(json_build_object(
+              'minute', admit_rfc3339(m.minute), 'allowed', m.allowed, 'denied', m.denied,
+              'unenforced', m.unenforced, 'unavailable', m.unavailable)
+            ORDER BY m.minute), '[]'::json)
+       FROM (SELECT minute,
+                    coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'allowed'), 0)::bigint AS allowed,
+                    coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'denied'), 0)::bigint AS denied,
+                    coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'unenforced'), 0)::bigint AS unenforced,
+                    coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'unavailable'), 0)::bigint AS unavailable
+               FROM metric_minutes
+              WHERE name = 'admit_ratelimit_decisions_total' AND labels->>'policy' = p_policy
+                AND minute >= date_trunc('minute', now()) - (p_minutes - 1) * interval '1 minute'
+              GROUP BY minute) m)
+  END
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone)
  RETURNS json
  LANGUAGE plpgsql
@@ -1989,6 +2208,31 @@ BEGIN
   GET DIAGNOSTICS v_nights = ROW_COUNT;
 
   RETURN v_tokens + v_bookings + v_nights;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_sweep_metrics()
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  n integer;
+BEGIN
+  EXECUTE $q$
+    WITH moved AS (
+      DELETE FROM metric_minutes
+       WHERE ctid = ANY (ARRAY(SELECT ctid FROM metric_minutes WHERE minute < now() - interval '25 hours'
+                                ORDER BY minute LIMIT 10000 FOR UPDATE SKIP LOCKED))
+      RETURNING name, labels, value
+    ), summed AS (
+      SELECT name, labels, sum(value)::bigint AS value FROM moved GROUP BY name, labels
+    )
+    INSERT INTO metric_totals AS t (name, labels, value)
+    SELECT name, labels, value FROM summed ORDER BY name, labels
+    ON CONFLICT (name, labels) DO UPDATE SET value = t.value + EXCLUDED.value
+  $q$;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  RETURN n;
 END
 $function$;
 
