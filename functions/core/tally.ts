@@ -100,7 +100,9 @@ export class Tally {
       try {
         while (this.size > 0) {
           await new Promise((resolve) => setTimeout(resolve, delay));
-          await this.flush();
+          // A flush that did not land (the database is away) ends the chain: its counts wait for
+          // the next request's flushSoon() instead of a retry loop that keeps the isolate busy.
+          if (!(await this.flush())) break;
           delay = this.size >= MAX_GROUPS ? 0 : delayMs;
         }
       } finally {
@@ -111,9 +113,9 @@ export class Tally {
     return this.pending;
   }
 
-  /** Writes everything held now in one statement; what was counted meanwhile waits for the next flush. */
-  async flush(): Promise<void> {
-    if (this.size === 0) return;
+  /** Writes everything held now in one statement; what was counted meanwhile waits for the next flush. Whether it landed. */
+  async flush(): Promise<boolean> {
+    if (this.size === 0) return true;
     const hits = this.hits;
     const counts = this.counts;
     this.hits = new Map();
@@ -130,6 +132,7 @@ export class Tally {
       );
       this.stats.flushes++;
       this.stats.hitsFlushed += r.hits;
+      return true;
     } catch (err) {
       if (err instanceof ProblemError && err.problem.status === 503) {
         // Certainly not applied: merged back, sent with the next flush.
@@ -143,6 +146,7 @@ export class Tally {
         this.stats.lost += n;
         console.error(`admit tally: flush outcome unknown (${(err as Error)?.message ?? err}); ${n} counts not re-sent (never counted twice)`);
       }
+      return false;
     } finally {
       await db.close();
     }

@@ -194,7 +194,14 @@ export const getMetrics = createRoute({
       description: "The exposition",
       content: {
         "text/plain; version=0.0.4; charset=utf-8": {
-          schema: z.string().openapi({ example: 'admit_ratelimit_decisions_total{outcome="denied",policy="api"} 450\n' }),
+          schema: z.string(),
+          example: [
+            "# HELP admit_ratelimit_decisions_total Rate-limit decisions by policy and outcome …",
+            "# TYPE admit_ratelimit_decisions_total counter",
+            'admit_ratelimit_decisions_total{outcome="allowed",policy="api"} 50',
+            'admit_ratelimit_decisions_total{outcome="denied",policy="api"} 450',
+            "",
+          ].join("\n"),
         },
       },
     },
