@@ -9,7 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../core/context";
 import type { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
-import { REPLAYED_HEADER } from "../core/http";
+import { executionCtxOf, REPLAYED_HEADER } from "../core/http";
 import { problemResponses } from "../core/openapi";
 import { flushSoon, tallyFor } from "../core/tally";
 
@@ -81,17 +81,12 @@ export function decisions(isDelivery: (c: Context<AppEnv>) => boolean): Middlewa
           const outcome =
             status === 200 ? (c.res.headers.get(REPLAYED_HEADER) === "true" ? "duplicate" : "received") : status >= 500 ? "unavailable" : "refused";
           tally.count(DELIVERIES, { outcome }, now);
-        } else {
+        } else if (c.res.headers.get(REPLAYED_HEADER) !== "true") {
+          // (A replayed Idempotency-Key answer decided nothing new: not counted again.)
           const kind = classify(c.req.method, c.req.path);
           if (kind) tally.count(DECISIONS, { capability: kind[0], action: kind[1], outcome: outcomeOfStatus(status) }, now);
         }
-        let ctx: { waitUntil(p: Promise<unknown>): void } | undefined;
-        try {
-          ctx = c.executionCtx;
-        } catch {
-          ctx = undefined;
-        }
-        flushSoon(c.env, ctx);
+        flushSoon(c.env, executionCtxOf(c));
       }
     }
   };

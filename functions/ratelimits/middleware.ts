@@ -5,6 +5,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { ProblemError, problem, problemOfRpc, problemResponse, type RpcProblem } from "../core/errors";
+import { executionCtxOf } from "../core/http";
 import { flushSoon } from "../core/tally";
 import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
@@ -138,15 +139,6 @@ async function overBinding<C extends Context>(c: Context, ctx: C, opts: RateLimi
   setHeaders(c, answer.headers);
 }
 
-/** The request's execution context, or undefined where there is none (a plain app.request in a script). */
-function executionCtx(c: Context): { waitUntil(p: Promise<unknown>): void } | undefined {
-  try {
-    return c.executionCtx;
-  } catch {
-    return undefined;
-  }
-}
-
 function setHeaders(c: Context, headers: Record<string, string>): void {
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
 }
@@ -188,7 +180,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     const db = shared ?? new RequestDb((c.env ?? {}) as Bindings);
     const closeOwn = () => {
       // What the decision counted goes out within METRICS_FLUSH_MS, after the response (functions/core/tally.ts).
-      flushSoon(c.env as Bindings | undefined, executionCtx(c));
+      flushSoon(c.env as Bindings | undefined, executionCtxOf(c));
       if (shared) return;
       const closing = db.close();
       try {
