@@ -8327,9 +8327,15 @@ export interface operations {
                 limit?: number;
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
-                /** @description `current`: the current window; `1h`: every window that overlaps the last hour */
+                /**
+                 * @description `current`: the current window; `1h`: every window that overlaps the last hour
+                 * @example 1h
+                 */
                 window?: "current" | "1h";
-                /** @description `denied`: most rejected calls first; `used`: most units consumed first */
+                /**
+                 * @description `denied`: most rejected calls first; `used`: most units consumed first
+                 * @example denied
+                 */
                 order?: "denied" | "used";
             };
             header?: never;
@@ -8346,6 +8352,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "policy": "api",
+                     *       "window": "1h",
+                     *       "order": "denied",
+                     *       "from": "2030-04-30T11:00:00.000Z",
+                     *       "window_end": "2030-04-30T12:01:00.000Z",
+                     *       "items": [
+                     *         {
+                     *           "key": "customer-42",
+                     *           "admitted": 100,
+                     *           "attempted": 5240,
+                     *           "rejected": 5140,
+                     *           "consumed": 100
+                     *         },
+                     *         {
+                     *           "key": "customer-7",
+                     *           "admitted": 100,
+                     *           "attempted": 180,
+                     *           "rejected": 80,
+                     *           "consumed": 100
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitKeyList"];
                 };
             };
@@ -8355,6 +8387,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8364,6 +8404,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8373,6 +8421,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path name: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "name",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["ValidationProblem"];
                 };
             };
@@ -8382,6 +8445,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8390,7 +8461,10 @@ export interface operations {
     getRateLimitPolicyDecisions: {
         parameters: {
             query?: {
-                /** @description How many minutes back, 1–1440 (default 60) */
+                /**
+                 * @description How many minutes back, 1–1440 (default 60)
+                 * @example 60
+                 */
                 minutes?: number;
             };
             header?: never;
@@ -8407,6 +8481,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "policy": "api",
+                     *       "items": [
+                     *         {
+                     *           "minute": "2030-04-30T11:58:00Z",
+                     *           "allowed": 4100,
+                     *           "denied": 12,
+                     *           "unenforced": 0,
+                     *           "unavailable": 0
+                     *         },
+                     *         {
+                     *           "minute": "2030-04-30T11:59:00Z",
+                     *           "allowed": 4310,
+                     *           "denied": 5128,
+                     *           "unenforced": 0,
+                     *           "unavailable": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitPolicyDecisions"];
                 };
             };
@@ -8416,6 +8511,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8425,6 +8528,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8434,6 +8545,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path name: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "name",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["ValidationProblem"];
                 };
             };
@@ -8443,6 +8569,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8463,6 +8597,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP admit_ratelimit_decisions_total Rate-limit decisions by policy and outcome …
+                     *     # TYPE admit_ratelimit_decisions_total counter
+                     *     admit_ratelimit_decisions_total{outcome="allowed",policy="api"} 50
+                     *     admit_ratelimit_decisions_total{outcome="denied",policy="api"} 450
+                     */
                     "text/plain; version=0.0.4; charset=utf-8": string;
                 };
             };
@@ -8472,6 +8612,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -8481,6 +8629,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
