@@ -211,6 +211,8 @@ export function markdownTable(rows: Row[]): string {
 
 /** impl of the rows where the Neon driver sends Admit's statement with no Admit code around it. */
 export const DRIVER = "@neondatabase/serverless";
+/** The flush interval of the bench's Worker (wrangler.toml METRICS_FLUSH_MS): an edge row's HTTP SQL requests may include one flush per interval. */
+const FLUSH_MS = 2_000;
 /** Admit's Worker with METRICS=off (the rate-limit rows' twin): what counting and flushing cost, read from the same run. */
 export const METRICS_OFF = "admit (METRICS=off)";
 
@@ -454,15 +456,19 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
     }
     if (r.connection === "http") {
       const v = r.http_requests_per_decision ?? null;
+      // The isolate's metric flushes (docs/observability.md): one statement per METRICS_FLUSH_MS (2 s)
+      // at most, after the responses, whatever the rate — not per decision. Allowed on top, rounded up.
+      const flushes = r.throughput_rps && r.requests ? Math.ceil(((r.requests / r.throughput_rps / (FLUSH_MS / 1000) + 1) / r.requests) * 100) / 100 : 0;
       out.push({
         name: `${r.scenario} c=${r.concurrency}: HTTP SQL requests per decision ≤ ${statements}`,
         value: v,
         max: statements,
-        met: v === null ? null : v <= statements,
+        met: v === null ? null : v <= statements + flushes,
         detail:
           v === null
             ? "not counted"
             : `${v} per decision at the bridge (POST /sql), ${statements} statement(s) per decision at most` +
+              (flushes ? ` (+ ${flushes} for the metric flushes, one per ${FLUSH_MS / 1000} s)` : "") +
               (v < statements ? (statements > 1 ? "; fewer: a refused acquire sends no release" : "; fewer: answers from the deny cache (no statement)") : ""),
       });
     }

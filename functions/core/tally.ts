@@ -57,12 +57,18 @@ export class Tally {
   private hits = new Map<string, HitGroup>();
   private counts = new Map<string, CountGroup>();
   private pending: Promise<void> | null = null;
+  private flushing = 0;
   readonly stats: TallyStats = { flushes: 0, hitsFlushed: 0, lost: 0 };
 
   constructor(private readonly env: Bindings) {}
 
   get size(): number {
     return this.hits.size + this.counts.size;
+  }
+
+  /** Nothing held and no flush under way: every count made so far has landed (or been given up on). */
+  get idle(): boolean {
+    return this.size === 0 && this.pending === null && this.flushing === 0;
   }
 
   /** `n` calls of `policy`/`key` the deny cache refused; `until`: local time the cached denial stands until. */
@@ -124,6 +130,7 @@ export class Tally {
     const hitRows = [...hits.values()].map((g) => ({ p: g.policy, k: g.key, n: g.n, a: now - g.last, u: g.until === null ? null : g.until - now }));
     const countRows = [...counts.values()].map((g) => ({ m: g.metric, l: g.labels, n: g.n, a: now - g.first }));
     const db = new RequestDb(this.env);
+    this.flushing++;
     try {
       const [{ r }] = await db.query<{ r: { hits: number } }>(
         "SELECT admit_observe_flush($1::jsonb, $2::jsonb, $3::integer, $4::integer) AS r",
@@ -149,6 +156,7 @@ export class Tally {
       return false;
     } finally {
       await db.close();
+      this.flushing--;
     }
   }
 }

@@ -114,7 +114,7 @@ describe("a real Prometheus scrapes /metrics", () => {
     const acquires = [];
     for (const holder of ["a", "b"]) acquires.push((await suite.api("POST", "/v1/semaphores/prom-sem/acquire", { holder, ttl_ms: 60_000 })).status);
     expect(acquires).toEqual([201, 429]);
-    await until(async () => (tallyFor(bindings(suite.db))?.size ?? 0) === 0, 30_000, "the tally to flush");
+    await until(async () => tallyFor(bindings(suite.db))?.idle ?? true, 30_000, "the tally to flush");
 
     const byOutcome = async () =>
       Object.fromEntries(

@@ -4,10 +4,10 @@
 // per-minute decisions, /metrics, Server-Timing and the decision log line.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { tallyFor } from "../../functions/core/tally";
-import { bindings, servedApp, sql, until } from "../support";
+import { bindings, SUITE_BUDGET_MS, servedApp, sql, until, withServedApp } from "../support";
 
 const FLUSH_MS = 1_000;
-const suite = servedApp("ratelimits_counted", { METRICS_FLUSH_MS: String(FLUSH_MS), DECISION_LOG_LEVEL: "info", DECISION_LOG_SAMPLE: "1" });
+const suite = servedApp("ratelimits_counted", { METRICS_FLUSH_MS: String(FLUSH_MS) });
 
 const YEAR = 366 * 86_400_000;
 
@@ -27,7 +27,7 @@ async function check(policy: string, key: string, cost = 1) {
 
 const usage = async (policy: string, key: string) => (await suite.api("GET", `/v1/ratelimits/usage?policy=${policy}&key=${key}`)).json;
 /** Waits until the tally of this process holds nothing and has no flush under way: every count has landed. */
-const flushed = () => until(async () => (tallyFor(bindings(suite.db))?.size ?? 0) === 0, 30_000, "the tally to flush");
+const flushed = () => until(async () => tallyFor(bindings(suite.db))?.idle ?? true, 30_000, "the tally to flush");
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -148,8 +148,11 @@ describe("the decision log", () => {
     await putPolicy("logged", { algorithm: "fixed_window", limit: 2, window_ms: YEAR });
     const lines: unknown[] = [];
     vi.spyOn(console, "log").mockImplementation((x: unknown) => void lines.push(x));
-    const call = (cost: number) => suite.api("POST", "/v1/ratelimits/check", { policy: "logged", key: "secret-api-key-123", cost, info: { token: "hunter2" } });
-    expect([(await call(1)).status, (await call(2)).status, (await call(2)).status]).toEqual([200, 429, 429]);
+    // An app of its own on the same database, logging at "info" (the default is "warn").
+    await withServedApp(bindings(suite.db, { DB_BUDGET_MS: SUITE_BUDGET_MS, DECISION_LOG_LEVEL: "info", DECISION_LOG_SAMPLE: "1" }), async (api) => {
+      const call = (cost: number) => api("POST", "/v1/ratelimits/check", { policy: "logged", key: "secret-api-key-123", cost, info: { token: "hunter2" } });
+      expect([(await call(1)).status, (await call(2)).status, (await call(2)).status]).toEqual([200, 429, 429]);
+    });
     const decisions = lines.filter((l) => (l as { event?: string })?.event === "admit.ratelimit.decision") as Array<Record<string, unknown>>;
     // DECISION_LOG_LEVEL=info: the two denials (one by Postgres, one by the cache), not the admit (debug).
     expect(decisions.map((d) => [d.outcome, d.cached, d.level])).toEqual([
