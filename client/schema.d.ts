@@ -8603,7 +8603,7 @@ export interface operations {
                      *     admit_ratelimit_decisions_total{outcome="allowed",policy="api"} 50
                      *     admit_ratelimit_decisions_total{outcome="denied",policy="api"} 450
                      */
-                    "text/plain; version=0.0.4; charset=utf-8": string;
+                    "text/plain": string;
                 };
             };
             /** @description Missing or invalid bearer token */

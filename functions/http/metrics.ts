@@ -188,7 +188,8 @@ export const getMetrics = createRoute({
     200: {
       description: "The exposition",
       content: {
-        "text/plain; version=0.0.4; charset=utf-8": {
+        // Sent as `text/plain; version=0.0.4; charset=utf-8`, the exposition format's own content type.
+        "text/plain": {
           schema: z.string(),
           example: [
             "# HELP admit_ratelimit_decisions_total Rate-limit decisions by policy and outcome …",
