@@ -143,6 +143,28 @@ describe("GET /metrics", () => {
   });
 });
 
+describe("bounded cardinality", () => {
+  it('policies past METRICS_MAX_POLICIES count as policy="_other"; a policy once labelled keeps its label', async () => {
+    const flush = (policy: string, cap: number) =>
+      sql(suite.db, "SELECT admit_observe_flush('[]'::jsonb, $1::jsonb, $2::integer, 1000)", [
+        JSON.stringify([{ m: "admit_ratelimit_decisions_total", l: { policy, outcome: "denied" }, n: 3, a: 0 }]),
+        cap,
+      ]);
+    const [{ n }] = await sql<{ n: number }>(suite.db, "SELECT count(*)::int AS n FROM metric_policies");
+    await flush("cap-late", n); // no room left: "_other"
+    await flush("cap-first", n + 1); // room for one: its own label
+    await flush("cap-first", 0); // the cap lowered afterwards: it keeps it
+    const rows = await sql(
+      suite.db,
+      "SELECT labels->>'policy' AS policy, sum(value)::int AS n FROM metric_minutes WHERE labels->>'policy' IN ('cap-late', 'cap-first', '_other') GROUP BY 1 ORDER BY 1",
+    );
+    expect(rows).toEqual([
+      { policy: "_other", n: 3 },
+      { policy: "cap-first", n: 6 },
+    ]);
+  });
+});
+
 describe("the decision log", () => {
   it("one JSON object per decision at the configured level, never the key or the info", async () => {
     await putPolicy("logged", { algorithm: "fixed_window", limit: 2, window_ms: YEAR });
