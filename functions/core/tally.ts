@@ -162,6 +162,7 @@ export class Tally {
 }
 
 const tallies = new Map<string, Tally>();
+const byEnv = new WeakMap<Bindings, Tally | null>();
 
 /** Whether the METRICS var turns counting off ("off"): the bench's switch. */
 export function metricsOn(env: Bindings | undefined): boolean {
@@ -170,10 +171,17 @@ export function metricsOn(env: Bindings | undefined): boolean {
 
 /** This isolate's tally for env's database (one per database: tests serve several from one process), or null when METRICS=off. */
 export function tallyFor(env: Bindings | undefined): Tally | null {
-  if (!env?.DATABASE_URL || !metricsOn(env)) return null;
-  const id = `${env.DATABASE_URL}\u0000${env.NEON_WS_PROXY ?? ""}`;
-  let t = tallies.get(id);
-  if (!t) tallies.set(id, (t = new Tally(env)));
+  if (!env) return null;
+  // The hot path asks once per decision: the same bindings object answers from a WeakMap.
+  const known = byEnv.get(env);
+  if (known !== undefined) return known;
+  let t: Tally | null = null;
+  if (env.DATABASE_URL && metricsOn(env)) {
+    const id = `${env.DATABASE_URL}\u0000${env.NEON_WS_PROXY ?? ""}`;
+    t = tallies.get(id) ?? null;
+    if (!t) tallies.set(id, (t = new Tally(env)));
+  }
+  byEnv.set(env, t);
   return t;
 }
 

@@ -54,6 +54,7 @@ export function outcomeOfStatus(status: number): string {
 }
 
 function classify(method: string, path: string): [string, string] | null {
+  if (method === "GET" || path.startsWith("/v1/ratelimits/")) return null; // reads decide nothing; rate limits count their own
   for (const [m, re, capability, action] of ROUTES) {
     if (m !== method) continue;
     const match = re.exec(path);
