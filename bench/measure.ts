@@ -22,6 +22,8 @@ export interface BenchContext {
   worker: { url: string; token: string } | null;
   /** The driver-alone Worker (bench/peers/driver-worker), which takes no token; null with --no-edge. */
   driverWorker: { url: string } | null;
+  /** Admit's Worker with METRICS=off (docs/observability.md): the rate-limit rows' "metrics off" twin; null with --no-edge and in a pooler profile. */
+  metricsOffWorker?: { url: string; token: string } | null;
   bridge: BenchBridge;
   pgbench: Pgbench | null;
   /** Setup and invariant queries over plain TCP (not through the bridge, so not counted). */

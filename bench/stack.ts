@@ -19,6 +19,8 @@ export interface Stack {
   worker: WranglerDev | null;
   /** The "driver alone" Worker (bench/peers/driver-worker): the check's statement and nothing else; null with --no-edge. */
   driverWorker: WranglerDev | null;
+  /** Admit's Worker again with METRICS=off (no counting, no flushes): the rate-limit rows run on both in the same run; null with --no-edge. */
+  metricsOffWorker: WranglerDev | null;
   token: string;
   /** One admin connection over plain TCP (node-postgres), so setup and counting never show up in the bridge's figures. */
   admin: pg.Client;
@@ -73,18 +75,21 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const token = "bench_" + randomBytes(12).toString("base64url");
     let worker: WranglerDev | null = null;
     let driverWorker: WranglerDev | null = null;
+    let metricsOffWorker: WranglerDev | null = null;
     if (opts.edge) {
-      opts.log("starting wrangler dev (Admit's Worker and the driver-alone Worker)…");
+      opts.log("starting wrangler dev (Admit's Worker, again with METRICS=off, and the driver-alone Worker)…");
       const vars = { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy };
       const started = await Promise.allSettled([
         startWranglerDev({ vars: { ...vars, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
         startWranglerDev({ config: DRIVER_WORKER, vars, readyTimeoutMs: 90_000, devtools: false, direct: true }),
+        startWranglerDev({ vars: { ...vars, API_TOKEN: token, METRICS: "off" }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
       ]);
       for (const s of started) if (s.status === "fulfilled") stops.push(() => s.value.stop());
       for (const s of started) if (s.status === "rejected") throw s.reason;
-      [worker, driverWorker] = started.map((s) => (s as PromiseFulfilledResult<WranglerDev>).value);
+      [worker, driverWorker, metricsOffWorker] = started.map((s) => (s as PromiseFulfilledResult<WranglerDev>).value);
       opts.log(`wrangler dev on ${worker.url}; ${edgeVia(worker)}`);
       opts.log(`driver-alone Worker on ${edgeUrl(driverWorker)}`);
+      opts.log(`Admit's Worker with METRICS=off on ${edgeUrl(metricsOffWorker)}`);
     }
     let pooler: Stack["pooler"] = null;
     if (opts.pgbouncer) {
@@ -108,10 +113,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const pids: StackPids = {
       postmaster: postmasterPid(pgh.dataDir),
       bridge: bridge.pid,
-      wranglers: [worker, driverWorker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : [])),
+      wranglers: [worker, driverWorker, metricsOffWorker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : [])),
       self: process.pid,
     };
-    return { pg: pgh, bridge, worker, driverWorker, token, admin, pooler, pids, stop };
+    return { pg: pgh, bridge, worker, driverWorker, metricsOffWorker, token, admin, pooler, pids, stop };
   } catch (err) {
     await stop();
     throw err;

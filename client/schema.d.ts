@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * Free and busy times of a resource
-         * @description The window may span at most 366 days. An answer covers at most `limit` reservations: past them it stops at the next one's start (`to`) and gives `next_from`, where to ask again. Encode `/` in the resource as `%2F`.
+         * @description The window may span at most 366 days. Encode `/` in the resource as `%2F`.
          */
         get: operations["getResourceAvailability"];
         put?: never;
@@ -191,10 +191,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Size, use and current holders of a semaphore
-         * @description At most `holders` holders (1000 by default) by slot; when `more_holders` is not 0, ask again with `after_slot` set to the last slot listed.
-         */
+        /** Size, use and current holders of a semaphore */
         get: operations["getSemaphore"];
         /**
          * Create or resize a semaphore
@@ -420,7 +417,7 @@ export interface paths {
         get: operations["getWebhookSource"];
         /**
          * Register or replace a webhook sender
-         * @description Stores the sender's scheme, signing secret (write-only: no endpoint returns it), timestamp tolerance and optional ordering key. Replacing a source keeps its events. A rotation keeps the previous secret accepted for `previous_secret_ttl_ms`.
+         * @description Stores the sender's signing secret (write-only: no endpoint returns it), its timestamp tolerance and optional ordering key. Replacing a source keeps its events.
          */
         put: operations["putWebhookSource"];
         post?: never;
@@ -461,11 +458,11 @@ export interface paths {
         put?: never;
         /**
          * Receive a signed webhook delivery
-         * @description Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).
+         * @description Authenticated by `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, several space-separated for key rotation), verified with the `standardwebhooks` package over the raw body bytes. The body is any JSON.
          *
-         *     A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, an unknown source or a timestamp outside the tolerance → 401 `/problems/webhook-signature` whose `reason` and `header` say which, and nothing is stored.
+         *     `webhook-timestamp` must be within ±`tolerance_s` of the database clock. A bad or missing signature, an unknown source or a stale/future timestamp → 401 and nothing is stored.
          *
-         *     The event is stored once per (source, the sender's own id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`. Slack's `url_verification` → 200 `{challenge}` and GitHub's `ping` → 200 `{status: "acknowledged", stored: false}`, neither stored.
+         *     The event is stored once per (source, webhook-id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`.
          */
         post: operations["receiveWebhook"];
         delete?: never;
@@ -689,7 +686,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/keys": {
+    "/v1/ratelimits/policies/{name}/keys": {
         parameters: {
             query?: never;
             header?: never;
@@ -697,64 +694,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List API keys (never their secrets)
-         * @description Oldest first; up to `limit` per page, then follow `next_cursor`. Revoked and expired keys are listed too.
+         * List the keys of a policy by denials or use
+         * @description The keys with the most rejected calls (`order=denied`) or the most consumed units (`order=used`) in the current window or over the windows overlapping the last hour (`window=1h`; for a window longer than an hour, that is the current window), keys with none left out; up to `limit` per page, then follow `next_cursor`. Calls the deny cache answered are included once their isolate's flush has landed (within `METRICS_FLUSH_MS`, 2 s by default). Counts move while you page: a key whose count changed between pages can appear twice or not at all.
          */
-        get: operations["listKeys"];
-        put?: never;
-        /**
-         * Create a scoped API key
-         * @description 201 with the secret, shown this once; only its SHA-256 is stored. A key (not the root token) may create only keys within its own scopes and name patterns.
-         */
-        post: operations["createKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/keys/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** An API key (never its secret) */
-        get: operations["getKey"];
+        get: operations["listRateLimitPolicyKeys"];
         put?: never;
         post?: never;
-        /**
-         * Revoke an API key
-         * @description Every secret of the key stops working: in this isolate at once, in every other within 5 s (their key cache's period).
-         */
-        delete: operations["revokeKey"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/keys/{id}/rotate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Issue a new secret; the old one works for the overlap
-         * @description The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one.
-         */
-        post: operations["rotateKey"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/v1/audit": {
+    "/v1/ratelimits/policies/{name}/decisions": {
         parameters: {
             query?: never;
             header?: never;
@@ -762,10 +714,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The audit log of configuration changes
-         * @description Newest first; up to `limit` per page, then follow `next_cursor`. Every configuration write (policies, overrides, semaphore sizes, stock, webhook sources, keys) has its row, written in the same transaction; decisions are not audited. Kept AUDIT_RETENTION_DAYS (default 90).
+         * A policy's decisions per minute
+         * @description Decisions of the policy per minute over the last `minutes` minutes (1–1440, default 60), oldest first, minutes without any left out: `allowed`, `denied` (deny-cache answers included), `unenforced` (fail open) and `unavailable` (fail closed). From the same counts as `/metrics` (`admit_ratelimit_decisions_total`), so a policy past `METRICS_MAX_POLICIES` has none of its own, and a minute is complete once the isolates' flushes have landed.
          */
-        get: operations["listAudit"];
+        get: operations["getRateLimitPolicyDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Counters and gauges in the Prometheus text exposition format (0.0.4), for a Prometheus that scrapes with `authorization: {credentials: <token>}`. Counters are sums of per-minute rows written by the isolates after their responses (at most `METRICS_FLUSH_MS` late, 2 s by default) and never go down. No label carries a rate-limit key; policies past `METRICS_MAX_POLICIES` (100) share `policy="_other"`. See docs/observability.md.
+         */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -862,15 +834,9 @@ export interface components {
         Availability: {
             resource: string;
             from: string;
-            /** @description The end of what this answer covers: the window's end, or where `next_from` starts */
             to: string;
             free: components["schemas"]["Interval"][];
             busy: components["schemas"]["Interval"][];
-            /**
-             * Format: date-time
-             * @description Present when the window holds more than `limit` reservations: the answer stops here (`to`); ask again with `from` set to it for the rest
-             */
-            next_from?: string;
         };
         Interval: {
             /** Format: date-time */
@@ -922,19 +888,13 @@ export interface components {
             [key: string]: unknown;
         });
         LeaseRenew: {
-            /**
-             * Format: uuid
-             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
-             */
+            /** Format: uuid */
             lease_id: string;
             /** @description New TTL from now; default: the lease's TTL so far */
             ttl_ms?: number;
         };
         LeaseRelease: {
-            /**
-             * Format: uuid
-             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
-             */
+            /** Format: uuid */
             lease_id: string;
         };
         LeaseState: {
@@ -955,7 +915,7 @@ export interface components {
             default_ttl_ms: number;
             in_use: number;
             available: number;
-            /** @description Current holders by slot: the `holders` lowest (after `after_slot` for a single semaphore; a PUT answers the first 1000) */
+            /** @description Current holders by slot: every one for a single semaphore; in a list, the `holders` lowest slots */
             holders: {
                 slot: number;
                 holder: string;
@@ -964,7 +924,7 @@ export interface components {
                 expires_at: string;
             }[];
             /**
-             * @description Holders after the last one in `holders`: for a single semaphore, ask again with `after_slot` set to that slot
+             * @description Holders not in `holders` (in a list, beyond its `holders` bound; always 0 for a single semaphore)
              * @example 0
              */
             more_holders: number;
@@ -1021,19 +981,13 @@ export interface components {
             ttl_ms?: number;
         };
         SemaphoreRenew: {
-            /**
-             * Format: uuid
-             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
-             */
+            /** Format: uuid */
             permit_id: string;
             /** @description New TTL from now; default: the claim's TTL so far */
             ttl_ms?: number;
         };
         SemaphoreRelease: {
-            /**
-             * Format: uuid
-             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
-             */
+            /** Format: uuid */
             permit_id: string;
         };
         Invoice: {
@@ -1171,95 +1125,29 @@ export interface components {
         });
         WebhookSource: {
             source: string;
-            /** @enum {string} */
-            scheme: "standard-webhooks" | "stripe" | "github" | "shopify" | "slack" | "hmac";
-            /** @description ±seconds a signed timestamp may differ from the database clock; null: the scheme signs none */
-            tolerance_s: number | null;
+            tolerance_s: number;
             ordering_key: string | null;
-            hmac: components["schemas"]["WebhookHmacSettings"];
-            /**
-             * Format: date-time
-             * @description Until when the previous secret is still accepted (a rotation); null: only the current one
-             */
-            previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description The generic scheme's settings (scheme hmac); null otherwise */
-        WebhookHmacSettings: {
-            /**
-             * @description The header carrying the signature
-             * @example X-Signature
-             */
-            header: string;
-            /**
-             * @default sha256
-             * @enum {string}
-             */
-            algorithm?: "sha256" | "sha1" | "sha512";
-            /**
-             * @default hex
-             * @enum {string}
-             */
-            encoding?: "hex" | "base64";
-            /**
-             * @description Text before the signature in the header
-             * @default
-             * @example sha256=
-             */
-            prefix?: string;
-            /**
-             * @description What is signed: {body} (the raw bytes) once, with {timestamp} and {id} around it as the sender signs them
-             * @default {body}
-             * @example {timestamp}.{body}
-             */
-            signed?: string;
-            /**
-             * @description The header with the signed timestamp (Unix seconds); tolerance_s applies. null: the sender signs none
-             * @default null
-             */
-            timestamp_header?: string | null;
-            id: components["schemas"]["WebhookPlace"];
-            /**
-             * @description Where the event type is (stored as the event's event_type); null: none
-             * @default null
-             */
-            event_type?: {
-                header: string;
-            } | {
-                pointer: string;
-            } | null;
-        } | null;
-        /** @description Where the sender's own event id is; deliveries are deduplicated on it */
-        WebhookPlace: {
-            header: string;
-        } | {
-            pointer: string;
-        };
         WebhookSourceInput: {
             /**
-             * @description How the sender signs (docs/webhooks.md has one section per sender). Default standard-webhooks
-             * @default standard-webhooks
-             * @enum {string}
-             */
-            scheme?: "standard-webhooks" | "stripe" | "github" | "shopify" | "slack" | "hmac";
-            /**
-             * @description The signing secret shared with the sender, as the sender shows it (standard-webhooks: whsec_ + base64 of 24–64 bytes; stripe: the endpoint's whsec_…; others: 8–1024 printable characters). Write-only: never returned.
+             * @description The signing secret shared with the sender. Write-only: never returned.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             secret: string;
-            /** @description Rotation: how much longer (ms, from now, up to 30 days) the previous secret is still accepted. With a new `secret`, the stored one becomes the previous secret; with the same `secret`, the previous one's time is set anew; 0 retires it. Omitted: a new secret replaces the old one outright, and the same secret leaves a previous one as it is. */
-            previous_secret_ttl_ms?: number;
-            /** @description Accepted clock skew of the signed timestamp, ±seconds (default 300). Only for schemes that sign one */
+            /**
+             * @description Accepted clock skew of `webhook-timestamp`, ±seconds (default 300)
+             * @default 300
+             */
             tolerance_s?: number;
             /**
              * @description Events with the same value at this JSON pointer are never claimed concurrently, and are handed out in received order
              * @example /data/subscription_id
              */
             ordering_key?: string | null;
-            hmac?: components["schemas"]["WebhookHmacSettings"] & unknown;
         };
         WebhookSourceList: {
             items: components["schemas"]["WebhookSource"][];
@@ -1275,7 +1163,6 @@ export interface components {
             /** Format: uuid */
             id: string;
             webhook_id: string;
-            event_type: string | null;
             payload?: unknown;
             ordering_value: string | null;
             /** Format: date-time */
@@ -1303,19 +1190,13 @@ export interface components {
         WebhookEvent: {
             /** Format: uuid */
             id: string;
-            /** @description The sender's own id, which deliveries are deduplicated on */
             webhook_id: string;
-            /** @description The sender's event type (Stripe type, X-GitHub-Event, X-Shopify-Topic, Slack event.type, …) */
-            event_type: string | null;
             payload?: unknown;
             /** @enum {string} */
             status: "received" | "claimed" | "processed";
             ordering_value: string | null;
-            /**
-             * Format: date-time
-             * @description The signed timestamp; null for schemes that sign none
-             */
-            webhook_timestamp: string | null;
+            /** Format: date-time */
+            webhook_timestamp: string;
             /** Format: date-time */
             received_at: string;
             /** Format: date-time */
@@ -1328,7 +1209,6 @@ export interface components {
             /**
              * Format: uuid
              * @description The `receipt` the claim returned with this event
-             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
              */
             receipt: string;
         };
@@ -1495,7 +1375,7 @@ export interface components {
         });
         RateLimitCheck: {
             /**
-             * @description One policy. Give exactly one of `policy` and `policies`
+             * @description One policy (or give `policies`)
              * @example api
              */
             policy?: string;
@@ -1560,86 +1440,42 @@ export interface components {
              */
             deny_cached_until: string | null;
         };
-        ApiKeyCreated: components["schemas"]["ApiKey"] & {
-            /**
-             * @description The secret, shown this once: `Authorization: Bearer <secret>`
-             * @example admit_…
-             */
-            secret: string;
-        };
-        ApiKey: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            scopes: string[];
-            /** @description Patterns bounding the named things the key may touch; null: any */
-            names: string[] | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            expires_at: string | null;
-            /** Format: date-time */
-            revoked_at: string | null;
+        RateLimitKeyList: {
+            policy: string;
+            /** @enum {string} */
+            window: "current" | "1h";
+            /** @enum {string} */
+            order: "denied" | "used";
             /**
              * Format: date-time
-             * @description When an isolate last looked the key up: at most 5 s (the key cache's period) before its latest use, per isolate
+             * @description Start of the first window counted
              */
-            last_used_at: string | null;
-            /** @description Its live secrets' first characters (two during a rotation's overlap); never a secret or hash */
-            secrets: {
-                start: string;
-                created_at: string;
-                expires_at: string | null;
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the current window
+             */
+            window_end: string;
+            items: components["schemas"]["RateLimitKeyUsage"][];
+            next_cursor: string | null;
+        };
+        RateLimitKeyUsage: {
+            key: string;
+            admitted: number;
+            attempted: number;
+            rejected: number;
+            consumed: number;
+        };
+        RateLimitPolicyDecisions: {
+            policy: string;
+            items: {
+                /** Format: date-time */
+                minute: string;
+                allowed: number;
+                denied: number;
+                unenforced: number;
+                unavailable: number;
             }[];
-        };
-        ApiKeyInput: {
-            /** @example gateway-eu */
-            name: string;
-            scopes: string[];
-            names?: string[];
-            /**
-             * Format: date-time
-             * @description When the key stops working; omitted: never
-             * @example 2021-01-01T14:45:00Z
-             */
-            expires_at?: string;
-        };
-        ApiKeyList: {
-            items: components["schemas"]["ApiKey"][];
-            next_cursor: string | null;
-        };
-        ApiKeyRotated: components["schemas"]["ApiKeyCreated"] & {
-            /** Format: date-time */
-            old_secrets_expire_at: string;
-        };
-        ApiKeyRotation: {
-            /**
-             * @description How long the old secret(s) keep working, 0–30 days (default 1 h); 0 ends them at once
-             * @default 3600000
-             */
-            overlap_ms?: number;
-        };
-        AuditList: {
-            items: components["schemas"]["AuditEntry"][];
-            next_cursor: string | null;
-        };
-        AuditEntry: {
-            id: number;
-            /** Format: date-time */
-            at: string;
-            /** @description The key that made the change; id null and name `root` for API_TOKEN */
-            key: {
-                id: string | null;
-                name: string;
-            };
-            /** @example ratelimits.policy.put */
-            action: string;
-            /** @description The name (or key id) changed */
-            target: string;
-            /** @description What was asked for, secrets redacted */
-            change: {
-                [key: string]: unknown;
-            };
         };
         /** @description A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response. */
         IdempotencyKeyInUse: components["schemas"]["Problem"] & {
@@ -1764,7 +1600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1774,26 +1610,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1910,7 +1728,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1920,26 +1738,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2099,7 +1899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Reservation"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2109,26 +1909,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2215,7 +1997,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2225,26 +2007,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2387,8 +2151,6 @@ export interface operations {
                 from: string;
                 /** @example 2030-05-01T12:00:00Z */
                 to: string;
-                /** @description The most reservations one answer covers, 1–10000 (default 1000); past them the answer stops and gives `next_from` */
-                limit?: number;
             };
             header?: never;
             path: {
@@ -2430,7 +2192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2440,26 +2202,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2570,7 +2314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2580,26 +2324,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2781,7 +2507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2791,26 +2517,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2978,7 +2686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2988,26 +2696,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3158,7 +2848,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseState"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3168,26 +2858,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3282,7 +2954,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseList"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3292,26 +2964,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3362,12 +3016,7 @@ export interface operations {
     };
     getSemaphore: {
         parameters: {
-            query?: {
-                /** @description Holders listed, lowest slots first, 0–1000 (default 1000); `more_holders` counts the rest */
-                holders?: number | null;
-                /** @description List holders of slots above this one (the last slot of the previous answer) */
-                after_slot?: number | null;
-            };
+            query?: never;
             header?: never;
             path: {
                 name: string;
@@ -3406,7 +3055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Semaphore"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3416,26 +3065,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3594,7 +3225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3604,26 +3235,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3753,10 +3366,10 @@ export interface operations {
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
                 /**
-                 * @description Holders listed per semaphore, lowest slots first, 0–100 (default 10); `more_holders` counts the rest, and `GET /v1/semaphores/{name}` pages through them all
+                 * @description Holders listed per semaphore, lowest slots first, 0–100 (default 10); `more_holders` counts the rest, and `GET /v1/semaphores/{name}` lists them all
                  * @example 1
                  */
-                holders?: number;
+                holders?: number | null;
             };
             header?: never;
             path?: never;
@@ -3810,7 +3423,7 @@ export interface operations {
                     "application/json": components["schemas"]["SemaphoreList"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3820,26 +3433,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3950,7 +3545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3960,26 +3555,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4197,7 +3774,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4207,26 +3784,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4410,7 +3969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4420,26 +3979,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4635,7 +4176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4645,26 +4186,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4856,7 +4379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4866,26 +4389,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5061,7 +4566,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryNights"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5071,26 +4576,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5207,7 +4694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5217,26 +4704,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5398,7 +4867,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryBooking"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5408,26 +4877,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5610,7 +5061,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryBooking"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5620,26 +5071,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5727,7 +5160,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5737,26 +5170,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5912,11 +5327,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "billing",
-                     *       "scheme": "standard-webhooks",
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
-                     *       "hmac": null,
-                     *       "previous_secret_expires_at": null,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -5924,7 +5336,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSource"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5934,26 +5346,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6035,7 +5429,6 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "scheme": "standard-webhooks",
                  *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                  *       "tolerance_s": 300,
                  *       "ordering_key": "/data/subscription_id"
@@ -6054,11 +5447,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "billing",
-                     *       "scheme": "standard-webhooks",
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
-                     *       "hmac": null,
-                     *       "previous_secret_expires_at": null,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -6075,11 +5465,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "billing",
-                     *       "scheme": "standard-webhooks",
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
-                     *       "hmac": null,
-                     *       "previous_secret_expires_at": null,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -6104,7 +5491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6114,26 +5501,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6280,11 +5649,8 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "source": "billing",
-                     *           "scheme": "standard-webhooks",
                      *           "tolerance_s": 300,
                      *           "ordering_key": "/data/subscription_id",
-                     *           "hmac": null,
-                     *           "previous_secret_expires_at": null,
                      *           "created_at": "2030-04-30T12:00:00.000Z",
                      *           "updated_at": "2030-04-30T12:00:00.000Z"
                      *         }
@@ -6295,7 +5661,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSourceList"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6305,26 +5671,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6376,67 +5724,22 @@ export interface operations {
     receiveWebhook: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /**
-                 * @description standard-webhooks: the message id; one event is stored per (source, webhook-id). 1–255 characters.
+                 * @description The message id; one event is stored per (source, webhook-id). 1–255 characters.
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
                  */
-                "webhook-id"?: string;
+                "webhook-id": string;
                 /**
-                 * @description standard-webhooks: integer seconds since the Unix epoch; must be within ±`tolerance_s` of the database clock.
+                 * @description Integer seconds since the Unix epoch; must be within ±`tolerance_s` of the database clock.
                  * @example 1735689600
                  */
-                "webhook-timestamp"?: string;
+                "webhook-timestamp": string;
                 /**
-                 * @description standard-webhooks: space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (several for key rotation).
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (several for key rotation).
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature"?: string;
-                /**
-                 * @description stripe: `t=<unix s>,v1=<hex HMAC-SHA256 of t.body>` (one v1 per live secret during a roll). Deduplicated on the body's `id`.
-                 * @example t=1735689600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
-                 */
-                "Stripe-Signature"?: string;
-                /**
-                 * @description github: `sha256=<hex HMAC-SHA256 of the body>`.
-                 * @example sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17
-                 */
-                "X-Hub-Signature-256"?: string;
-                /**
-                 * @description github: the delivery's GUID (a redelivery keeps it); deliveries are deduplicated on it.
-                 * @example 72d3162e-cc78-11e3-81ab-4c9367dc0958
-                 */
-                "X-GitHub-Delivery"?: string;
-                /**
-                 * @description github: the event type (`ping` is acknowledged and not stored).
-                 * @example issues
-                 */
-                "X-GitHub-Event"?: string;
-                /**
-                 * @description shopify: base64 HMAC-SHA256 of the body.
-                 * @example XWmrwMey6OsLMeiZKwP4FppHH3cmAiiJJAweH5Jo4bM=
-                 */
-                "X-Shopify-Hmac-Sha256"?: string;
-                /**
-                 * @description shopify: the webhook's id (retries keep it); deliveries are deduplicated on it.
-                 * @example b54557e4-bdd9-4b37-8a5f-bf7d70bcd043
-                 */
-                "X-Shopify-Webhook-Id"?: string;
-                /**
-                 * @description shopify: the topic, stored as the event type.
-                 * @example orders/create
-                 */
-                "X-Shopify-Topic"?: string;
-                /**
-                 * @description slack: `v0=<hex HMAC-SHA256 of v0:timestamp:body>`. Deduplicated on the body's `event_id`.
-                 * @example v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503
-                 */
-                "X-Slack-Signature"?: string;
-                /**
-                 * @description slack: integer seconds since the Unix epoch; within ±`tolerance_s` (default 300).
-                 * @example 1735689600
-                 */
-                "X-Slack-Request-Timestamp"?: string;
+                "webhook-signature": string;
             };
             path: {
                 source: string;
@@ -6458,7 +5761,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stored (or already stored: `Idempotent-Replayed: true`), or a handshake answered */
+            /** @description Stored (or already stored: `Idempotent-Replayed: true`) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6470,16 +5773,7 @@ export interface operations {
                      *       "status": "received"
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookReceived"] | {
-                        challenge: string;
-                    } | {
-                        /** @enum {string} */
-                        status: "acknowledged";
-                        /** @enum {string} */
-                        event_type: "ping";
-                        /** @enum {boolean} */
-                        stored: false;
-                    };
+                    "application/json": components["schemas"]["WebhookReceived"];
                 };
             };
             /** @description Malformed JSON */
@@ -6499,7 +5793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not verified: a missing or malformed header, a signature that does not match, an unknown source, or a timestamp outside the tolerance. Nothing stored */
+            /** @description Not verified: missing/bad signature, unknown source, or timestamp outside the tolerance. Nothing stored */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6509,10 +5803,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/webhook-signature",
                      *       "title": "Webhook not verified",
-                     *       "detail": "No signature in webhook-signature matches the body signed with this source's secret. Nothing was stored.",
-                     *       "status": 401,
-                     *       "reason": "signature-mismatch",
-                     *       "header": "webhook-signature"
+                     *       "detail": "No signature in webhook-signature matches the body; nothing was stored.",
+                     *       "status": 401
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6648,7 +5940,6 @@ export interface operations {
                      *         {
                      *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *           "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
-                     *           "event_type": "invoice.paid",
                      *           "payload": {
                      *             "type": "invoice.paid",
                      *             "data": {
@@ -6685,7 +5976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6695,26 +5986,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6885,7 +6158,6 @@ export interface operations {
                      * @example {
                      *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *       "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
-                     *       "event_type": "invoice.paid",
                      *       "payload": {
                      *         "type": "invoice.paid",
                      *         "data": {
@@ -6921,7 +6193,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6931,26 +6203,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7115,7 +6369,6 @@ export interface operations {
                      *         {
                      *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *           "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
-                     *           "event_type": "invoice.paid",
                      *           "payload": {
                      *             "type": "invoice.paid",
                      *             "data": {
@@ -7140,7 +6393,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7150,26 +6403,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7280,7 +6515,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitPolicyList"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7290,26 +6525,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7397,7 +6614,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitOverrideList"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7407,26 +6624,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7526,7 +6725,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitPolicy"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7536,26 +6735,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7709,7 +6890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7719,26 +6900,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7878,7 +7041,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7888,26 +7051,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8079,7 +7224,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8089,26 +7234,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8253,7 +7380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8263,26 +7390,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8453,7 +7562,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8463,26 +7572,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8686,7 +7777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8696,26 +7787,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8962,7 +8035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8972,26 +8045,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9134,15 +8189,9 @@ export interface operations {
                 policy: string;
                 /** @example customer-42 */
                 key: string;
-                /**
-                 * @description History from (inclusive); give both `from` and `to`, or neither
-                 * @example 2030-04-30T11:00:00Z
-                 */
+                /** @example 2030-04-30T11:00:00Z */
                 from?: string;
-                /**
-                 * @description History to (exclusive); give both `from` and `to`, or neither
-                 * @example 2030-04-30T12:00:00Z
-                 */
+                /** @example 2030-04-30T12:00:00Z */
                 to?: string;
             };
             header?: never;
@@ -9194,7 +8243,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitUsage"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9204,26 +8253,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9289,19 +8320,28 @@ export interface operations {
             };
         };
     };
-    listKeys: {
+    listRateLimitPolicyKeys: {
         parameters: {
             query?: {
-                /**
-                 * @description Page size, 1–1000 (default 100)
-                 * @example 100
-                 */
+                /** @description Page size, 1–1000 (default 100) */
                 limit?: number;
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
+                /**
+                 * @description `current`: the current window; `1h`: every window that overlaps the last hour
+                 * @example 1h
+                 */
+                window?: "current" | "1h";
+                /**
+                 * @description `denied`: most rejected calls first; `used`: most units consumed first
+                 * @example denied
+                 */
+                order?: "denied" | "used";
             };
             header?: never;
-            path?: never;
+            path: {
+                name: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -9314,36 +8354,34 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "policy": "api",
+                     *       "window": "1h",
+                     *       "order": "denied",
+                     *       "from": "2030-04-30T11:00:00.000Z",
+                     *       "window_end": "2030-04-30T12:01:00.000Z",
                      *       "items": [
                      *         {
-                     *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
-                     *           "name": "gateway-eu",
-                     *           "scopes": [
-                     *             "ratelimits:decide"
-                     *           ],
-                     *           "names": [
-                     *             "gw-*"
-                     *           ],
-                     *           "created_at": "2030-04-30T12:00:00.000Z",
-                     *           "expires_at": null,
-                     *           "revoked_at": null,
-                     *           "last_used_at": "2030-04-30T12:00:30.000Z",
-                     *           "secrets": [
-                     *             {
-                     *               "start": "admit_Q3vX9k",
-                     *               "created_at": "2030-04-30T12:00:00.000Z",
-                     *               "expires_at": null
-                     *             }
-                     *           ]
+                     *           "key": "customer-42",
+                     *           "admitted": 100,
+                     *           "attempted": 5240,
+                     *           "rejected": 5140,
+                     *           "consumed": 100
+                     *         },
+                     *         {
+                     *           "key": "customer-7",
+                     *           "admitted": 100,
+                     *           "attempted": 180,
+                     *           "rejected": 80,
+                     *           "consumed": 100
                      *         }
                      *       ],
                      *       "next_cursor": null
                      *     }
                      */
-                    "application/json": components["schemas"]["ApiKeyList"];
+                    "application/json": components["schemas"]["RateLimitKeyList"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9353,373 +8391,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed (`errors` lists each field) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation",
-                     *       "title": "Validation failed",
-                     *       "status": 422,
-                     *       "detail": "query limit: Invalid input.",
-                     *       "errors": [
-                     *         {
-                     *           "in": "query",
-                     *           "path": "limit",
-                     *           "message": "Invalid input"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ValidationProblem"];
-                };
-            };
-            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/database-unavailable",
-                     *       "title": "Database unavailable",
-                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
-                     *       "status": 503
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "gateway-eu",
-                 *       "scopes": [
-                 *         "ratelimits:decide"
-                 *       ],
-                 *       "names": [
-                 *         "gw-*"
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["ApiKeyInput"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
-                     *       "name": "gateway-eu",
-                     *       "scopes": [
-                     *         "ratelimits:decide"
-                     *       ],
-                     *       "names": [
-                     *         "gw-*"
-                     *       ],
-                     *       "created_at": "2030-04-30T12:00:00.000Z",
-                     *       "expires_at": null,
-                     *       "revoked_at": null,
-                     *       "last_used_at": null,
-                     *       "secrets": [
-                     *         {
-                     *           "start": "admit_Q3vX9k",
-                     *           "created_at": "2030-04-30T12:00:00.000Z",
-                     *           "expires_at": null
-                     *         }
-                     *       ],
-                     *       "secret": "admit_Q3vX9kLw0b2mJr8TfN4eYpZs6HcVgUd1AxKqWn7oRiE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiKeyCreated"];
-                };
-            };
-            /** @description Malformed JSON */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/bad-request",
-                     *       "title": "Bad request",
-                     *       "detail": "The body is not valid JSON.",
-                     *       "status": 400
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
-                     *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
-            409: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/idempotency-key-in-use",
-                     *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
-                     *       "status": 409
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
-                };
-            };
-            /** @description Body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/payload-too-large",
-                     *       "title": "Payload too large",
-                     *       "detail": "The body is larger than 65536 bytes.",
-                     *       "status": 413
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unsupported-media-type",
-                     *       "title": "Unsupported media type",
-                     *       "detail": "Send the body as application/json (got \"text/plain\").",
-                     *       "status": 415
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed (`errors` lists each field) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation",
-                     *       "title": "Validation failed",
-                     *       "status": 422,
-                     *       "detail": "body holder: Required.",
-                     *       "errors": [
-                     *         {
-                     *           "in": "body",
-                     *           "path": "holder",
-                     *           "message": "Required"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ValidationProblem"];
-                };
-            };
-            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/database-unavailable",
-                     *       "title": "Database unavailable",
-                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
-                     *       "status": 503
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/outcome-unknown",
-                     *       "title": "Outcome unknown",
-                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
-                     *       "status": 504
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getKey: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The key */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
-                     *       "name": "gateway-eu",
-                     *       "scopes": [
-                     *         "ratelimits:decide"
-                     *       ],
-                     *       "names": [
-                     *         "gw-*"
-                     *       ],
-                     *       "created_at": "2030-04-30T12:00:00.000Z",
-                     *       "expires_at": null,
-                     *       "revoked_at": null,
-                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
-                     *       "secrets": [
-                     *         {
-                     *           "start": "admit_Q3vX9k",
-                     *           "created_at": "2030-04-30T12:00:00.000Z",
-                     *           "expires_at": null
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiKey"];
-                };
-            };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
-                     *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9736,7 +8409,7 @@ export interface operations {
                      *       "type": "/problems/not-found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *       "detail": "No rate-limit policy named \"api\"."
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9753,11 +8426,11 @@ export interface operations {
                      *       "type": "/problems/validation",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "path id: Invalid input.",
+                     *       "detail": "path name: Invalid input.",
                      *       "errors": [
                      *         {
                      *           "in": "path",
-                     *           "path": "id",
+                     *           "path": "name",
                      *           "message": "Invalid input"
                      *         }
                      *       ]
@@ -9785,490 +8458,24 @@ export interface operations {
             };
         };
     };
-    revokeKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Revoked (or already revoked) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
-                     *       "name": "gateway-eu",
-                     *       "scopes": [
-                     *         "ratelimits:decide"
-                     *       ],
-                     *       "names": [
-                     *         "gw-*"
-                     *       ],
-                     *       "created_at": "2030-04-30T12:00:00.000Z",
-                     *       "expires_at": null,
-                     *       "revoked_at": "2030-04-30T12:00:30.000Z",
-                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
-                     *       "secrets": [
-                     *         {
-                     *           "start": "admit_Q3vX9k",
-                     *           "created_at": "2030-04-30T12:00:00.000Z",
-                     *           "expires_at": null
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiKey"];
-                };
-            };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
-                     *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/not-found",
-                     *       "title": "Not found",
-                     *       "status": 404,
-                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
-            409: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/idempotency-key-in-use",
-                     *       "title": "Request in progress",
-                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
-                     *       "status": 409
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
-                };
-            };
-            /** @description Body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/payload-too-large",
-                     *       "title": "Payload too large",
-                     *       "detail": "The body is larger than 65536 bytes.",
-                     *       "status": 413
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unsupported-media-type",
-                     *       "title": "Unsupported media type",
-                     *       "detail": "Send the body as application/json (got \"text/plain\").",
-                     *       "status": 415
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed (`errors` lists each field), e.g. JSON nested deeper than 64 levels */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation",
-                     *       "title": "Validation failed",
-                     *       "status": 422,
-                     *       "detail": "path id: Invalid input.",
-                     *       "errors": [
-                     *         {
-                     *           "in": "path",
-                     *           "path": "id",
-                     *           "message": "Invalid input"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ValidationProblem"];
-                };
-            };
-            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/database-unavailable",
-                     *       "title": "Database unavailable",
-                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
-                     *       "status": 503
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/outcome-unknown",
-                     *       "title": "Outcome unknown",
-                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
-                     *       "status": 504
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    rotateKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                /**
-                 * @example {
-                 *       "overlap_ms": 3600000
-                 *     }
-                 */
-                "application/json": components["schemas"]["ApiKeyRotation"];
-            };
-        };
-        responses: {
-            /** @description Rotated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
-                     *       "name": "gateway-eu",
-                     *       "scopes": [
-                     *         "ratelimits:decide"
-                     *       ],
-                     *       "names": [
-                     *         "gw-*"
-                     *       ],
-                     *       "created_at": "2030-04-30T12:00:00.000Z",
-                     *       "expires_at": null,
-                     *       "revoked_at": null,
-                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
-                     *       "secrets": [
-                     *         {
-                     *           "start": "admit_Q3vX9k",
-                     *           "created_at": "2030-04-30T12:00:00.000Z",
-                     *           "expires_at": "2030-04-30T13:00:30.000Z"
-                     *         },
-                     *         {
-                     *           "start": "admit_7PzLm2",
-                     *           "created_at": "2030-04-30T12:00:30.000Z",
-                     *           "expires_at": null
-                     *         }
-                     *       ],
-                     *       "secret": "admit_7PzLm2Yh5cRt9QwXe3NbVa8Ks1DfGj4UoI6lMpZyC0T",
-                     *       "old_secrets_expire_at": "2030-04-30T13:00:30.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiKeyRotated"];
-                };
-            };
-            /** @description Malformed JSON */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/bad-request",
-                     *       "title": "Bad request",
-                     *       "detail": "The body is not valid JSON.",
-                     *       "status": 400
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
-                     *       "status": 401
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/not-found",
-                     *       "title": "Not found",
-                     *       "status": 404,
-                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key is revoked or expired (`conflict`). Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "detail": "Key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\" is revoked or expired: create a new key.",
-                     *       "status": 409
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["IdempotencyKeyInUse"];
-                };
-            };
-            /** @description Body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/payload-too-large",
-                     *       "title": "Payload too large",
-                     *       "detail": "The body is larger than 65536 bytes.",
-                     *       "status": 413
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unsupported-media-type",
-                     *       "title": "Unsupported media type",
-                     *       "detail": "Send the body as application/json (got \"text/plain\").",
-                     *       "status": 415
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed (`errors` lists each field) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation",
-                     *       "title": "Validation failed",
-                     *       "status": 422,
-                     *       "detail": "body holder: Required.",
-                     *       "errors": [
-                     *         {
-                     *           "in": "body",
-                     *           "path": "holder",
-                     *           "message": "Required"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ValidationProblem"];
-                };
-            };
-            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/database-unavailable",
-                     *       "title": "Database unavailable",
-                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
-                     *       "status": 503
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/outcome-unknown",
-                     *       "title": "Outcome unknown",
-                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
-                     *       "status": 504
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listAudit: {
+    getRateLimitPolicyDecisions: {
         parameters: {
             query?: {
                 /**
-                 * @description Page size, 1–1000 (default 100)
-                 * @example 100
+                 * @description How many minutes back, 1–1440 (default 60)
+                 * @example 60
                  */
-                limit?: number;
-                /** @description `next_cursor` of the previous page */
-                cursor?: string;
-                /**
-                 * @description Only changes of this name
-                 * @example api
-                 */
-                target?: string;
-                /** @description Only changes by this key id, or `root` */
-                key?: string;
-                /** @description Inclusive */
-                from?: string;
-                /** @description Exclusive */
-                to?: string;
+                minutes?: number;
             };
             header?: never;
-            path?: never;
+            path: {
+                name: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Entries */
+            /** @description Per minute */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10276,30 +8483,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "policy": "api",
                      *       "items": [
                      *         {
-                     *           "id": 1207,
-                     *           "at": "2030-04-30T12:00:00.000Z",
-                     *           "key": {
-                     *             "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
-                     *             "name": "ops"
-                     *           },
-                     *           "action": "ratelimits.policy.put",
-                     *           "target": "api",
-                     *           "change": {
-                     *             "algorithm": "sliding_window",
-                     *             "limit": 100,
-                     *             "window_ms": 60000
-                     *           }
+                     *           "minute": "2030-04-30T11:58:00Z",
+                     *           "allowed": 4100,
+                     *           "denied": 12,
+                     *           "unenforced": 0,
+                     *           "unavailable": 0
+                     *         },
+                     *         {
+                     *           "minute": "2030-04-30T11:59:00Z",
+                     *           "allowed": 4310,
+                     *           "denied": 5128,
+                     *           "unenforced": 0,
+                     *           "unavailable": 0
                      *         }
-                     *       ],
-                     *       "next_cursor": null
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["AuditList"];
+                    "application/json": components["schemas"]["RateLimitPolicyDecisions"];
                 };
             };
-            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            /** @description Missing or invalid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10309,26 +8515,25 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
                      *       "status": 401
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
-            403: {
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
-                     *       "scope": "ratelimits:admin",
-                     *       "status": 403
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -10345,17 +8550,77 @@ export interface operations {
                      *       "type": "/problems/validation",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "query limit: Invalid input.",
+                     *       "detail": "path name: Invalid input.",
                      *       "errors": [
                      *         {
-                     *           "in": "query",
-                     *           "path": "limit",
+                     *           "in": "path",
+                     *           "path": "name",
                      *           "message": "Invalid input"
                      *         }
                      *       ]
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exposition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP admit_ratelimit_decisions_total Rate-limit decisions by policy and outcome …
+                     *     # TYPE admit_ratelimit_decisions_total counter
+                     *     admit_ratelimit_decisions_total{outcome="allowed",policy="api"} 50
+                     *     admit_ratelimit_decisions_total{outcome="denied",policy="api"} 450
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */

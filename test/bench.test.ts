@@ -14,6 +14,7 @@ import {
   cpuTable,
   DRIVER,
   evaluateTargets,
+  METRICS_OFF,
   markdownTable,
   mergeRounds,
   percentile,
@@ -125,6 +126,22 @@ describe("report", () => {
     expect(byName["ratelimit-hot: library pooled ÷ pgbench pooled (diagnostic)"]).toMatchObject({ value: 0.45, met: null });
     expect(byName["zero violations in every Admit scenario"]).toMatchObject({ value: 0, met: true });
     expect(targetsMarkdown(evaluateTargets(rows))).toContain("(diagnostic): **0.45** (not a target)");
+  });
+
+  it("metrics on vs off: a target per rate-limit row that ran both, and the isolate's flushes (one per 2 s) allowed on top of one HTTP request per statement", () => {
+    const edge = (over: Partial<Row>) => row({ layer: "edge", connection: "http", round_trips_per_decision: 0, http_requests_per_decision: 1, ...over });
+    const rows = [
+      // 227 decisions at 95 req/s: about 2.4 s, so at most 3 flushes → up to 0.02 more per decision.
+      edge({ requests: 227, throughput_rps: 95, http_requests_per_decision: 1.01 }),
+      edge({ impl: METRICS_OFF, requests: 227, throughput_rps: 100, http_requests_per_decision: 1 }),
+      edge({ scenario: "ratelimit-10k-keys", requests: 227, throughput_rps: 95, http_requests_per_decision: 1.05 }),
+      edge({ scenario: "ratelimit-10k-keys", impl: METRICS_OFF, requests: 227, throughput_rps: 120, http_requests_per_decision: 1 }),
+    ];
+    const byName = Object.fromEntries(evaluateTargets(rows).map((x) => [x.name, x]));
+    expect(byName["ratelimit-hot c=16: edge admit with metrics ≥ 0.9× METRICS=off"]).toMatchObject({ value: 0.95, met: true });
+    expect(byName["ratelimit-10k-keys c=16: edge admit with metrics ≥ 0.9× METRICS=off"]).toMatchObject({ value: 0.79, met: false });
+    expect(byName["ratelimit-hot c=16: HTTP SQL requests per decision ≤ 1"]).toMatchObject({ value: 1.01, met: true });
+    expect(byName["ratelimit-10k-keys c=16: HTTP SQL requests per decision ≤ 1"]).toMatchObject({ value: 1.05, met: false });
   });
 
   it("the driver alone: Admit's hot-key ratio says what the bare Worker makes of it, and its violations count as Admit's", () => {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../dev/local";
-import { type BrowserSession, findChromium, launchBrowser, sql, TOKEN, workerSuite } from "./support";
+import { type BrowserSession, findChromium, launchBrowser, sql, TOKEN, until, workerSuite } from "./support";
 import { newSecret, signedHeaders } from "./webhooks/webhooks.support";
 
 const SHOTS = join(ROOT, "test", "screenshots");
@@ -38,9 +38,9 @@ async function ok(method: string, path: string, body?: unknown, headers?: Record
 
 /** The data every view shows, made through the API like any caller would. */
 async function makeData() {
-  // Rate limits: 5 units an hour. 3 admitted; 3 more denied by the database (rejected 1), then by
-  // this isolate's deny cache (not counted); 2 admitted (the last units), after which the cache
-  // refuses the key until the window ends.
+  // Rate limits: 5 units an hour. 3 admitted; 3 more denied by the database, then by this isolate's
+  // deny cache (counted once the isolate has flushed: rejected 2); 2 admitted (the last units), after
+  // which the cache refuses the key until the window ends.
   await ok("PUT", "/v1/ratelimits/policies/api-demo", { algorithm: "fixed_window", limit: 5, window_ms: 3_600_000 });
   await ok("PUT", "/v1/ratelimits/policies/search", { algorithm: "token_bucket", limit: 20, window_ms: 1000 });
   await ok("PUT", "/v1/ratelimits/policies/api-demo/overrides/customer-7", { limit: 50, valid_from: "2026-01-01T00:00:00Z" });
@@ -49,8 +49,10 @@ async function makeData() {
   expect((await check(3)).status).toBe(429);
   expect((await check(3)).status).toBe(429);
   expect((await check(2)).status).toBe(200);
+  // The cache's answer reaches the counts within the flush bound (METRICS_FLUSH_MS, 2 s).
+  await until(async () => (await ok("GET", "/v1/ratelimits/usage?policy=api-demo&key=customer-42")).attempted >= 4, 30_000, "the flush");
   const usage = await ok("GET", "/v1/ratelimits/usage?policy=api-demo&key=customer-42");
-  expect(usage).toMatchObject({ admitted: 2, rejected: 1, attempted: 3, consumed: 5 });
+  expect(usage).toMatchObject({ admitted: 2, rejected: 2, attempted: 4, consumed: 5 });
   expect(usage.deny_cached_until).not.toBeNull();
 
   // Reservations on 2030-05-01: alice 09–10, bob 11–12, carol 13–14 cancelled.
@@ -196,8 +198,8 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     await page.type("#rl-key", "customer-42");
     await submitAndWait("#rl-form", "#rl-admitted");
     expect(await text("#rl-admitted")).toBe("2");
-    expect(await text("#rl-rejected")).toBe("1");
-    expect(await text("#rl-attempted")).toBe("3");
+    expect(await text("#rl-rejected")).toBe("2");
+    expect(await text("#rl-attempted")).toBe("4");
     expect(await text("#rl-remaining")).toBe("0 of 5");
     expect(await text("#rl-reset")).toMatch(/^(\d+ min )?\d+ s \(\d{4}-\d\d-\d\d \d\d:00:00 UTC\)$/);
     expect(await text("#rl-cache")).toMatch(/^serving denials until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
@@ -221,9 +223,9 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(totals).toEqual([
       ["Window (UTC)", expect.stringMatching(/^\d+ windows$/)],
       ["Admitted", "2 in all"],
-      ["Rejected", "1 in all"],
+      ["Rejected", "2 in all"],
     ]);
-    expect((await rows("#rl-usage details table")).map((r) => r.slice(1))).toEqual([["2", "1", "3"]]);
+    expect((await rows("#rl-usage details table")).map((r) => r.slice(1))).toEqual([["2", "2", "4"]]);
     // Under the pointer, the last window's (the current one's) own numbers, its start in UTC.
     const slots = Number(totals[0][1].split(" ")[0]);
     const over = (await (await page.$("#rl-usage .u-over"))!.boundingBox())!;
@@ -232,7 +234,7 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(await legend()).toEqual([
       ["Window (UTC)", expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:00:00 UTC$/)],
       ["Admitted", "2"],
-      ["Rejected", "1"],
+      ["Rejected", "2"],
     ]);
     expect((await legend())[0][1]).toBe((await rows("#rl-usage details table"))[0][0]);
     // Each series' legend entry is a toggle button the keyboard reaches and operates.
@@ -250,6 +252,13 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     await page.keyboard.press("Space");
     expect(await state()).toEqual({ off: false, pressed: "true", tab: 0 });
     expect(await rows("#rl-usage > table")).toEqual([["customer-7", "50", "2026-01-01 00:00:00 UTC", "open-ended"]]);
+    // The policy's keys, most denied first, and its decisions over the last hour.
+    await submitAndWait("#rl-keys-form", "#rl-keys-table");
+    expect(await rows("#rl-keys-table")).toEqual([["customer-42", "2", "2", "4", "5"]]);
+    expect([await text("#rl-total-allowed"), await text("#rl-total-denied"), await text("#rl-total-unenforced")]).toEqual(["2", "2", "0"]);
+    const minutes = await rows("#rl-minutes");
+    expect(minutes.reduce((n, r) => n + Number(r[2]), 0)).toBe(2);
+    expect(minutes.every((r) => /^\d{4}-\d\d-\d\d \d\d:\d\d:00 UTC$/.test(r[0]))).toBe(true);
     await shot("ratelimits");
   });
 

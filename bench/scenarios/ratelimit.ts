@@ -10,7 +10,9 @@
 //   none of Admit's code around it, pooled in Node and per request from a bare Worker
 //   (bench/peers/driver-worker): what the transport allows, against which Admit's rows are read.
 // - The burst: 10 000 calls on one fresh key with limit 100 through the Worker; the database's own
-//   `attempted` count says how many reached Postgres, `admitted` that no more than 100 got through.
+//   `attempted` count (library; at the edge, the answers with Admit-Cache: miss, since the Worker also
+//   counts its cache's answers in `attempted`) says how many reached Postgres, `admitted` that no more
+//   than 100 got through.
 //
 // Violations = admissions beyond the limit in any window, from ratelimit_counters afterwards.
 // rate-limiter-flexible's table keeps attempts, not admissions, so its figure is counted from its
@@ -23,7 +25,7 @@ import { checkRateLimit, DenyCache } from "../../functions/ratelimits";
 import { CHECK_SQL } from "../../functions/ratelimits/sql";
 import { httpRequest, pooledConnections, type Query, runLoad } from "../load";
 import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type Scenario } from "../measure";
-import { DRIVER, type Row } from "../report";
+import { DRIVER, METRICS_OFF, type Row } from "../report";
 
 const WINDOW_MS = 60_000;
 const LOCK_TIMEOUT_MS = 2000;
@@ -40,6 +42,7 @@ interface Shape {
 }
 
 const DRIVER_NOTE = "the driver alone: the same statement with no Admit code around it, on the same transport";
+const METRICS_OFF_NOTE = "the same Worker with METRICS=off: no decision counts, no deny-cache counting, no flushes";
 
 const HOT: Shape = { name: "ratelimit-hot", limit: 1_000_000_000, keys: 1 };
 const SPREAD: Shape = { name: "ratelimit-10k-keys", limit: 5, keys: 10_000 };
@@ -156,16 +159,28 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   // and neither always follows the same row; then the bare Worker over a WebSocket Client per request
   // at each concurrency, last, so the backends its connections start and end are not in the way of
   // the HTTP rows' figures.
-  const admitRow = async (concurrency: number) => {
-    const policy = await policyFor("edge", "admit", `http-c${concurrency}`);
+  const admitRow = async (concurrency: number, metrics: "on" | "off" = "on") => {
+    const impl = metrics === "on" ? "admit" : METRICS_OFF;
+    const policy = await policyFor("edge", metrics === "on" ? "admit" : "admit-metrics-off", `http-c${concurrency}`);
     return edge(ctx, {
       scenario: shape.name,
-      impl: "admit",
+      impl,
       connection: "http",
       concurrency,
+      ...(metrics === "off" ? { worker: ctx.metricsOffWorker, note: METRICS_OFF_NOTE } : {}),
       violations: excess(ctx, policy),
       op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
     });
+  };
+  // Admit with metrics on (the default) and off (METRICS=off: no counting, no flushes), one right
+  // after the other at each concurrency, the first alternating by round: "nothing added to the hot
+  // path" is read from these two rows of the same run.
+  const admitRowsOnOff = async (concurrency: number) => {
+    if (!ctx.metricsOffWorker) return [await admitRow(concurrency)];
+    const order: Array<"on" | "off"> = ctx.round % 2 === 0 ? ["on", "off"] : ["off", "on"];
+    const out: (Row | null)[] = [];
+    for (const m of order) out.push(await admitRow(concurrency, m));
+    return out;
   };
   // A Worker that is only `neon()` (or a WebSocket Client) and this statement (bench/peers/driver-worker).
   const bareRow = async (concurrency: number, connection: "http" | "websocket") => {
@@ -200,19 +215,22 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   };
   // The root token's row and the scoped key's, one right after the other, their order alternating by round.
   const admitRows = async (concurrency: number) => {
-    const rows = !scopedSecret ? [admitRow] : ctx.round % 2 === 0 ? [admitRow, scopedRow] : [scopedRow, admitRow];
-    for (const row of rows) out.push(await row(concurrency));
+    const scopedRows = async (c: number) => [await scopedRow(c)];
+    const rows = !scopedSecret ? [admitRowsOnOff] : ctx.round % 2 === 0 ? [admitRowsOnOff, scopedRows] : [scopedRows, admitRowsOnOff];
+    const got: (Row | null)[] = [];
+    for (const row of rows) got.push(...(await row(concurrency)));
+    return got;
   };
   for (const concurrency of ctx.edgeConcurrency) {
     if (!driverAlone) {
-      await admitRows(concurrency);
+      out.push(...(await admitRows(concurrency)));
       continue;
     }
-    const bare = async () => {
-      out.push(await bareRow(concurrency, "http"));
-    };
-    const pair = ctx.round % 2 === 0 ? [() => admitRows(concurrency), bare] : [bare, () => admitRows(concurrency)];
-    for (const step of pair) await step();
+    const pair =
+      ctx.round % 2 === 0
+        ? [() => admitRows(concurrency), async () => [await bareRow(concurrency, "http")]]
+        : [async () => [await bareRow(concurrency, "http")], () => admitRows(concurrency)];
+    for (const rows of pair) out.push(...(await rows()));
   }
   if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
   if (!ctx.profile) {
@@ -356,17 +374,21 @@ async function denyCacheBurst(ctx: BenchContext): Promise<void> {
     );
     const answered = load.outcomes.length;
     const allowedSeen = load.outcomes.filter((o) => o.startsWith("200") || o === "allowed").length;
-    ctx.log(`    ${answered} answered, ${c.attempted} reached Postgres, ${c.admitted} admitted (${allowedSeen} allowed answers)`);
+    // The Worker counts the calls its deny cache answered in `attempted` too (after the response, in
+    // its flush: docs/observability.md), so at the edge the database's decisions are the answers with
+    // Admit-Cache: miss; the library rows run without a tally, where `attempted` is exactly those.
+    const decided = layer === "edge" ? load.outcomes.filter((o) => o.endsWith("miss")).length : c.attempted;
+    ctx.log(`    ${answered} answered, ${decided} reached Postgres, ${c.admitted} admitted (${allowedSeen} allowed answers)`);
     // At most `limit` admitted, plus the calls already in flight when the limit was reached, plus one per isolate.
     const windows = Math.max(1, c.windows);
     const bound = (limit + ctx.concurrency + 1) * windows;
     ctx.figure({
       name: `deny-cache burst (${layer}): ${burst} calls on one key, limit ${limit} → database decisions`,
-      value: c.attempted,
+      value: decided,
       max: bound,
-      met: c.attempted <= bound && c.excess === 0,
+      met: decided <= bound && c.excess === 0,
       detail:
-        `${answered} answered, ${c.attempted} reached Postgres (the database's own attempted count), ${c.admitted} admitted` +
+        `${answered} answered, ${decided} reached Postgres (${layer === "edge" ? "answers with Admit-Cache: miss" : "the database's own attempted count"}), ${c.admitted} admitted` +
         `${windows > 1 ? ` over ${windows} windows` : ""}, ${c.excess} beyond the limit; bound ${bound} = (limit + in-flight ${ctx.concurrency} + 1 per isolate)${windows > 1 ? ` × ${windows} windows` : ""}`,
     });
   }

@@ -27,4 +27,14 @@ export interface Bindings {
    * assets), a Service Binding. Unbound (tests in Node, a deploy without it): those paths answer 404.
    */
   PAGES?: { fetch(request: Request): Promise<Response> };
+  /** "off": no counting of decisions or deny-cache answers, no flushes (the bench's switch). Default on. */
+  METRICS?: string;
+  /** The longest a count waits in the isolate before its flush is sent, in ms. Default 2000. */
+  METRICS_FLUSH_MS?: string;
+  /** How many policies get a `policy` label of their own in /metrics (the rest: "_other"). Default 100. */
+  METRICS_MAX_POLICIES?: string;
+  /** The lowest level of decision log lines written: "debug" (every decision), "info" (denials too), "warn" (fail-open and unavailable only), "off". Default "warn". */
+  DECISION_LOG_LEVEL?: string;
+  /** The fraction of decision log lines at or above the level that are written, 0–1. Default 1. */
+  DECISION_LOG_SAMPLE?: string;
 }

@@ -29,3 +29,12 @@ export function hasRoute(c: Context): boolean {
 export function retryAfter(ms: number): Record<string, string> {
   return { "Retry-After": String(Math.max(1, Math.ceil(ms / 1000))) };
 }
+
+/** The request's execution context (its waitUntil), or undefined where there is none (a plain app.request in a script). */
+export function executionCtxOf(c: Context): { waitUntil(p: Promise<unknown>): void } | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}

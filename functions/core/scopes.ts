@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "./context";
 
-export const AREAS = ["ratelimits", "reservations", "locks", "semaphores", "inventory", "webhooks", "keys", "audit"] as const;
+export const AREAS = ["ratelimits", "reservations", "locks", "semaphores", "inventory", "webhooks", "keys", "audit", "metrics"] as const;
 export type Area = (typeof AREAS)[number];
 export const ACCESSES = ["read", "decide", "admin"] as const;
 export type Access = (typeof ACCESSES)[number];

@@ -9,6 +9,7 @@
 
 import { RequestDb } from "./db";
 import type { Bindings } from "./env";
+import { tallyFor } from "./tally";
 
 export type SweepReport = Record<string, number>;
 
@@ -48,6 +49,13 @@ export async function sweep(env: Bindings, { budgetMs = SWEEP_BUDGET_MS }: { bud
     }
     // Every one failed: the database itself, most likely — the caller's error, as before.
     if (names.length > 0 && failed.size === names.length) throw failed.get(names[0]);
+    // admit_sweep_rows_total: counted like every other metric, and written before the run ends.
+    const tally = tallyFor(env);
+    if (tally) {
+      const now = Date.now();
+      for (const [sweeper, n] of Object.entries(report)) if (n > 0) tally.count("admit_sweep_rows_total", { sweeper }, now, n);
+      await tally.flush();
+    }
     return report;
   } finally {
     await db.close();

@@ -17,6 +17,7 @@ import { jsonBodies } from "./body";
 import { database } from "./database";
 import { documentExamples } from "./examples";
 import { methodsOf, noRoute } from "./methods";
+import { decisions, getMetrics, metricsHandler } from "./metrics";
 import { mountPages } from "./pages";
 
 const HEALTH_BUDGET_MS = 4_000;
@@ -104,6 +105,9 @@ const OPERATION_IDS: Record<string, string> = {
   "DELETE /v1/keys/{id}": "revokeKey",
   "POST /v1/keys/{id}/rotate": "rotateKey",
   "GET /v1/audit": "listAudit",
+  "GET /v1/ratelimits/policies/{name}/keys": "listRateLimitPolicyKeys",
+  "GET /v1/ratelimits/policies/{name}/decisions": "getRateLimitPolicyDecisions",
+  "GET /metrics": "getMetrics",
 };
 
 export function createApp(): OpenAPIHono<AppEnv> {
@@ -130,12 +134,16 @@ export function createApp(): OpenAPIHono<AppEnv> {
   const who = authenticate();
   app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : who(c, next)));
   app.use("/v1/*", requireScope(scopes));
+  // Prometheus scrapes with a bearer token too: the root token or a key with metrics:read (docs/observability.md).
+  app.use("/metrics", who, requireScope(scopes));
   app.use("*", jsonBodies({ larger: isWebhookDelivery }));
   app.use("*", database());
   // Names after the body guard and the database handle (a reservation id is resolved to its
   // resource), and before the Idempotency-Key: a stored answer is never replayed to a key that may
   // not make the request.
   app.use("/v1/*", requireNames(scopes));
+  // Each decision counted in the isolate, written after the response (functions/core/tally.ts).
+  app.use("/v1/*", decisions(isWebhookDelivery));
   // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
   app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));
 
@@ -165,6 +173,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", webhooks);
   app.route("/", ratelimits);
   app.route("/", keys);
+  app.openapi(getMetrics, metricsHandler);
 
   for (const def of app.openAPIRegistry.definitions) {
     if (def.type === "route") scopes.add(def.route.method, def.route.path, declaredScope(def.route));
@@ -186,6 +195,6 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // /docs (public/docs.html: /openapi.json rendered with Scalar's bundle) and /dashboard
   // (public/dashboard.html, docs/dashboard.md) are the admit-pages Worker's static assets, reached
   // over the PAGES binding (mountPages above).
-  app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", dashboard: "/dashboard", openapi: "/openapi.json", health: "/health" }));
+  app.get("/", (c) => c.json({ name: "Admit", docs: "/docs", dashboard: "/dashboard", openapi: "/openapi.json", health: "/health", metrics: "/metrics" }));
   return app;
 }

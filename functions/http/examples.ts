@@ -378,6 +378,38 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 200: { policy: "api", key: "customer-42", limit: 100, remaining: 100, reset_ms: 45000, refunded: 1 } },
     problems: { 404: noPolicy() },
   },
+  listRateLimitPolicyKeys: {
+    params: { window: "1h", order: "denied" },
+    responses: {
+      200: {
+        policy: "api",
+        window: "1h",
+        order: "denied",
+        from: "2030-04-30T11:00:00.000Z",
+        window_end: "2030-04-30T12:01:00.000Z",
+        items: [
+          { key: "customer-42", admitted: 100, attempted: 5240, rejected: 5140, consumed: 100 },
+          { key: "customer-7", admitted: 100, attempted: 180, rejected: 80, consumed: 100 },
+        ],
+        next_cursor: null,
+      },
+    },
+    problems: { 404: noPolicy() },
+  },
+  getRateLimitPolicyDecisions: {
+    params: { minutes: 60 },
+    responses: {
+      200: {
+        policy: "api",
+        items: [
+          { minute: "2030-04-30T11:58:00Z", allowed: 4100, denied: 12, unenforced: 0, unavailable: 0 },
+          { minute: "2030-04-30T11:59:00Z", allowed: 4310, denied: 5128, unenforced: 0, unavailable: 0 },
+        ],
+      },
+    },
+    problems: { 404: noPolicy() },
+  },
+  getMetrics: { responses: {} },
   getRateLimitUsage: {
     params: { policy: "api", key: "customer-42", from: "2030-04-30T11:00:00Z", to: "2030-04-30T12:00:00Z" },
     responses: {

@@ -5,7 +5,7 @@
 import type { Queryable, RequestDb } from "../core/db";
 import { ProblemError } from "../core/errors";
 import { DEFAULT_TIMEOUT_MS, denyCache } from "./cache";
-import { NOT_ENFORCED_HEADER } from "./headers";
+import { NOT_ENFORCED_HEADER, serverTiming } from "./headers";
 import type { FailMode } from "./sql";
 
 /** A check's latency budget: give up on the database after `timeoutMs`, then answer per `onUnavailable`. */
@@ -50,6 +50,13 @@ export interface Unenforced {
 
 /** The database's own failure behind an Unenforced answer (kept off the JSON body). */
 const CAUSE = new WeakMap<Unenforced, ProblemError>();
+/** How long the check waited before the fail mode answered (ms; Server-Timing's `db`), kept off the body too. */
+const WAITED = new WeakMap<Unenforced, number>();
+
+/** How long an Unenforced answer's check waited for the database, in ms. */
+export function waitedMs(u: Unenforced): number {
+  return WAITED.get(u) ?? 0;
+}
 
 /**
  * Runs a check under its budget. A database that is silent past the budget, unreachable, or refusing
@@ -61,6 +68,7 @@ export async function withinBudget<T>(
   run: () => Promise<T>,
   who: { policy?: string; policies?: string[]; key: string },
 ): Promise<T | Unenforced> {
+  const t0 = performance.now();
   try {
     return await run();
   } catch (err) {
@@ -74,6 +82,7 @@ export async function withinBudget<T>(
       timeout_ms: budget.timeoutMs,
     };
     CAUSE.set(u, err);
+    WAITED.set(u, performance.now() - t0);
     return u;
   }
 }
@@ -90,7 +99,7 @@ export function isUnenforced(x: unknown): x is Unenforced {
  * may have been consumed — never a 503 that hides a write (DESIGN.md, "Outcomes are honest").
  */
 export function unenforcedResponse(u: Unenforced): { status: 200 | 503 | 504; body: Record<string, unknown>; headers: Record<string, string> } {
-  const headers: Record<string, string> = { [NOT_ENFORCED_HEADER]: `false; reason=${u.reason}` };
+  const headers: Record<string, string> = { [NOT_ENFORCED_HEADER]: `false; reason=${u.reason}`, "Server-Timing": serverTiming(waitedMs(u), "none") };
   if (u.allowed) return { status: 200, body: { ...u }, headers };
   const cause = CAUSE.get(u)!;
   const { allowed: _a, ...fields } = u;

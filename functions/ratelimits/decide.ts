@@ -51,7 +51,9 @@ export interface RateLimitDecision {
   /** true when the in-isolate deny cache answered and Postgres was not asked. */
   cached: boolean;
   /** Every policy of the check, in the order asked, with its window (null when not known): what the headers list. */
-  policies: Array<{ result: PolicyResult; window_ms: number | null }>;
+  policies: Array<{ result: PolicyResult; window_ms: number | null; until?: number }>;
+  /** Time spent waiting for the database (ms; 0 when the deny cache answered): Server-Timing's `db`. */
+  db_ms: number;
 }
 
 export interface CheckInput {
@@ -147,10 +149,11 @@ export async function checkRateLimit(
   if (hit) {
     cache!.hits++;
     const result = fromCache(input.policy, input.key, hit, started);
-    return { cached: true, window_ms: hit.windowMs, result, policies: [{ result, window_ms: hit.windowMs }] };
+    return { cached: true, window_ms: hit.windowMs, result, policies: [{ result, window_ms: hit.windowMs, until: hit.until }], db_ms: 0 };
   }
   if (cache) cache.dbCalls++;
   const marks = mark(cache);
+  const t0 = performance.now();
   const r = await sql.check(db, input.policy, {
     key: input.key,
     cost,
@@ -163,9 +166,10 @@ export async function checkRateLimit(
     denyCache.policies.delete(input.policy);
     return null;
   }
+  const db_ms = performance.now() - t0;
   remember(cache, r, r.allowed, cost, Date.now(), marks);
   const result = flat(r, r.allowed, "limit");
-  return { cached: false, window_ms: r.window_ms, result, policies: [{ result, window_ms: r.window_ms }] };
+  return { cached: false, window_ms: r.window_ms, result, policies: [{ result, window_ms: r.window_ms }], db_ms };
 }
 
 /**
@@ -189,13 +193,14 @@ export async function checkRateLimits(
       const policies = input.policies.map((p, i) => {
         const hit = hits[i];
         const result: PolicyResult = hit ? fromCache(p, input.key, hit, started) : { policy: p, key: input.key, reason: "not-checked" };
-        return { result, window_ms: hit ? hit.windowMs : null };
+        return { result, window_ms: hit ? hit.windowMs : null, until: hit?.until };
       });
-      return multiDecision(policies, true);
+      return multiDecision(policies, true, 0);
     }
   }
   if (cache) cache.dbCalls++;
   const marks = mark(cache);
+  const t0 = performance.now();
   const r = await sql.checkMulti(db, input.policies, {
     key: input.key,
     cost,
@@ -210,15 +215,16 @@ export async function checkRateLimits(
     }
     return { missing: r.missing };
   }
+  const db_ms = performance.now() - t0;
   const now = Date.now();
   const policies = r.results.map((x) => {
     remember(cache, x, x.allowed, cost, now, marks);
     return { result: flat(x, x.allowed, "limit") as PolicyResult, window_ms: x.window_ms };
   });
-  return multiDecision(policies, false);
+  return multiDecision(policies, false, db_ms);
 }
 
-function multiDecision(policies: RateLimitDecision["policies"], cached: boolean): RateLimitDecision {
+function multiDecision(policies: RateLimitDecision["policies"], cached: boolean, db_ms: number): RateLimitDecision {
   const results = policies.map((p) => p.result);
   const top = mostRestrictive(results);
   const allowed = results.every((r) => r.allowed !== false);
@@ -238,7 +244,7 @@ function multiDecision(policies: RateLimitDecision["policies"], cached: boolean)
     if (violated.every((v) => v.retry_after_ms !== undefined)) result.retry_after_ms = Math.max(...violated.map((v) => v.retry_after_ms!));
     result.violated_policies = violated.map((v) => v.policy);
   }
-  return { result, window_ms: policies.find((p) => p.result === top)!.window_ms ?? 0, cached, policies };
+  return { result, window_ms: policies.find((p) => p.result === top)!.window_ms ?? 0, cached, policies, db_ms };
 }
 
 /** The 429 of a multi-policy check: a quota-exceeded problem naming the violated policies (draft -11, §6). */

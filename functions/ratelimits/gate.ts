@@ -6,12 +6,14 @@
 // /v1/ratelimits/check share; checkOrThrow() is that route's answer, over HTTP and RPC.
 import { z } from "@hono/zod-openapi";
 import type { Queryable, RequestDb } from "../core/db";
+import type { Bindings } from "../core/env";
 import { notFound, type Problem, ProblemError, problem } from "../core/errors";
 import { bodyOf, Holder, MAX_PERMITS, TtlMs, valid } from "../core/validation";
-import { type Budget, budgetFor, isUnenforced, lockTimeoutWithin, type Unenforced, unenforcedResponse, withinBudget } from "./budget";
+import { type Budget, budgetFor, isUnenforced, lockTimeoutWithin, type Unenforced, unenforcedResponse, waitedMs, withinBudget } from "./budget";
 import { DEFAULT_TIMEOUT_MS, type DenyCache } from "./cache";
 import { checkRateLimit, checkRateLimits, quotaExceeded, type RateLimitDecision, type RateLimitResult } from "./decide";
 import { rateLimitHeaders, withConcurrency } from "./headers";
+import { observe, type Via } from "./observe";
 import { checkRateLimit as checkRoute, PolicyName } from "./routes";
 import type { AcquireRow, FailMode } from "./sql";
 import * as sql from "./sql";
@@ -76,9 +78,16 @@ export async function windowGate(
   input: GateInput,
   cache: DenyCache | null,
   budget: Budget,
+  seen?: Seen,
 ): Promise<GateAnswer> {
   const multi = input.policies !== undefined;
-  const outcome = await checkOnce(db, { policy: input.policy, policies: input.policies, key: input.key!, cost: input.cost, info: input.info }, cache, budget);
+  const outcome = await checkOnce(
+    db,
+    { policy: input.policy, policies: input.policies, key: input.key!, cost: input.cost, info: input.info },
+    cache,
+    budget,
+    seen,
+  );
   if (isUnenforced(outcome)) {
     const u = unenforcedResponse(outcome);
     if (u.status !== 200) return { pass: false, status: u.status, problem: u.body as Problem, headers: u.headers };
@@ -112,6 +121,12 @@ export function policyNames(input: { policy?: string; policies?: string[] }): st
   return input.policies ?? (input.policy === undefined ? [] : [input.policy]);
 }
 
+/** Where a decision is counted and logged: the Worker's bindings (the tally, the log settings) and the entrance. */
+export interface Seen {
+  env: Bindings | undefined;
+  via: Via;
+}
+
 /**
  * One check of the window limits — POST /v1/ratelimits/check's, the RPC method `checkRateLimit`'s
  * and the middleware's (windowGate): one policy or several, under `budget` (by default the
@@ -123,6 +138,7 @@ export async function checkOnce(
   b: { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> },
   cache: DenyCache | null,
   budget: Budget = budgetFor(db, policyNames(b)),
+  seen?: Seen,
 ): Promise<RateLimitDecision | Unenforced | { missing: string[] }> {
   const names = policyNames(b);
   const input = { key: b.key, cost: b.cost, info: b.info };
@@ -131,7 +147,9 @@ export async function checkOnce(
     () => (b.policies ? checkRateLimits(db, { ...input, policies: names }, cache, budget) : checkRateLimit(db, { ...input, policy: names[0] }, cache, budget)),
     b.policies ? { policies: names, key: b.key } : { policy: names[0], key: b.key },
   );
-  return d === null ? { missing: names } : d;
+  if (d === null || "missing" in d) return { missing: d === null ? names : d.missing };
+  if (seen) observe(seen.env, seen.via, names, b, d, isUnenforced(d) ? waitedMs(d) : d.db_ms);
+  return d;
 }
 
 /** 404 for a check naming a policy that does not exist. */
@@ -148,8 +166,9 @@ export async function checkOrThrow(
   db: Queryable & Pick<RequestDb, "remainingMs">,
   b: { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> },
   cache: DenyCache | null,
+  seen?: Seen,
 ): Promise<{ decision: RateLimitDecision } | { failOpen: Record<string, unknown>; headers: Record<string, string> }> {
-  const d = await checkOnce(db, b, cache);
+  const d = await checkOnce(db, b, cache, undefined, seen);
   if (isUnenforced(d)) {
     const u = unenforcedResponse(d);
     if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
@@ -185,13 +204,13 @@ async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]
  * the request through and were enforced, a permit of the concurrency limit. A permit in the answer
  * must be released after the response (sql.releasePermit; its TTL frees it otherwise).
  */
-export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | null, budget: Budget): Promise<GateAnswer> {
+export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | null, budget: Budget, seen?: Seen): Promise<GateAnswer> {
   const names = policyNames(input);
   const conc = input.concurrency;
   let headers: Record<string, string> = {};
   let windowHeaders: Record<string, string> = {};
   if (names.length) {
-    const w = await windowGate(db, input, cache, budget);
+    const w = await windowGate(db, input, cache, budget, seen);
     if (!w.pass) return conc && w.status === 429 ? { ...w, headers: withConcurrency(w.headers, conc, conc.permits) } : w;
     // The database just failed to answer within the budget and the policies fail open: do not wait
     // a second budget for a permit; the concurrency limit is not enforced either (the header says so).

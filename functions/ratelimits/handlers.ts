@@ -106,7 +106,7 @@ export const deleteRateLimitOverride: RouteHandler<typeof routes.deleteRateLimit
 
 export const checkRateLimit: RouteHandler<typeof routes.checkRateLimit, AppEnv> = async (c) => {
   const b = c.req.valid("json");
-  const r = await checkOrThrow(c.var.db, b, denyCacheFor(c.env));
+  const r = await checkOrThrow(c.var.db, b, denyCacheFor(c.env), { env: c.env, via: "http" });
   if ("failOpen" in r) return c.json(r.failOpen as routes.UnenforcedBody, 200, r.headers);
   const d = r.decision;
   const headers = rateLimitHeaders(d);
@@ -135,4 +135,21 @@ export const getRateLimitUsage: RouteHandler<typeof routes.getRateLimitUsage, Ap
   }
   const hit = denyCacheFor(c.env)?.lookup(q.policy, q.key, 1, Date.now());
   return c.json({ ...r, deny_cached_until: hit ? new Date(hit.until).toISOString() : null }, 200);
+};
+
+export const listRateLimitPolicyKeys: RouteHandler<typeof routes.listRateLimitPolicyKeys, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const q = c.req.valid("query");
+  const after = q.cursor ? decodeCursor(q.cursor, ([count, key, ...rest]) => rest.length === 0 && key !== undefined && /^\d{1,18}$/.test(count ?? "")) : null;
+  const r = await sql.policyKeys(c.var.db, name, { window: q.window, order: q.order, after: after && { count: after[0], key: after[1] }, limit: q.limit });
+  if (!r) throw noPolicy(name);
+  const countOf = (k: sql.KeyUsageRow) => String(q.order === "used" ? k.consumed : k.rejected);
+  return c.json({ ...r, ...namePage(r.items, q.limit, (k) => encodeCursor([countOf(k), k.key])) }, 200);
+};
+
+export const getRateLimitPolicyDecisions: RouteHandler<typeof routes.getRateLimitPolicyDecisions, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const items = await sql.policyDecisions(c.var.db, name, c.req.valid("query").minutes);
+  if (!items) throw noPolicy(name);
+  return c.json({ policy: name, items }, 200);
 };

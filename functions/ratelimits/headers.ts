@@ -5,6 +5,15 @@ import type { RateLimitDecision } from "./decide";
 
 export { NOT_ENFORCED_HEADER };
 
+/**
+ * The Server-Timing header of a decision (every answer of a check, over HTTP, the middleware and RPC):
+ * `db` = time waiting for the database in ms (0.0 when the deny cache answered), `cache` = `hit`
+ * (the deny cache answered), `miss` (the database decided) or `none` (the database did not decide).
+ */
+export function serverTiming(dbMs: number, cache: "hit" | "miss" | "none"): string {
+  return `db;dur=${dbMs.toFixed(1)}, cache;desc=${cache}`;
+}
+
 /** An sf-string (RFC 9651): policy names are [A-Za-z0-9._:-], but escape `"` and `\` in anything else. */
 function sfString(s: string): string {
   return `"${s.replace(/[\\"]/g, (ch) => "\\" + ch)}"`;
@@ -25,6 +34,7 @@ export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
     "RateLimit-Policy": known.map((p) => `${sfString(p.result.policy)};q=${p.result.limit};w=${Math.max(1, Math.ceil(p.window_ms! / 1000))}`).join(", "),
     RateLimit: known.map((p) => `${sfString(p.result.policy)};r=${p.result.remaining};t=${Math.ceil(p.result.reset_ms! / 1000)}`).join(", "),
     "Admit-Cache": d.cached ? "hit" : "miss",
+    "Server-Timing": serverTiming(d.db_ms, d.cached ? "hit" : "miss"),
   };
   if (!result.allowed && result.retry_after_ms !== undefined) h["Retry-After"] = String(Math.max(1, Math.ceil(result.retry_after_ms / 1000)));
   return h;

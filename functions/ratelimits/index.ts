@@ -30,5 +30,7 @@ export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(routes.deleteRateLimitOverride, handlers.deleteRateLimitOverride)
   .openapi(routes.checkRateLimit, handlers.checkRateLimit)
   .openapi(routes.refundRateLimit, handlers.refundRateLimit)
-  .openapi(routes.getRateLimitUsage, handlers.getRateLimitUsage);
+  .openapi(routes.getRateLimitUsage, handlers.getRateLimitUsage)
+  .openapi(routes.listRateLimitPolicyKeys, handlers.listRateLimitPolicyKeys)
+  .openapi(routes.getRateLimitPolicyDecisions, handlers.getRateLimitPolicyDecisions);
 export { RPC } from "./rpc";

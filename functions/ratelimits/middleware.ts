@@ -5,6 +5,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { ProblemError, problem, problemOfRpc, problemResponse, type RpcProblem } from "../core/errors";
+import { executionCtxOf } from "../core/http";
+import { flushSoon } from "../core/tally";
 import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
 import { type GateAnswer, type GateInput, gate, gateBudget, policyNames, validGateInput } from "./gate";
@@ -177,6 +179,8 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     const shared = (c.var as { db?: RequestDb }).db;
     const db = shared ?? new RequestDb((c.env ?? {}) as Bindings);
     const closeOwn = () => {
+      // What the decision counted goes out within METRICS_FLUSH_MS, after the response (functions/core/tally.ts).
+      flushSoon(c.env as Bindings | undefined, executionCtxOf(c));
       if (shared) return;
       const closing = db.close();
       try {
@@ -191,7 +195,7 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     try {
       const input = validGateInput(await gateInput(c, ctx, opts, names));
       budget = gateBudget(db, input);
-      const answer = await gate(db, input, denyCacheFor(c.env as Bindings | undefined), budget);
+      const answer = await gate(db, input, denyCacheFor(c.env as Bindings | undefined), budget, { env: c.env as Bindings | undefined, via: "middleware" });
       if (!answer.pass) return problemResponse(c, answer.problem, answer.headers);
       headers = answer.headers;
       permit = answer.permit;

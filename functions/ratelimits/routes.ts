@@ -274,6 +274,103 @@ export const deleteRateLimitPolicy = scoped(
   }),
 );
 
+const KeysQuery = PageQuery.extend({
+  window: z
+    .enum(["current", "1h"])
+    .default("current")
+    .openapi({ param: { name: "window", in: "query" }, description: "`current`: the current window; `1h`: every window that overlaps the last hour" }),
+  order: z
+    .enum(["denied", "used"])
+    .default("denied")
+    .openapi({ param: { name: "order", in: "query" }, description: "`denied`: most rejected calls first; `used`: most units consumed first" }),
+});
+
+const KeyUsage = z
+  .object({ key: z.string(), admitted: z.number().int(), attempted: z.number().int(), rejected: z.number().int(), consumed: z.number().int() })
+  .openapi("RateLimitKeyUsage");
+
+export const listRateLimitPolicyKeys = scoped(
+  { area: "ratelimits", access: "read", names: fromParam("name") },
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/policies/{name}/keys",
+    tags: ["Rate limits"],
+    summary: "List the keys of a policy by denials or use",
+    description:
+      "The keys with the most rejected calls (`order=denied`) or the most consumed units (`order=used`) in the current window or over the windows overlapping the last hour (`window=1h`; for a window longer than an hour, that is the current window), keys with none left out; up to `limit` per page, then follow `next_cursor`. Calls the deny cache answered are included once their isolate's flush has landed (within `METRICS_FLUSH_MS`, 2 s by default). Counts move while you page: a key whose count changed between pages can appear twice or not at all.",
+    request: { params: NameParam, query: KeysQuery },
+    responses: {
+      200: {
+        description: "Keys",
+        content: {
+          "application/json": {
+            schema: z
+              .object({
+                policy: z.string(),
+                window: z.enum(["current", "1h"]),
+                order: z.enum(["denied", "used"]),
+                from: z.string().openapi({ format: "date-time", description: "Start of the first window counted" }),
+                window_end: z.string().openapi({ format: "date-time", description: "End of the current window" }),
+                items: z.array(KeyUsage),
+                next_cursor: z.string().nullable(),
+              })
+              .openapi("RateLimitKeyList"),
+          },
+        },
+      },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+);
+
+export const getRateLimitPolicyDecisions = scoped(
+  { area: "ratelimits", access: "read", names: fromParam("name") },
+  createRoute({
+    method: "get",
+    path: "/v1/ratelimits/policies/{name}/decisions",
+    tags: ["Rate limits"],
+    summary: "A policy's decisions per minute",
+    description:
+      "Decisions of the policy per minute over the last `minutes` minutes (1–1440, default 60), oldest first, minutes without any left out: `allowed`, `denied` (deny-cache answers included), `unenforced` (fail open) and `unavailable` (fail closed). From the same counts as `/metrics` (`admit_ratelimit_decisions_total`), so a policy past `METRICS_MAX_POLICIES` has none of its own, and a minute is complete once the isolates' flushes have landed.",
+    request: {
+      params: NameParam,
+      query: z.object({
+        minutes: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(1440)
+          .default(60)
+          .openapi({ param: { name: "minutes", in: "query" }, description: "How many minutes back, 1–1440 (default 60)" }),
+      }),
+    },
+    responses: {
+      200: {
+        description: "Per minute",
+        content: {
+          "application/json": {
+            schema: z
+              .object({
+                policy: z.string(),
+                items: z.array(
+                  z.object({
+                    minute: z.string().openapi({ format: "date-time" }),
+                    allowed: z.number().int(),
+                    denied: z.number().int(),
+                    unenforced: z.number().int(),
+                    unavailable: z.number().int(),
+                  }),
+                ),
+              })
+              .openapi("RateLimitPolicyDecisions"),
+          },
+        },
+      },
+      ...problemResponses(401, 404, 422, 503),
+    },
+  }),
+);
+
 export const putRateLimitOverride = scoped(
   { area: "ratelimits", access: "admin", names: fromParam("name") },
   createRoute({

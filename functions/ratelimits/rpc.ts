@@ -20,7 +20,7 @@ export type CheckAnswer = RateLimitResult | (Omit<RateLimitResult, "limit" | "re
 
 export async function checkRateLimit(db: Db, env: Bindings, input: CheckInput): Promise<CheckAnswer> {
   const b = valid(bodyOf(routes.checkRateLimit), input, "json");
-  const r = await checkOrThrow(db, b, denyCacheFor(env));
+  const r = await checkOrThrow(db, b, denyCacheFor(env), { env, via: "rpc" });
   return "failOpen" in r ? (r.failOpen as CheckAnswer) : r.decision.result;
 }
 
@@ -31,7 +31,7 @@ export async function checkRateLimit(db: Db, env: Bindings, input: CheckInput): 
  */
 export async function rateLimitGate(db: Db, env: Bindings, input: GateInput): Promise<GateAnswer> {
   const gateIn = validGateInput(input);
-  return gate(db, gateIn, denyCacheFor(env), gateBudget(db, gateIn));
+  return gate(db, gateIn, denyCacheFor(env), gateBudget(db, gateIn), { env, via: "rpc" });
 }
 
 /** This capability's methods of the entrypoint. */

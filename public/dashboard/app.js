@@ -260,6 +260,46 @@ async function showUsage() {
   out.replaceChildren(...parts);
 }
 
+/**
+ * The policy chosen above: its keys by denials or use (GET …/keys, every page up to 5 000), and its
+ * decisions per minute over the last hour with the totals (GET …/decisions). Calls the deny cache
+ * answered are in both once their isolate has flushed them (within 2 s).
+ */
+async function showKeys() {
+  const policy = $("rl-policy").value;
+  const span = $("rl-window").value;
+  const order = $("rl-order").value;
+  const path = `/v1/ratelimits/policies/${encodeURIComponent(policy)}`;
+  const [keys, minutes] = await Promise.all([all(`${path}/keys`, { window: span, order, limit: 1000 }), api(`${path}/decisions`, { minutes: 60 })]);
+  const over = span === "1h" ? "over the last hour" : "in the current window";
+  const sum = (f) => minutes.items.reduce((s, m) => s + m[f], 0);
+  const totals = el(
+    "dl",
+    { class: "stats", "aria-label": `Decisions of ${policy} over the last hour` },
+    stat("Allowed, last hour", sum("allowed"), "rl-total-allowed"),
+    stat("Denied, last hour", sum("denied"), "rl-total-denied"),
+    stat("Not enforced (fail open)", sum("unenforced"), "rl-total-unenforced"),
+    stat("Unavailable (fail closed)", sum("unavailable"), "rl-total-unavailable"),
+  );
+  $("rl-keys").replaceChildren(
+    el("h3", {}, `Policy “${policy}”`),
+    totals,
+    truncatedNote(keys, "keys") ?? "",
+    table(
+      el("table", { id: "rl-keys-table" }),
+      `Keys of “${policy}” ${over}, ${order === "used" ? "most used" : "most denied"} first (${keys.length}${keys.truncated ? "+" : ""})`,
+      ["Key", "Rejected", "Admitted", "Attempted", "Units used"],
+      keys.map((k) => [k.key, k.rejected, k.admitted, k.attempted, k.consumed]),
+    ),
+    table(
+      el("table", { id: "rl-minutes" }),
+      `Decisions of “${policy}” per minute, last hour (UTC; minutes without any left out)`,
+      ["Minute", "Allowed", "Denied", "Not enforced", "Unavailable"],
+      minutes.items.map((m) => [utc(m.minute), m.allowed, m.denied, m.unenforced, m.unavailable]),
+    ),
+  );
+}
+
 function stat(label, value, id) {
   return el("div", {}, el("dt", {}, label), el("dd", { id }, value));
 }
@@ -745,6 +785,7 @@ $("forget").addEventListener("click", () => {
   showTokenState();
 });
 submit("rl-form", showUsage);
+submit("rl-keys-form", showKeys);
 submit("rs-form", showReservations);
 submit("inv-form", showInventory);
 submit("pm-form", () => VIEWS.permits());

@@ -10,6 +10,7 @@ import type { Bindings } from "../../core/env";
 import { ProblemError, type RpcProblem, rpcProblem } from "../../core/errors";
 import { valid } from "../../core/validation";
 import { type Ending, once, RPC_KEY_FIELD } from "../../idempotency";
+import { countRpc } from "../metrics";
 import { METHODS, type MethodName } from "./methods";
 
 export type { RpcProblem };
@@ -53,18 +54,21 @@ export async function call<M extends MethodName>(
   options?: RpcOptions,
 ): Promise<RpcAnswer<M>> {
   const db = new RequestDb(env ?? {});
+  let answer: unknown;
   try {
     const method = METHODS[name] as (db: RequestDb, env: Bindings, input: unknown) => Promise<Awaited<ReturnType<(typeof METHODS)[M]>>>;
     const run = () => method(db, env ?? {}, input);
     const key = KEYED(name) ? valid(Options, options, RPC_KEY_FIELD.in)?.idempotencyKey : undefined;
-    if (key === undefined) return await run();
-    return await once(db, env ?? {}, { key, call: `Admit.${name}`, input }, run, ending);
+    answer = key === undefined ? await run() : await once(db, env ?? {}, { key, call: `Admit.${name}`, input }, run, ending);
+    return answer as RpcAnswer<M>;
   } catch (err) {
-    if (err instanceof ProblemError) return { error: rpcProblem(err) };
+    if (err instanceof ProblemError) return (answer = { error: rpcProblem(err) }) as RpcAnswer<M>;
     console.error(`Admit RPC ${name} failed`, err);
     throw err;
   } finally {
     const closing = db.close();
     if (ctx) ctx.waitUntil(closing);
+    // The decision's counts (and a rate-limit check's, counted by the capability) go out after the answer.
+    countRpc(env, ctx, name, answer);
   }
 }

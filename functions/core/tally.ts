@@ -1,0 +1,194 @@
+// What an isolate learns on the hot path, accumulated in memory and written with ONE statement per
+// flush after the response (schema/000100_observability.sql, admit_observe_flush): the calls the
+// rate-limit deny cache answered (so `attempted`/`rejected` count every call), and decisions per
+// outcome for the Prometheus counters. Never a statement per request, never a row shared by every key.
+//
+// The interface is small on purpose (issue 33 coalesces decisions on top of it):
+//   tallyFor(env)            this isolate's tally for env's database, or null when METRICS=off;
+//   tally.denied(…)          one call (or n) the deny cache refused;
+//   tally.count(…)           one decision (or n) of a metric with its labels;
+//   flushSoon(env, ctx)      after a response: make sure a flush is scheduled (waitUntil), at most
+//                            METRICS_FLUSH_MS after the first unflushed count.
+//
+// The bound: a count reaches the database at most METRICS_FLUSH_MS (default 2 000 ms) plus one
+// statement after it was made, while the isolate lives. A flush refused before it ran (503: nothing
+// applied) is merged back and sent with the next one; a flush whose outcome is unknown (504: sent, no
+// answer) is dropped and logged, never re-sent — a count may be lost there, never counted twice. An
+// isolate evicted with a flush pending loses what it held: at most one flush interval of its counts.
+
+import { intSetting, RequestDb } from "./db";
+import type { Bindings } from "./env";
+import { ProblemError } from "./errors";
+
+export const DEFAULT_FLUSH_MS = 2_000;
+/** Distinct groups (hit groups + metric series) one tally holds; past it a flush starts at once and new groups are dropped (and counted as dropped). */
+export const MAX_GROUPS = 10_000;
+/** Policies with a `policy` label of their own (the rest are policy="_other"). */
+export const DEFAULT_MAX_POLICIES = 100;
+
+interface HitGroup {
+  policy: string;
+  key: string;
+  n: number;
+  /** Local time of the latest call. */
+  last: number;
+  /** Local time until which the cached denial that answered stood (null: not known). */
+  until: number | null;
+}
+
+interface CountGroup {
+  metric: string;
+  labels: Record<string, string>;
+  n: number;
+  /** Local time of the first count. */
+  first: number;
+}
+
+export interface TallyStats {
+  /** Flushes that landed. */
+  flushes: number;
+  /** Deny-cache calls written to counters. */
+  hitsFlushed: number;
+  /** Calls or counts given up on: an outcome-unknown flush, or the group cap reached. */
+  lost: number;
+}
+
+export class Tally {
+  private hits = new Map<string, HitGroup>();
+  private counts = new Map<string, CountGroup>();
+  private pending: Promise<void> | null = null;
+  private flushing = 0;
+  readonly stats: TallyStats = { flushes: 0, hitsFlushed: 0, lost: 0 };
+
+  constructor(private readonly env: Bindings) {}
+
+  get size(): number {
+    return this.hits.size + this.counts.size;
+  }
+
+  /** Nothing held and no flush under way: every count made so far has landed (or been given up on). */
+  get idle(): boolean {
+    return this.size === 0 && this.pending === null && this.flushing === 0;
+  }
+
+  /** `n` calls of `policy`/`key` the deny cache refused; `until`: local time the cached denial stands until. */
+  denied(policy: string, key: string, until: number | null, now: number, n = 1): void {
+    const id = `${policy}\u0000${key}\u0000${until ?? ""}`;
+    const g = this.hits.get(id);
+    if (g) {
+      g.n += n;
+      g.last = now;
+    } else if (this.size < MAX_GROUPS) {
+      this.hits.set(id, { policy, key, n, last: now, until });
+    } else {
+      this.stats.lost += n;
+    }
+  }
+
+  /** `n` events of a counter `metric` with `labels` (bounded sets only: never a rate-limit key). */
+  count(metric: string, labels: Record<string, string>, now: number, n = 1): void {
+    let id = metric;
+    for (const k in labels) id += `\u0000${k}=${labels[k]}`;
+    const g = this.counts.get(id);
+    if (g) g.n += n;
+    else if (this.size < MAX_GROUPS) this.counts.set(id, { metric, labels, n, first: now });
+    else this.stats.lost += n;
+  }
+
+  /** Makes sure a flush is on its way: after `delayMs`, or at once when the tally is full. Returns it (null: nothing to flush). */
+  schedule(delayMs: number): Promise<void> | null {
+    if (this.pending || this.size === 0) return this.pending;
+    const wait = this.size >= MAX_GROUPS ? 0 : delayMs;
+    // One chain per isolate: it flushes, then again while counts arrived meanwhile (so an isolate
+    // that goes idle still writes what it learnt last), then ends.
+    const run = async () => {
+      let delay = wait;
+      try {
+        while (this.size > 0) {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          // A flush that did not land (the database is away) ends the chain: its counts wait for
+          // the next request's flushSoon() instead of a retry loop that keeps the isolate busy.
+          if (!(await this.flush())) break;
+          delay = this.size >= MAX_GROUPS ? 0 : delayMs;
+        }
+      } finally {
+        this.pending = null;
+      }
+    };
+    this.pending = run();
+    return this.pending;
+  }
+
+  /** Writes everything held now in one statement; what was counted meanwhile waits for the next flush. Whether it landed. */
+  async flush(): Promise<boolean> {
+    if (this.size === 0) return true;
+    const hits = this.hits;
+    const counts = this.counts;
+    this.hits = new Map();
+    this.counts = new Map();
+    const now = Date.now();
+    const hitRows = [...hits.values()].map((g) => ({ p: g.policy, k: g.key, n: g.n, a: now - g.last, u: g.until === null ? null : g.until - now }));
+    const countRows = [...counts.values()].map((g) => ({ m: g.metric, l: g.labels, n: g.n, a: now - g.first }));
+    const db = new RequestDb(this.env);
+    this.flushing++;
+    try {
+      const [{ r }] = await db.query<{ r: { hits: number } }>(
+        "SELECT admit_observe_flush($1::jsonb, $2::jsonb, $3::integer, $4::integer) AS r",
+        [JSON.stringify(hitRows), JSON.stringify(countRows), intSetting(this.env.METRICS_MAX_POLICIES, DEFAULT_MAX_POLICIES, 0, 10_000), db.lockTimeoutMs],
+        { write: true },
+      );
+      this.stats.flushes++;
+      this.stats.hitsFlushed += r.hits;
+      return true;
+    } catch (err) {
+      if (err instanceof ProblemError && err.problem.status === 503) {
+        // Certainly not applied: merged back, sent with the next flush.
+        for (const g of hits.values()) this.denied(g.policy, g.key, g.until, g.last, g.n);
+        for (const g of counts.values()) this.count(g.metric, g.labels, g.first, g.n);
+        console.error(`admit tally: flush not applied (${err.problem.detail}); kept for the next one`);
+      } else {
+        let n = 0;
+        for (const g of hits.values()) n += g.n;
+        for (const g of counts.values()) n += g.n;
+        this.stats.lost += n;
+        console.error(`admit tally: flush outcome unknown (${(err as Error)?.message ?? err}); ${n} counts not re-sent (never counted twice)`);
+      }
+      return false;
+    } finally {
+      await db.close();
+      this.flushing--;
+    }
+  }
+}
+
+const tallies = new Map<string, Tally>();
+const byEnv = new WeakMap<Bindings, Tally | null>();
+
+/** Whether the METRICS var turns counting off ("off"): the bench's switch. */
+export function metricsOn(env: Bindings | undefined): boolean {
+  return env?.METRICS !== "off";
+}
+
+/** This isolate's tally for env's database (one per database: tests serve several from one process), or null when METRICS=off. */
+export function tallyFor(env: Bindings | undefined): Tally | null {
+  if (!env) return null;
+  // The hot path asks once per decision: the same bindings object answers from a WeakMap.
+  const known = byEnv.get(env);
+  if (known !== undefined) return known;
+  let t: Tally | null = null;
+  if (env.DATABASE_URL && metricsOn(env)) {
+    const id = `${env.DATABASE_URL}\u0000${env.NEON_WS_PROXY ?? ""}`;
+    t = tallies.get(id) ?? null;
+    if (!t) tallies.set(id, (t = new Tally(env)));
+  }
+  byEnv.set(env, t);
+  return t;
+}
+
+/** After a response: a flush within METRICS_FLUSH_MS of the first unflushed count, kept alive by waitUntil. */
+export function flushSoon(env: Bindings | undefined, ctx: { waitUntil(p: Promise<unknown>): void } | undefined): void {
+  const t = tallyFor(env);
+  if (!t || t.size === 0) return;
+  const p = t.schedule(intSetting(env?.METRICS_FLUSH_MS, DEFAULT_FLUSH_MS, 0, 60_000));
+  if (p && ctx) ctx.waitUntil(p);
+}

@@ -1,0 +1,95 @@
+// What a rate-limit decision leaves behind besides its answer, on every path (the check route, the
+// rateLimit() middleware, RPC): its counts in the isolate's tally (functions/core/tally.ts: decisions
+// per policy and outcome, and the calls the deny cache answered, so `attempted`/`rejected` count
+// every call), its Server-Timing header, and one structured log line at a configurable level and
+// sample rate. Nothing here waits on anything: the tally is written after the response.
+import type { Bindings } from "../core/env";
+import { fnv64 } from "../core/keys";
+import { tallyFor } from "../core/tally";
+import { isUnenforced, type Unenforced } from "./budget";
+import type { RateLimitDecision } from "./decide";
+
+/** Which entrance the decision came through. */
+export type Via = "http" | "middleware" | "rpc";
+
+/**
+ * `allowed` / `denied`: the database (or the deny cache) decided; `unenforced`: it did not decide in
+ * time and the fail mode let the call through (fail open); `unavailable`: it did not decide and the
+ * call was refused with 503/504 (fail closed).
+ */
+export type Outcome = "allowed" | "denied" | "unenforced" | "unavailable";
+
+export const DECISIONS_METRIC = "admit_ratelimit_decisions_total";
+
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, off: 100 } as const;
+type Level = keyof typeof LEVELS;
+const LEVEL_OF: Record<Outcome, Level> = { allowed: "debug", denied: "info", unenforced: "warn", unavailable: "warn" };
+
+function logLevel(env: Bindings | undefined): number {
+  const v = (env?.DECISION_LOG_LEVEL ?? "warn").toLowerCase();
+  return v in LEVELS ? LEVELS[v as Level] : LEVELS.warn;
+}
+
+function sampleRate(env: Bindings | undefined): number {
+  const n = Number(env?.DECISION_LOG_SAMPLE ?? "1");
+  return Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 1;
+}
+
+export function outcomeOf(d: RateLimitDecision | Unenforced): Outcome {
+  if (isUnenforced(d)) return d.allowed ? "unenforced" : "unavailable";
+  return d.result.allowed ? "allowed" : "denied";
+}
+
+/**
+ * Counts and logs one decision of `names` for `key`. The log line is one JSON object (Workers Logs and
+ * Logpush index its fields) and never carries the key itself — a key may be an API key — only its
+ * FNV-1a 64 (`key_fnv`, to tell keys apart), nor the request's `info`.
+ */
+export function observe(
+  env: Bindings | undefined,
+  via: Via,
+  names: string[],
+  check: { key: string; cost?: number },
+  d: RateLimitDecision | Unenforced,
+  dbMs: number,
+): void {
+  const now = Date.now();
+  const outcome = outcomeOf(d);
+  const tally = tallyFor(env);
+  if (tally) {
+    for (const policy of names) tally.count(DECISIONS_METRIC, { policy, outcome }, now);
+    if (!isUnenforced(d) && d.cached) {
+      // The database would have counted this call as attempted and rejected on every policy of the check.
+      for (const p of d.policies) tally.denied(p.result.policy, check.key, p.until ?? null, now);
+    }
+  }
+  const level = LEVEL_OF[outcome];
+  if (LEVELS[level] < logLevel(env)) return;
+  const rate = sampleRate(env);
+  if (rate < 1 && Math.random() >= rate) return;
+  const line: Record<string, unknown> = {
+    message: `rate limit ${outcome}`,
+    level,
+    event: "admit.ratelimit.decision",
+    via,
+    policies: names,
+    key_fnv: fnv64(check.key),
+    cost: check.cost ?? 1,
+    outcome,
+    db_ms: Math.round(dbMs * 10) / 10,
+    sample_rate: rate,
+  };
+  if (isUnenforced(d)) {
+    line.reason = d.reason;
+    line.consumed = d.consumed;
+    line.timeout_ms = d.timeout_ms;
+  } else {
+    line.reason = d.result.reason;
+    line.cached = d.cached;
+    line.remaining = d.result.remaining;
+    if (d.result.retry_after_ms !== undefined) line.retry_after_ms = d.result.retry_after_ms;
+    if (d.result.violated_policies) line.violated_policies = d.result.violated_policies;
+  }
+  if (level === "warn") console.warn(line);
+  else console.log(line);
+}
