@@ -404,5 +404,11 @@ export function examples(key: string): HttpCall[] {
   return [
     ...CAPABILITIES.flatMap((c) => c.examples(key)),
     { method: "POST", path: "/v1/invoices/generate", body: { subscription_id: key, kind: "usage", work_ms: 0 } },
+    // The forward-auth check: the same answer for every method (functions/ratelimits/authz.ts).
+    ...["GET", "POST", "PUT", "PATCH", "DELETE"].map((method) => ({
+      method,
+      path: "/v1/authz?policy=fuzz-policy&key=header:X-Api-Key&key=ip&cost=1",
+      headers: { "X-Api-Key": key, "X-Forwarded-For": "192.0.2.1" },
+    })),
   ];
 }

@@ -8,7 +8,7 @@ import { validationHook } from "../core/validation";
 import { documentIdempotencyKey, idempotency } from "../idempotency";
 import { inventory } from "../inventory";
 import { invoices, locks, semaphores } from "../permits";
-import { ratelimits } from "../ratelimits";
+import { isForwardAuth, ratelimits } from "../ratelimits";
 import { reservations } from "../reservations";
 import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "../webhooks";
 import { jsonBodies } from "./body";
@@ -89,6 +89,11 @@ const OPERATION_IDS: Record<string, string> = {
   "POST /v1/ratelimits/check": "checkRateLimit",
   "POST /v1/ratelimits/refund": "refundRateLimit",
   "GET /v1/ratelimits/usage": "getRateLimitUsage",
+  "GET /v1/authz": "authorizeRequest",
+  "POST /v1/authz": "authorizeRequestPost",
+  "PUT /v1/authz": "authorizeRequestPut",
+  "PATCH /v1/authz": "authorizeRequestPatch",
+  "DELETE /v1/authz": "authorizeRequestDelete",
 };
 
 export function createApp(): OpenAPIHono<AppEnv> {
@@ -104,8 +109,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : token(c, next)));
   app.use("*", jsonBodies());
   app.use("*", database());
-  // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
-  app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));
+  // A write carrying Idempotency-Key runs once, in one transaction with its stored response. Not the
+  // forward-auth check (/v1/authz, any method): a gateway may pass the client's own Idempotency-Key
+  // through, and a decision must never be replayed.
+  app.use("/v1/*", idempotency({ exempt: (c) => isWebhookDelivery(c) || isForwardAuth(c.req.path) }));
 
   app.openapi(
     createRoute({
@@ -138,9 +145,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   let doc: ReturnType<typeof buildDocument> | undefined;
   const buildDocument = () =>
     documentExamples(
-      documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
+      documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), (m, p) => signed(m, p) || isForwardAuth(p))), {
         signed,
-        keyed: (method, path) => path.startsWith("/v1/") && method !== "get" && method !== "head" && !signed(method, path),
+        keyed: (method, path) => path.startsWith("/v1/") && method !== "get" && method !== "head" && !signed(method, path) && !isForwardAuth(path),
         operationIds: OPERATION_IDS,
       }),
     );
