@@ -23,7 +23,7 @@ import { checkRateLimit, DenyCache } from "../../functions/ratelimits";
 import { CHECK_SQL } from "../../functions/ratelimits/sql";
 import { httpRequest, pooledConnections, type Query, runLoad } from "../load";
 import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type Scenario } from "../measure";
-import { DRIVER, type Row } from "../report";
+import { AUTHZ, DRIVER, type Row } from "../report";
 
 const WINDOW_MS = 60_000;
 const LOCK_TIMEOUT_MS = 2000;
@@ -181,16 +181,29 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       op: async (call, i) => String((await call("POST", `/check/${connection}`, { policy, key: keyOf(shape, i) })).status),
     });
   };
+  // The same check as a gateway's forward-auth asks it (GET /v1/authz, the key in a header): the
+  // hot-key shape only, beside the check route's row (docs/gateways.md).
+  const authzRow = async (concurrency: number) => {
+    const policy = await policyFor("edge", "admit", `authz-c${concurrency}`);
+    return edge(ctx, {
+      scenario: shape.name,
+      impl: AUTHZ,
+      connection: "http",
+      concurrency,
+      note: "GET /v1/authz?policy=…&key=header:X-Api-Key (forward-auth)",
+      violations: excess(ctx, policy),
+      op: async (call, i) => String((await call("GET", `/v1/authz?policy=${policy}&key=header:X-Api-Key`, undefined, { "X-Api-Key": keyOf(shape, i) })).status),
+    });
+  };
   for (const concurrency of ctx.edgeConcurrency) {
-    if (!driverAlone) {
-      out.push(await admitRow(concurrency));
-      continue;
-    }
-    const pair =
-      ctx.round % 2 === 0
-        ? [() => admitRow(concurrency), () => bareRow(concurrency, "http")]
-        : [() => bareRow(concurrency, "http"), () => admitRow(concurrency)];
-    for (const row of pair) out.push(await row());
+    // Rows that are compared run one right after the other, the first rotating by round.
+    const group = [
+      () => admitRow(concurrency),
+      ...(driverAlone ? [() => bareRow(concurrency, "http")] : []),
+      ...(shape === HOT ? [() => authzRow(concurrency)] : []),
+    ];
+    const first = ctx.round % group.length;
+    for (const row of [...group.slice(first), ...group.slice(0, first)]) out.push(await row());
   }
   if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
   if (!ctx.profile) {
