@@ -686,6 +686,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/authz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Forward-auth rate-limit check for a gateway (any method)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        get: operations["authorizeRequest"];
+        /**
+         * Forward-auth check (PUT: the same as GET)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        put: operations["authorizeRequestPut"];
+        /**
+         * Forward-auth check (POST: the same as GET)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        post: operations["authorizeRequestPost"];
+        /**
+         * Forward-auth check (DELETE: the same as GET)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        delete: operations["authorizeRequestDelete"];
+        options?: never;
+        head?: never;
+        /**
+         * Forward-auth check (PATCH: the same as GET)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        patch: operations["authorizeRequestPatch"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1379,6 +1415,14 @@ export interface components {
              * @description Until when the deny cache of the isolate that answered refuses this key's one-unit checks without asking the database (its own clock); null when it does not. Other isolates keep their own caches.
              */
             deny_cached_until: string | null;
+        };
+        /** @description `on_missing=allow` and the request had no key: let through, nothing counted */
+        RateLimitAuthzNoKey: {
+            /** @enum {boolean} */
+            allowed: true;
+            /** @enum {string} */
+            reason: "no-key";
+            detail: string;
         };
         /** @description A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response. */
         IdempotencyKeyInUse: components["schemas"]["Problem"] & {
@@ -8216,6 +8260,1369 @@ export interface operations {
                      *       "title": "Database unavailable",
                      *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
                      *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeRequest: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeRequestPut: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeRequestPost: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeRequestDelete: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeRequestPatch: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -179,7 +179,12 @@ function denied(p: ProblemError, status: DenyStatus): ProblemError {
   return new ProblemError({ ...p.problem, status } as Problem, p.headers);
 }
 
-/** The handler of every method on /v1/authz and /v1/authz/*. */
+/**
+ * The handler of every method on /v1/authz and /v1/authz/*. Who may call it: the app's bearer guard on
+ * /v1/* (functions/http/app.ts) runs first, on `Authorization` — the gateway's own key, which the
+ * gateway sets on the check (docs/gateways.md); with scoped keys this route's scope is
+ * `ratelimits:decide`, its names every `policy` asked.
+ */
 export async function authorizeRequest(c: Context<AppEnv>): Promise<Response> {
   const length = Number(c.req.header("Content-Length") ?? "0");
   if (length > MAX_BODY_BYTES) throw problem("payload-too-large", `A forward-auth check reads no body; ${length} bytes is over ${MAX_BODY_BYTES}.`);
