@@ -117,8 +117,9 @@ describe.each(NAMES)("%s in front of Admit", (name) => {
     expect(await counter("x-client-authorization:Bearer client-b")).toMatchObject([{ admitted: 20 }]);
     expect(upstream.hits).toBe(40);
     expect(upstream.seen.map((h) => h.authorization).sort()).toEqual([...Array(20).fill("Bearer client-a"), ...Array(20).fill("Bearer client-b")]);
-    // A client cannot pick its key by sending the header the gateway fills in, nor its address.
-    const spoof = await send(g, { "X-Client-Authorization": "Bearer client-a", "X-Forwarded-For": "198.51.100.1" });
+    // A client cannot pick its key by sending the header the gateway fills in, nor its address, nor
+    // Admit's parameters in its own query string.
+    const spoof = await send(g, { "X-Client-Authorization": "Bearer client-a", "X-Forwarded-For": "198.51.100.1" }, "/api/orders?policy=other&key=ip&cost=0");
     expect(spoof.status).toBe(200);
     expect(await counter("ip:127.0.0.1")).toMatchObject([{ admitted: 1 }]);
     expect(await counter("x-client-authorization:Bearer client-a")).toMatchObject([{ admitted: 20 }]);
