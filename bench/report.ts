@@ -11,6 +11,9 @@ export type Layer = "ceiling" | "library" | "edge";
  * `http` (one `fetch` per statement to the SQL endpoint, `neon()`) or `websocket` (a driver `Client`
  * per request), or `none` for a route that touches no database.
  */
+/** The impl of the rows that ask Admit the way a gateway's forward-auth does: GET /v1/authz (docs/gateways.md). */
+export const AUTHZ = "admit /v1/authz";
+
 export type Connection = "pooled" | "per-request" | "http" | "websocket" | "none";
 
 /** One line of the report: the fields the issue names, plus a few that explain the figures. */
@@ -401,7 +404,9 @@ function concurrencies(rows: Row[], m: Match): number[] {
 export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
   const out: Target[] = [];
   // pgbench and driver-alone rows run Admit's own statement, so they count as Admit here.
-  const admitRows = rows.filter((r) => (r.impl === "admit" || r.impl === METRICS_OFF || r.impl === "pgbench" || r.impl === DRIVER) && !r.skipped);
+  const admitRows = rows.filter(
+    (r) => (r.impl === "admit" || r.impl === METRICS_OFF || r.impl === AUTHZ || r.impl === "pgbench" || r.impl === DRIVER) && !r.skipped,
+  );
   const counted = admitRows.filter((r) => r.violations !== null);
   const violations = counted.reduce((s, r) => s + (r.violations ?? 0), 0);
   out.push({
@@ -425,6 +430,8 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
     const bareWs: Match = { scenario: hot, layer: "edge", impl: DRIVER, connection: "websocket", concurrency: c };
     if (findRow(rows, admit) || findRow(rows, bareHttp))
       out.push(ratioWithCost(rows, `${hot} c=${c}: edge admit ≥ 0.9× the bare HTTP Worker`, admit, bareHttp, 0.9));
+    const authz: Match = { scenario: hot, layer: "edge", impl: AUTHZ, connection: "http", concurrency: c };
+    if (findRow(rows, authz)) out.push(ratioWithCost(rows, `${hot} c=${c}: GET /v1/authz ≥ 0.9× POST /v1/ratelimits/check`, authz, admit, 0.9));
     if (findRow(rows, bareHttp) || findRow(rows, bareWs))
       out.push(ratioWithCost(rows, `${hot} c=${c}: bare HTTP Worker ≥ 3× the bare WebSocket Worker`, bareHttp, bareWs, 3));
   }
@@ -437,9 +444,9 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
     }
   }
   // Admit's edge rows, each against the no-op row of the same concurrency, and their HTTP requests.
-  const edgeRows = rows.filter((r) => r.layer === "edge" && r.impl === "admit" && !r.skipped && !r.profile && r.errors_5xx === undefined);
+  const edgeRows = rows.filter((r) => r.layer === "edge" && (r.impl === "admit" || r.impl === AUTHZ) && !r.skipped && !r.profile && r.errors_5xx === undefined);
   for (const r of edgeRows) {
-    const m: Match = { scenario: r.scenario, layer: "edge", impl: "admit", connection: r.connection, concurrency: r.concurrency };
+    const m: Match = { scenario: r.scenario, layer: "edge", impl: r.impl, connection: r.connection, concurrency: r.concurrency };
     const statements = r.statements_per_decision ?? 1;
     if (findRow(rows, { ...NOOP, concurrency: r.concurrency })) {
       const t = ratioWithCost(

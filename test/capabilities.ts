@@ -452,5 +452,11 @@ export function examples(key: string): HttpCall[] {
     { method: "DELETE", path: "/v1/keys/00000000-0000-0000-0000-000000000000" },
     { method: "GET", path: `/v1/audit?target=${encodeURIComponent(key)}&limit=10` },
     { method: "GET", path: "/metrics" },
+    // The forward-auth check: the same answer for every method (functions/ratelimits/authz.ts).
+    ...["GET", "POST", "PUT", "PATCH", "DELETE"].map((method) => ({
+      method,
+      path: "/v1/authz?policy=fuzz-policy&key=header:X-Api-Key&key=ip&cost=1",
+      headers: { "X-Api-Key": key, "X-Forwarded-For": "192.0.2.1" },
+    })),
   ];
 }

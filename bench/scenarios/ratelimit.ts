@@ -25,7 +25,7 @@ import { checkRateLimit, DenyCache } from "../../functions/ratelimits";
 import { CHECK_SQL } from "../../functions/ratelimits/sql";
 import { httpRequest, pooledConnections, type Query, runLoad } from "../load";
 import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type Scenario } from "../measure";
-import { DRIVER, METRICS_OFF, type Row } from "../report";
+import { AUTHZ, DRIVER, METRICS_OFF, type Row } from "../report";
 
 const WINDOW_MS = 60_000;
 const LOCK_TIMEOUT_MS = 2000;
@@ -221,16 +221,29 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
     for (const row of rows) got.push(...(await row(concurrency)));
     return got;
   };
+  // The same check as a gateway's forward-auth asks it (GET /v1/authz, the key in a header): the
+  // hot-key shape only, beside the check route's row (docs/gateways.md).
+  const authzRow = async (concurrency: number) => {
+    const policy = await policyFor("edge", "admit", `authz-c${concurrency}`);
+    return edge(ctx, {
+      scenario: shape.name,
+      impl: AUTHZ,
+      connection: "http",
+      concurrency,
+      note: "GET /v1/authz?policy=…&key=header:X-Api-Key (forward-auth)",
+      violations: excess(ctx, policy),
+      op: async (call, i) => String((await call("GET", `/v1/authz?policy=${policy}&key=header:X-Api-Key`, undefined, { "X-Api-Key": keyOf(shape, i) })).status),
+    });
+  };
   for (const concurrency of ctx.edgeConcurrency) {
-    if (!driverAlone) {
-      out.push(...(await admitRows(concurrency)));
-      continue;
-    }
-    const pair =
-      ctx.round % 2 === 0
-        ? [() => admitRows(concurrency), async () => [await bareRow(concurrency, "http")]]
-        : [async () => [await bareRow(concurrency, "http")], () => admitRows(concurrency)];
-    for (const rows of pair) out.push(...(await rows()));
+    // Rows that are compared run one right after the other, the first rotating by round.
+    const group: Array<() => Promise<(Row | null)[]>> = [
+      () => admitRows(concurrency),
+      ...(driverAlone ? [async () => [await bareRow(concurrency, "http")]] : []),
+      ...(shape === HOT ? [async () => [await authzRow(concurrency)]] : []),
+    ];
+    const first = ctx.round % group.length;
+    for (const rows of [...group.slice(first), ...group.slice(0, first)]) out.push(...(await rows()));
   }
   if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
   if (!ctx.profile) {

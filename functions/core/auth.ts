@@ -86,7 +86,10 @@ export class RouteScopes {
 
   /** The matched route's entry; undefined when no route (only middleware) matched. */
   of(c: Context): { key: string; access: RouteAccess | undefined; params: (pathname: string) => Record<string, string> } | undefined {
-    const route = matchedRoutes(c).find((r) => r.method !== "ALL");
+    // A route that answers every method (app.all: the forward-auth check) is found by its own entry;
+    // other ALL entries are middleware.
+    const matched = matchedRoutes(c);
+    const route = matched.find((r) => r.method !== "ALL") ?? matched.find((r) => r.method === "ALL" && this.table.has(`ALL ${r.path}`));
     if (!route) return undefined;
     const key = `${route.method} ${route.path}`;
     const entry = this.table.get(key);

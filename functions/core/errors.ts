@@ -74,6 +74,8 @@ export const PROBLEMS = {
   "rate-limited": { status: 429, title: "Too many requests" },
   "quota-exceeded": { status: 429, title: "Quota exceeded" },
   "concurrency-limited": { status: 429, title: "Too many requests in flight" },
+  "ratelimit-key-missing": { status: 429, title: "Rate-limit key missing" },
+  "ratelimit-key-invalid": { status: 429, title: "Rate-limit key not usable" },
   internal: { status: 500, title: "Internal server error" },
   "database-unavailable": { status: 503, title: "Database unavailable" },
   "lock-timeout": { status: 503, title: "Lock wait timed out" },

@@ -10,7 +10,7 @@ import { documentIdempotencyKey, idempotency } from "../idempotency";
 import { inventory } from "../inventory";
 import { keys } from "../keys";
 import { invoices, locks, semaphores } from "../permits";
-import { ratelimits } from "../ratelimits";
+import { AUTHZ_PATH, AUTHZ_SCOPE, isForwardAuth, ratelimits } from "../ratelimits";
 import { reservations } from "../reservations";
 import { documentDelivery, isWebhookDelivery, WEBHOOK_DELIVERY_PATH, webhooks } from "../webhooks";
 import { jsonBodies } from "./body";
@@ -108,6 +108,11 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /v1/ratelimits/policies/{name}/keys": "listRateLimitPolicyKeys",
   "GET /v1/ratelimits/policies/{name}/decisions": "getRateLimitPolicyDecisions",
   "GET /metrics": "getMetrics",
+  "GET /v1/authz": "authorizeRequest",
+  "POST /v1/authz": "authorizeRequestPost",
+  "PUT /v1/authz": "authorizeRequestPut",
+  "PATCH /v1/authz": "authorizeRequestPatch",
+  "DELETE /v1/authz": "authorizeRequestDelete",
 };
 
 export function createApp(): OpenAPIHono<AppEnv> {
@@ -145,7 +150,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Each decision counted in the isolate, written after the response (functions/core/tally.ts).
   app.use("/v1/*", decisions(isWebhookDelivery));
   // A write carrying Idempotency-Key runs once, in one transaction with its stored response.
-  app.use("/v1/*", idempotency({ exempt: isWebhookDelivery }));
+  // Not the forward-auth check (/v1/authz, any method): a gateway may pass the client's own
+  // Idempotency-Key through, and a decision must never be replayed.
+  app.use("/v1/*", idempotency({ exempt: (c) => isWebhookDelivery(c) || isForwardAuth(c.req.path) }));
 
   app.openapi(
     createRoute({
@@ -178,15 +185,17 @@ export function createApp(): OpenAPIHono<AppEnv> {
   for (const def of app.openAPIRegistry.definitions) {
     if (def.type === "route") scopes.add(def.route.method, def.route.path, declaredScope(def.route));
   }
+  // The forward-auth check answers every method, on its path and every path below it.
+  for (const path of [AUTHZ_PATH, `${AUTHZ_PATH}/*`]) scopes.add("ALL", path, AUTHZ_SCOPE);
 
   const signed = (method: string, path: string) => method === "post" && path === WEBHOOK_DELIVERY_PATH;
   // The document is the same for every request once the routes are mounted: built on first use.
   let doc: ReturnType<typeof buildDocument> | undefined;
   const buildDocument = () =>
     documentExamples(
-      documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), signed)), {
+      documentCommonResponses(documentDelivery(documentIdempotencyKey(app.getOpenAPI31Document(DOC_CONFIG), (m, p) => signed(m, p) || isForwardAuth(p))), {
         signed,
-        keyed: (method, path) => path.startsWith("/v1/") && method !== "get" && method !== "head" && !signed(method, path),
+        keyed: (method, path) => path.startsWith("/v1/") && method !== "get" && method !== "head" && !signed(method, path) && !isForwardAuth(path),
         operationIds: OPERATION_IDS,
       }),
     );

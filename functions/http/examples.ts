@@ -373,6 +373,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
+  ...authzExamples(),
   refundRateLimit: {
     request: { policy: "api", key: "customer-42", cost: 1 },
     responses: { 200: { policy: "api", key: "customer-42", limit: 100, remaining: 100, reset_ms: 45000, refunded: 1 } },
@@ -492,6 +493,27 @@ Object.assign(EXAMPLES, {
     },
   },
 });
+/** The forward-auth check's examples, one per documented method (functions/ratelimits/routes.ts authzOperations). */
+function authzExamples(): Record<string, OperationExamples> {
+  const allowed = { allowed: true, policy: "api", key: "203.0.113.9", limit: 100, remaining: 99, reset_ms: 60000, reason: "limit" };
+  const refused = {
+    type: "/problems/rate-limited",
+    title: "Too many requests",
+    detail: '"203.0.113.9" is over the limit of "api"; nothing was consumed.',
+    ...allowed,
+    allowed: false,
+    remaining: 0,
+    retry_after_ms: 42000,
+  };
+  const ex: OperationExamples = {
+    params: { policy: ["api"], key: ["ip"], cost: 1, deny_status: 429 },
+    responses: { 200: allowed },
+    problems: { 401: { ...refused, status: 401 }, 403: { ...refused, status: 403 }, 404: noPolicy(), 429: refused },
+  };
+  return Object.fromEntries(
+    ["authorizeRequest", "authorizeRequestPost", "authorizeRequestPut", "authorizeRequestPatch", "authorizeRequestDelete"].map((id) => [id, ex]),
+  );
+}
 
 function notCurrentHolder(what: "Lease" | "Permit"): Json {
   return {
@@ -568,7 +590,8 @@ export function documentExamples<D extends { paths?: object }>(doc: D): D {
         const problem = response.content?.["application/problem+json"];
         if (problem) {
           const own = ex.problems?.[code] ?? {};
-          const base = GENERIC[code];
+          // A status with no generic problem (the forward-auth check's 403) takes the operation's own example whole.
+          const base = GENERIC[code] ?? (own.type ? {} : undefined);
           if (!base) throw new Error(`no problem example for status ${code}: add one to GENERIC in functions/http/examples.ts`);
           problem.example ??= { ...base, status: code, ...(code === 422 ? validationExample(op) : {}), ...own };
         }

@@ -5,9 +5,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";
+import { AUTHZ_PATH, authorizeRequest } from "./authz";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 
+export { AUTHZ_PATH, AUTHZ_SCOPE, isForwardAuth } from "./authz";
 export { budgetFor, isUnenforced, unenforcedResponse, withinBudget } from "./budget";
 export { DenyCache, denyCache, denyCacheFor } from "./cache";
 export type { PolicyResult, RateLimitDecision, RateLimitResult } from "./decide";
@@ -33,4 +35,11 @@ export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(routes.getRateLimitUsage, handlers.getRateLimitUsage)
   .openapi(routes.listRateLimitPolicyKeys, handlers.listRateLimitPolicyKeys)
   .openapi(routes.getRateLimitPolicyDecisions, handlers.getRateLimitPolicyDecisions);
+// The forward-auth check answers every method (app.all: a method-matching layer sees it as
+// all-methods), on /v1/authz and every path below it (Envoy's path_prefix); the document lists it
+// under each method a generated client would send.
+ratelimits.all(AUTHZ_PATH, authorizeRequest);
+ratelimits.all(`${AUTHZ_PATH}/*`, authorizeRequest);
+for (const op of routes.authzOperations()) ratelimits.openAPIRegistry.registerPath(op);
+
 export { RPC } from "./rpc";

@@ -51,7 +51,9 @@ describe("problem catalogue", () => {
         checked++;
         const c = PROBLEMS[slug as keyof typeof PROBLEMS];
         if (o.title !== c.title) wrong.push(`${at}: title ${JSON.stringify(o.title)}, catalogued ${JSON.stringify(c.title)}`);
-        if (typeof o.status === "number" && o.status !== c.status) wrong.push(`${at}: status ${o.status}, catalogued ${c.status}`);
+        // /v1/authz answers its refusals with the gateway's deny_status (429, 403 or 401).
+        const denyStatus = at.startsWith("paths./v1/authz.") && [401, 403, 429].includes(o.status as number) && c.status === 429;
+        if (typeof o.status === "number" && o.status !== c.status && !denyStatus) wrong.push(`${at}: status ${o.status}, catalogued ${c.status}`);
       }
       for (const [k, v] of Object.entries(o)) walk(v, `${at}.${k}`);
     };
