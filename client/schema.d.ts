@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * Free and busy times of a resource
-         * @description The window may span at most 366 days. Encode `/` in the resource as `%2F`.
+         * @description The window may span at most 366 days. An answer covers at most `limit` reservations: past them it stops at the next one's start (`to`) and gives `next_from`, where to ask again. Encode `/` in the resource as `%2F`.
          */
         get: operations["getResourceAvailability"];
         put?: never;
@@ -191,7 +191,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Size, use and current holders of a semaphore */
+        /**
+         * Size, use and current holders of a semaphore
+         * @description At most `holders` holders (1000 by default) by slot; when `more_holders` is not 0, ask again with `after_slot` set to the last slot listed.
+         */
         get: operations["getSemaphore"];
         /**
          * Create or resize a semaphore
@@ -417,7 +420,7 @@ export interface paths {
         get: operations["getWebhookSource"];
         /**
          * Register or replace a webhook sender
-         * @description Stores the sender's signing secret (write-only: no endpoint returns it), its timestamp tolerance and optional ordering key. Replacing a source keeps its events.
+         * @description Stores the sender's scheme, signing secret (write-only: no endpoint returns it), timestamp tolerance and optional ordering key. Replacing a source keeps its events. A rotation keeps the previous secret accepted for `previous_secret_ttl_ms`.
          */
         put: operations["putWebhookSource"];
         post?: never;
@@ -458,11 +461,11 @@ export interface paths {
         put?: never;
         /**
          * Receive a signed webhook delivery
-         * @description Authenticated by `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, several space-separated for key rotation), verified with the `standardwebhooks` package over the raw body bytes. The body is any JSON.
+         * @description Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).
          *
-         *     `webhook-timestamp` must be within ±`tolerance_s` of the database clock. A bad or missing signature, an unknown source or a stale/future timestamp → 401 and nothing is stored.
+         *     A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, an unknown source or a timestamp outside the tolerance → 401 `/problems/webhook-signature` whose `reason` and `header` say which, and nothing is stored.
          *
-         *     The event is stored once per (source, webhook-id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`.
+         *     The event is stored once per (source, the sender's own id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`. Slack's `url_verification` → 200 `{challenge}` and GitHub's `ping` → 200 `{status: "acknowledged", stored: false}`, neither stored.
          */
         post: operations["receiveWebhook"];
         delete?: never;
@@ -726,6 +729,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/authz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Forward-auth rate-limit check for a gateway (any method)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        get: operations["authorizeRequest"];
+        /**
+         * Forward-auth check (PUT: the same as GET)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        put: operations["authorizeRequestPut"];
+        /**
+         * Forward-auth check (POST: the same as GET)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        post: operations["authorizeRequestPost"];
+        /**
+         * Forward-auth check (DELETE: the same as GET)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        delete: operations["authorizeRequestDelete"];
+        options?: never;
+        head?: never;
+        /**
+         * Forward-auth check (PATCH: the same as GET)
+         * @description Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.
+         */
+        patch: operations["authorizeRequestPatch"];
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys (never their secrets)
+         * @description Oldest first; up to `limit` per page, then follow `next_cursor`. Revoked and expired keys are listed too.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Create a scoped API key
+         * @description 201 with the secret, shown this once; only its SHA-256 is stored. A key (not the root token) may create only keys within its own scopes and name patterns.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An API key (never its secret) */
+        get: operations["getKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Every secret of the key stops working: in this isolate at once, in every other within 5 s (their key cache's period).
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new secret; the old one works for the overlap
+         * @description The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one.
+         */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of configuration changes
+         * @description Newest first; up to `limit` per page, then follow `next_cursor`. Every configuration write (policies, overrides, semaphore sizes, stock, webhook sources, keys) has its row, written in the same transaction; decisions are not audited. Kept AUDIT_RETENTION_DAYS (default 90).
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -834,9 +958,15 @@ export interface components {
         Availability: {
             resource: string;
             from: string;
+            /** @description The end of what this answer covers: the window's end, or where `next_from` starts */
             to: string;
             free: components["schemas"]["Interval"][];
             busy: components["schemas"]["Interval"][];
+            /**
+             * Format: date-time
+             * @description Present when the window holds more than `limit` reservations: the answer stops here (`to`); ask again with `from` set to it for the rest
+             */
+            next_from?: string;
         };
         Interval: {
             /** Format: date-time */
@@ -888,13 +1018,19 @@ export interface components {
             [key: string]: unknown;
         });
         LeaseRenew: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
+             */
             lease_id: string;
             /** @description New TTL from now; default: the lease's TTL so far */
             ttl_ms?: number;
         };
         LeaseRelease: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
+             */
             lease_id: string;
         };
         LeaseState: {
@@ -915,7 +1051,7 @@ export interface components {
             default_ttl_ms: number;
             in_use: number;
             available: number;
-            /** @description Current holders by slot: every one for a single semaphore; in a list, the `holders` lowest slots */
+            /** @description Current holders by slot: the `holders` lowest (after `after_slot` for a single semaphore; a PUT answers the first 1000) */
             holders: {
                 slot: number;
                 holder: string;
@@ -924,7 +1060,7 @@ export interface components {
                 expires_at: string;
             }[];
             /**
-             * @description Holders not in `holders` (in a list, beyond its `holders` bound; always 0 for a single semaphore)
+             * @description Holders after the last one in `holders`: for a single semaphore, ask again with `after_slot` set to that slot
              * @example 0
              */
             more_holders: number;
@@ -981,13 +1117,19 @@ export interface components {
             ttl_ms?: number;
         };
         SemaphoreRenew: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
+             */
             permit_id: string;
             /** @description New TTL from now; default: the claim's TTL so far */
             ttl_ms?: number;
         };
         SemaphoreRelease: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
+             */
             permit_id: string;
         };
         Invoice: {
@@ -1125,29 +1267,95 @@ export interface components {
         });
         WebhookSource: {
             source: string;
-            tolerance_s: number;
+            /** @enum {string} */
+            scheme: "standard-webhooks" | "stripe" | "github" | "shopify" | "slack" | "hmac";
+            /** @description ±seconds a signed timestamp may differ from the database clock; null: the scheme signs none */
+            tolerance_s: number | null;
             ordering_key: string | null;
+            hmac: components["schemas"]["WebhookHmacSettings"];
+            /**
+             * Format: date-time
+             * @description Until when the previous secret is still accepted (a rotation); null: only the current one
+             */
+            previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description The generic scheme's settings (scheme hmac); null otherwise */
+        WebhookHmacSettings: {
+            /**
+             * @description The header carrying the signature
+             * @example X-Signature
+             */
+            header: string;
+            /**
+             * @default sha256
+             * @enum {string}
+             */
+            algorithm?: "sha256" | "sha1" | "sha512";
+            /**
+             * @default hex
+             * @enum {string}
+             */
+            encoding?: "hex" | "base64";
+            /**
+             * @description Text before the signature in the header
+             * @default
+             * @example sha256=
+             */
+            prefix?: string;
+            /**
+             * @description What is signed: {body} (the raw bytes) once, with {timestamp} and {id} around it as the sender signs them
+             * @default {body}
+             * @example {timestamp}.{body}
+             */
+            signed?: string;
+            /**
+             * @description The header with the signed timestamp (Unix seconds); tolerance_s applies. null: the sender signs none
+             * @default null
+             */
+            timestamp_header?: string | null;
+            id: components["schemas"]["WebhookPlace"];
+            /**
+             * @description Where the event type is (stored as the event's event_type); null: none
+             * @default null
+             */
+            event_type?: {
+                header: string;
+            } | {
+                pointer: string;
+            } | null;
+        } | null;
+        /** @description Where the sender's own event id is; deliveries are deduplicated on it */
+        WebhookPlace: {
+            header: string;
+        } | {
+            pointer: string;
+        };
         WebhookSourceInput: {
             /**
-             * @description The signing secret shared with the sender. Write-only: never returned.
+             * @description How the sender signs (docs/webhooks.md has one section per sender). Default standard-webhooks
+             * @default standard-webhooks
+             * @enum {string}
+             */
+            scheme?: "standard-webhooks" | "stripe" | "github" | "shopify" | "slack" | "hmac";
+            /**
+             * @description The signing secret shared with the sender, as the sender shows it (standard-webhooks: whsec_ + base64 of 24–64 bytes; stripe: the endpoint's whsec_…; others: 8–1024 printable characters). Write-only: never returned.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             secret: string;
-            /**
-             * @description Accepted clock skew of `webhook-timestamp`, ±seconds (default 300)
-             * @default 300
-             */
+            /** @description Rotation: how much longer (ms, from now, up to 30 days) the previous secret is still accepted. With a new `secret`, the stored one becomes the previous secret; with the same `secret`, the previous one's time is set anew; 0 retires it. Omitted: a new secret replaces the old one outright, and the same secret leaves a previous one as it is. */
+            previous_secret_ttl_ms?: number;
+            /** @description Accepted clock skew of the signed timestamp, ±seconds (default 300). Only for schemes that sign one */
             tolerance_s?: number;
             /**
              * @description Events with the same value at this JSON pointer are never claimed concurrently, and are handed out in received order
              * @example /data/subscription_id
              */
             ordering_key?: string | null;
+            hmac?: components["schemas"]["WebhookHmacSettings"] & unknown;
         };
         WebhookSourceList: {
             items: components["schemas"]["WebhookSource"][];
@@ -1163,6 +1371,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             webhook_id: string;
+            event_type: string | null;
             payload?: unknown;
             ordering_value: string | null;
             /** Format: date-time */
@@ -1190,13 +1399,19 @@ export interface components {
         WebhookEvent: {
             /** Format: uuid */
             id: string;
+            /** @description The sender's own id, which deliveries are deduplicated on */
             webhook_id: string;
+            /** @description The sender's event type (Stripe type, X-GitHub-Event, X-Shopify-Topic, Slack event.type, …) */
+            event_type: string | null;
             payload?: unknown;
             /** @enum {string} */
             status: "received" | "claimed" | "processed";
             ordering_value: string | null;
-            /** Format: date-time */
-            webhook_timestamp: string;
+            /**
+             * Format: date-time
+             * @description The signed timestamp; null for schemes that sign none
+             */
+            webhook_timestamp: string | null;
             /** Format: date-time */
             received_at: string;
             /** Format: date-time */
@@ -1209,6 +1424,7 @@ export interface components {
             /**
              * Format: uuid
              * @description The `receipt` the claim returned with this event
+             * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
              */
             receipt: string;
         };
@@ -1375,7 +1591,7 @@ export interface components {
         });
         RateLimitCheck: {
             /**
-             * @description One policy (or give `policies`)
+             * @description One policy. Give exactly one of `policy` and `policies`
              * @example api
              */
             policy?: string;
@@ -1476,6 +1692,95 @@ export interface components {
                 unenforced: number;
                 unavailable: number;
             }[];
+        };
+        /** @description `on_missing=allow` and the request had no key: let through, nothing counted */
+        RateLimitAuthzNoKey: {
+            /** @enum {boolean} */
+            allowed: true;
+            /** @enum {string} */
+            reason: "no-key";
+            detail: string;
+        };
+        ApiKeyCreated: components["schemas"]["ApiKey"] & {
+            /**
+             * @description The secret, shown this once: `Authorization: Bearer <secret>`
+             * @example admit_…
+             */
+            secret: string;
+        };
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: string[];
+            /** @description Patterns bounding the named things the key may touch; null: any */
+            names: string[] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When an isolate last looked the key up: at most 5 s (the key cache's period) before its latest use, per isolate
+             */
+            last_used_at: string | null;
+            /** @description Its live secrets' first characters (two during a rotation's overlap); never a secret or hash */
+            secrets: {
+                start: string;
+                created_at: string;
+                expires_at: string | null;
+            }[];
+        };
+        ApiKeyInput: {
+            /** @example gateway-eu */
+            name: string;
+            scopes: string[];
+            names?: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; omitted: never
+             * @example 2021-01-01T14:45:00Z
+             */
+            expires_at?: string;
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+            next_cursor: string | null;
+        };
+        ApiKeyRotated: components["schemas"]["ApiKeyCreated"] & {
+            /** Format: date-time */
+            old_secrets_expire_at: string;
+        };
+        ApiKeyRotation: {
+            /**
+             * @description How long the old secret(s) keep working, 0–30 days (default 1 h); 0 ends them at once
+             * @default 3600000
+             */
+            overlap_ms?: number;
+        };
+        AuditList: {
+            items: components["schemas"]["AuditEntry"][];
+            next_cursor: string | null;
+        };
+        AuditEntry: {
+            id: number;
+            /** Format: date-time */
+            at: string;
+            /** @description The key that made the change; id null and name `root` for API_TOKEN */
+            key: {
+                id: string | null;
+                name: string;
+            };
+            /** @example ratelimits.policy.put */
+            action: string;
+            /** @description The name (or key id) changed */
+            target: string;
+            /** @description What was asked for, secrets redacted */
+            change: {
+                [key: string]: unknown;
+            };
         };
         /** @description A request with this Idempotency-Key is still running; retry after Retry-After seconds to get its response. */
         IdempotencyKeyInUse: components["schemas"]["Problem"] & {
@@ -1600,7 +1905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1610,8 +1915,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1728,7 +2051,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1738,8 +2061,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1899,7 +2240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Reservation"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1909,8 +2250,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1997,7 +2356,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2007,8 +2366,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2151,6 +2528,8 @@ export interface operations {
                 from: string;
                 /** @example 2030-05-01T12:00:00Z */
                 to: string;
+                /** @description The most reservations one answer covers, 1–10000 (default 1000); past them the answer stops and gives `next_from` */
+                limit?: number;
             };
             header?: never;
             path: {
@@ -2192,7 +2571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2202,8 +2581,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2314,7 +2711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2324,8 +2721,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2507,7 +2922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2517,8 +2932,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2686,7 +3119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2696,8 +3129,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2848,7 +3299,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseState"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2858,8 +3309,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2954,7 +3423,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2964,8 +3433,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3016,7 +3503,12 @@ export interface operations {
     };
     getSemaphore: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Holders listed, lowest slots first, 0–1000 (default 1000); `more_holders` counts the rest */
+                holders?: number | null;
+                /** @description List holders of slots above this one (the last slot of the previous answer) */
+                after_slot?: number | null;
+            };
             header?: never;
             path: {
                 name: string;
@@ -3055,7 +3547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Semaphore"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3065,8 +3557,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3225,7 +3735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3235,8 +3745,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3366,10 +3894,10 @@ export interface operations {
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
                 /**
-                 * @description Holders listed per semaphore, lowest slots first, 0–100 (default 10); `more_holders` counts the rest, and `GET /v1/semaphores/{name}` lists them all
+                 * @description Holders listed per semaphore, lowest slots first, 0–100 (default 10); `more_holders` counts the rest, and `GET /v1/semaphores/{name}` pages through them all
                  * @example 1
                  */
-                holders?: number | null;
+                holders?: number;
             };
             header?: never;
             path?: never;
@@ -3423,7 +3951,7 @@ export interface operations {
                     "application/json": components["schemas"]["SemaphoreList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3433,8 +3961,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3545,7 +4091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3555,8 +4101,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3774,7 +4338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3784,8 +4348,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3969,7 +4551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3979,8 +4561,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4176,7 +4776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4186,8 +4786,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4379,7 +4997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4389,8 +5007,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4566,7 +5202,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryNights"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4576,8 +5212,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4694,7 +5348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4704,8 +5358,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4867,7 +5539,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryBooking"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4877,8 +5549,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5061,7 +5751,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryBooking"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5071,8 +5761,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5160,7 +5868,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5170,8 +5878,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5327,8 +6053,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "billing",
+                     *       "scheme": "standard-webhooks",
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
+                     *       "hmac": null,
+                     *       "previous_secret_expires_at": null,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -5336,7 +6065,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSource"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5346,8 +6075,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5429,6 +6176,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "scheme": "standard-webhooks",
                  *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                  *       "tolerance_s": 300,
                  *       "ordering_key": "/data/subscription_id"
@@ -5447,8 +6195,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "billing",
+                     *       "scheme": "standard-webhooks",
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
+                     *       "hmac": null,
+                     *       "previous_secret_expires_at": null,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -5465,8 +6216,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "billing",
+                     *       "scheme": "standard-webhooks",
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
+                     *       "hmac": null,
+                     *       "previous_secret_expires_at": null,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -5491,7 +6245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5501,8 +6255,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5649,8 +6421,11 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "source": "billing",
+                     *           "scheme": "standard-webhooks",
                      *           "tolerance_s": 300,
                      *           "ordering_key": "/data/subscription_id",
+                     *           "hmac": null,
+                     *           "previous_secret_expires_at": null,
                      *           "created_at": "2030-04-30T12:00:00.000Z",
                      *           "updated_at": "2030-04-30T12:00:00.000Z"
                      *         }
@@ -5661,7 +6436,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSourceList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5671,8 +6446,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5724,22 +6517,67 @@ export interface operations {
     receiveWebhook: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /**
-                 * @description The message id; one event is stored per (source, webhook-id). 1–255 characters.
+                 * @description standard-webhooks: the message id; one event is stored per (source, webhook-id). 1–255 characters.
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
                  */
-                "webhook-id": string;
+                "webhook-id"?: string;
                 /**
-                 * @description Integer seconds since the Unix epoch; must be within ±`tolerance_s` of the database clock.
+                 * @description standard-webhooks: integer seconds since the Unix epoch; must be within ±`tolerance_s` of the database clock.
                  * @example 1735689600
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp"?: string;
                 /**
-                 * @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (several for key rotation).
+                 * @description standard-webhooks: space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (several for key rotation).
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature"?: string;
+                /**
+                 * @description stripe: `t=<unix s>,v1=<hex HMAC-SHA256 of t.body>` (one v1 per live secret during a roll). Deduplicated on the body's `id`.
+                 * @example t=1735689600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Stripe-Signature"?: string;
+                /**
+                 * @description github: `sha256=<hex HMAC-SHA256 of the body>`.
+                 * @example sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17
+                 */
+                "X-Hub-Signature-256"?: string;
+                /**
+                 * @description github: the delivery's GUID (a redelivery keeps it); deliveries are deduplicated on it.
+                 * @example 72d3162e-cc78-11e3-81ab-4c9367dc0958
+                 */
+                "X-GitHub-Delivery"?: string;
+                /**
+                 * @description github: the event type (`ping` is acknowledged and not stored).
+                 * @example issues
+                 */
+                "X-GitHub-Event"?: string;
+                /**
+                 * @description shopify: base64 HMAC-SHA256 of the body.
+                 * @example XWmrwMey6OsLMeiZKwP4FppHH3cmAiiJJAweH5Jo4bM=
+                 */
+                "X-Shopify-Hmac-Sha256"?: string;
+                /**
+                 * @description shopify: the webhook's id (retries keep it); deliveries are deduplicated on it.
+                 * @example b54557e4-bdd9-4b37-8a5f-bf7d70bcd043
+                 */
+                "X-Shopify-Webhook-Id"?: string;
+                /**
+                 * @description shopify: the topic, stored as the event type.
+                 * @example orders/create
+                 */
+                "X-Shopify-Topic"?: string;
+                /**
+                 * @description slack: `v0=<hex HMAC-SHA256 of v0:timestamp:body>`. Deduplicated on the body's `event_id`.
+                 * @example v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503
+                 */
+                "X-Slack-Signature"?: string;
+                /**
+                 * @description slack: integer seconds since the Unix epoch; within ±`tolerance_s` (default 300).
+                 * @example 1735689600
+                 */
+                "X-Slack-Request-Timestamp"?: string;
             };
             path: {
                 source: string;
@@ -5761,7 +6599,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stored (or already stored: `Idempotent-Replayed: true`) */
+            /** @description Stored (or already stored: `Idempotent-Replayed: true`), or a handshake answered */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5773,7 +6611,16 @@ export interface operations {
                      *       "status": "received"
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookReceived"];
+                    "application/json": components["schemas"]["WebhookReceived"] | {
+                        challenge: string;
+                    } | {
+                        /** @enum {string} */
+                        status: "acknowledged";
+                        /** @enum {string} */
+                        event_type: "ping";
+                        /** @enum {boolean} */
+                        stored: false;
+                    };
                 };
             };
             /** @description Malformed JSON */
@@ -5793,7 +6640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not verified: missing/bad signature, unknown source, or timestamp outside the tolerance. Nothing stored */
+            /** @description Not verified: a missing or malformed header, a signature that does not match, an unknown source, or a timestamp outside the tolerance. Nothing stored */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5803,8 +6650,10 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/webhook-signature",
                      *       "title": "Webhook not verified",
-                     *       "detail": "No signature in webhook-signature matches the body; nothing was stored.",
-                     *       "status": 401
+                     *       "detail": "No signature in webhook-signature matches the body signed with this source's secret. Nothing was stored.",
+                     *       "status": 401,
+                     *       "reason": "signature-mismatch",
+                     *       "header": "webhook-signature"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5940,6 +6789,7 @@ export interface operations {
                      *         {
                      *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *           "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
+                     *           "event_type": "invoice.paid",
                      *           "payload": {
                      *             "type": "invoice.paid",
                      *             "data": {
@@ -5976,7 +6826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5986,8 +6836,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6158,6 +7026,7 @@ export interface operations {
                      * @example {
                      *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *       "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
+                     *       "event_type": "invoice.paid",
                      *       "payload": {
                      *         "type": "invoice.paid",
                      *         "data": {
@@ -6193,7 +7062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6203,8 +7072,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6369,6 +7256,7 @@ export interface operations {
                      *         {
                      *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *           "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
+                     *           "event_type": "invoice.paid",
                      *           "payload": {
                      *             "type": "invoice.paid",
                      *             "data": {
@@ -6393,7 +7281,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6403,8 +7291,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6515,7 +7421,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitPolicyList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6525,8 +7431,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6614,7 +7538,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitOverrideList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6624,8 +7548,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6725,7 +7667,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitPolicy"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6735,8 +7677,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6890,7 +7850,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6900,8 +7860,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7041,7 +8019,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7051,8 +8029,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7224,7 +8220,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7234,8 +8230,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7380,7 +8394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7390,8 +8404,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7562,7 +8594,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7572,8 +8604,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7777,7 +8827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7787,8 +8837,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8035,7 +9103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8045,8 +9113,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8189,9 +9275,15 @@ export interface operations {
                 policy: string;
                 /** @example customer-42 */
                 key: string;
-                /** @example 2030-04-30T11:00:00Z */
+                /**
+                 * @description History from (inclusive); give both `from` and `to`, or neither
+                 * @example 2030-04-30T11:00:00Z
+                 */
                 from?: string;
-                /** @example 2030-04-30T12:00:00Z */
+                /**
+                 * @description History to (exclusive); give both `from` and `to`, or neither
+                 * @example 2030-04-30T12:00:00Z
+                 */
                 to?: string;
             };
             header?: never;
@@ -8243,7 +9335,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitUsage"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8253,8 +9345,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8381,7 +9491,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitKeyList"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8391,8 +9501,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8505,7 +9633,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitPolicyDecisions"];
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8515,8 +9643,26 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8582,6 +9728,2462 @@ export interface operations {
             };
         };
     };
+    authorizeRequest: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeRequestPut: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeRequestPost: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeRequestDelete: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeRequestPatch: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check
+                 * @example [
+                 *       "api"
+                 *     ]
+                 */
+                policy: string[];
+                /**
+                 * @description Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)
+                 * @example [
+                 *       "ip"
+                 *     ]
+                 */
+                key: string[];
+                /**
+                 * @description Units (default 1)
+                 * @example 1
+                 */
+                cost?: number | null;
+                /**
+                 * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
+                 * @example 429
+                 */
+                deny_status?: number | null;
+                /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
+                on_missing?: "deny" | "allow";
+                /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
+                trusted_hops?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`) */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description `false; reason=timeout` (or `unavailable`): the database did not decide within the budget; the fail mode answered */
+                    "Admit-RateLimit-Enforced"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 99,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAuthzNoKey"];
+                };
+            };
+            /** @description Denied with `deny_status=401` (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`), or the bearer token is missing or wrong */
+            401: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "status": 401,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Denied with `deny_status=403` (the problems of 429) */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403,
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Denied: `rate-limited` (one policy) or `quota-exceeded` (several) with `Retry-After`; `ratelimit-key-missing` / `ratelimit-key-invalid` when the request has no usable key; nothing consumed */
+            429: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description A Structured Field list, one item per policy (r = remaining units, t = seconds until the quota resets). One policy: `"api";r=42;t=17`; several: `"burst";r=40;t=30, "daily";r=9000;t=5000` */
+                    RateLimit?: string;
+                    /** @description `hit` when this isolate's deny cache answered without Postgres, else `miss` */
+                    "Admit-Cache"?: string;
+                    /** @description Seconds (when waiting can help) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "\"203.0.113.9\" is over the limit of \"api\"; nothing was consumed.",
+                     *       "allowed": false,
+                     *       "policy": "api",
+                     *       "key": "203.0.113.9",
+                     *       "limit": 100,
+                     *       "remaining": 0,
+                     *       "reset_ms": 60000,
+                     *       "reason": "limit",
+                     *       "retry_after_ms": 42000
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–1000 (default 100)
+                 * @example 100
+                 */
+                limit?: number;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *           "name": "gateway-eu",
+                     *           "scopes": [
+                     *             "ratelimits:decide"
+                     *           ],
+                     *           "names": [
+                     *             "gw-*"
+                     *           ],
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null,
+                     *           "revoked_at": null,
+                     *           "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *           "secrets": [
+                     *             {
+                     *               "start": "admit_Q3vX9k",
+                     *               "created_at": "2030-04-30T12:00:00.000Z",
+                     *               "expires_at": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query limit: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "limit",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "gateway-eu",
+                 *       "scopes": [
+                 *         "ratelimits:decide"
+                 *       ],
+                 *       "names": [
+                 *         "gw-*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "last_used_at": null,
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ],
+                     *       "secret": "admit_Q3vX9kLw0b2mJr8TfN4eYpZs6HcVgUd1AxKqWn7oRiE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "detail": "The body is not valid JSON.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "body holder: Required.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "holder",
+                     *           "message": "Required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path id: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "id",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (or already revoked) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": "2030-04-30T12:00:30.000Z",
+                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field), e.g. JSON nested deeper than 64 levels */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path id: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "id",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap_ms": 3600000
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyRotation"];
+            };
+        };
+        responses: {
+            /** @description Rotated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "name": "gateway-eu",
+                     *       "scopes": [
+                     *         "ratelimits:decide"
+                     *       ],
+                     *       "names": [
+                     *         "gw-*"
+                     *       ],
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "secrets": [
+                     *         {
+                     *           "start": "admit_Q3vX9k",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "expires_at": "2030-04-30T13:00:30.000Z"
+                     *         },
+                     *         {
+                     *           "start": "admit_7PzLm2",
+                     *           "created_at": "2030-04-30T12:00:30.000Z",
+                     *           "expires_at": null
+                     *         }
+                     *       ],
+                     *       "secret": "admit_7PzLm2Yh5cRt9QwXe3NbVa8Ks1DfGj4UoI6lMpZyC0T",
+                     *       "old_secrets_expire_at": "2030-04-30T13:00:30.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyRotated"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "detail": "The body is not valid JSON.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key is revoked or expired (`conflict`). Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "detail": "Key \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\" is revoked or expired: create a new key.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "body holder: Required.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "holder",
+                     *           "message": "Required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–1000 (default 100)
+                 * @example 100
+                 */
+                limit?: number;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+                /**
+                 * @description Only changes of this name
+                 * @example api
+                 */
+                target?: string;
+                /** @description Only changes by this key id, or `root` */
+                key?: string;
+                /** @description Inclusive */
+                from?: string;
+                /** @description Exclusive */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": 1207,
+                     *           "at": "2030-04-30T12:00:00.000Z",
+                     *           "key": {
+                     *             "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *             "name": "ops"
+                     *           },
+                     *           "action": "ratelimits.policy.put",
+                     *           "target": "api",
+                     *           "change": {
+                     *             "algorithm": "sliding_window",
+                     *             "limit": 100,
+                     *             "window_ms": 60000
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query limit: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "limit",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -8606,7 +12208,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Missing or invalid bearer token */
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8616,7 +12218,7 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/unauthorized",
                      *       "title": "Unauthorized",
-                     *       "detail": "Send `Authorization: Bearer <API_TOKEN>`.",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
                      *       "status": 401
                      *     }
                      */
