@@ -129,7 +129,9 @@ describe("a real Prometheus scrapes /metrics", () => {
     const sem = await query('admit_decisions_total{job="admit",capability="semaphores",action="acquire"}');
     expect(Object.fromEntries(sem.map((r) => [r.metric.outcome, Number(r.value[1])]))).toEqual({ ok: 1, conflict: 1 });
     expect(Number((await query('admit_permits_in_use{job="admit",kind="semaphore"}'))[0].value[1])).toBe(1);
-    // Scraped with the token: up; with a wrong one: down, and Prometheus says why.
+    // Scraped with the token: up; with a wrong one: down, and Prometheus says why. Each job is scraped
+    // on its own schedule: wait until both have been, once.
+    await until(async () => (await query("up")).length === 2, 60_000, "Prometheus to have scraped both jobs");
     expect(Object.fromEntries((await query("up")).map((r) => [r.metric.job, Number(r.value[1])]))).toEqual({ admit: 1, "admit-wrong-token": 0 });
     const targets = (await (await fetch(`${promUrl}/api/v1/targets`)).json()) as {
       data: { activeTargets: Array<{ labels: { job: string }; health: string; lastError: string }> };
