@@ -12,7 +12,8 @@ export type Access = (typeof ACCESSES)[number];
 
 /** A scope as written: `ratelimits:decide`, `*:read`. */
 export type Scope = `${Area | "*"}:${Access}`;
-export const SCOPE_PATTERN = /^(\*|ratelimits|reservations|locks|semaphores|inventory|webhooks|keys|audit):(read|decide|admin)$/;
+/** Built from AREAS and ACCESSES: an area added there (metrics) can be granted. */
+export const SCOPE_PATTERN = new RegExp(`^(\\*|${AREAS.join("|")}):(${ACCESSES.join("|")})$`);
 
 /** Where a route's names come from, as raw request input (read before validation: see auth.ts). */
 export interface RawInput {

@@ -10,7 +10,7 @@ import { client, servedApp } from "../support";
 
 const suite = servedApp("scopes");
 
-type Op = { method: string; path: string; scope: string | undefined; names: string | undefined; signed: boolean };
+type Op = { method: string; path: string; scope: string | undefined; names: string | undefined; signed: boolean; query: boolean };
 
 async function operations(): Promise<Op[]> {
   const doc = (await suite.api("GET", "/openapi.json")).json;
@@ -24,6 +24,8 @@ async function operations(): Promise<Op[]> {
         scope: op["x-scope"],
         names: op["x-names"],
         signed: Array.isArray(op.security) && op.security.length === 0,
+        // Takes query parameters whatever its method (the forward-auth check: its policies are in the query).
+        query: Array.isArray(op.parameters) && op.parameters.some((p: { in?: string }) => p.in === "query"),
       });
     }
   }
@@ -56,7 +58,7 @@ function request(op: Op, name: string, ids: Record<string, string>) {
   const path = op.path.replaceAll(/\{(.+?)\}/g, (_m, p: string) => encodeURIComponent(p === "id" ? (ids[name] ?? ids.any) : name));
   const query = `?policy=${name}&resource=${name}&key=k`;
   const body = op.method === "GET" || op.method === "DELETE" ? undefined : { policy: name, policies: [name], resource: name, subscription_id: name, key: "k" };
-  return { path: path + (op.method === "GET" ? query : ""), body };
+  return { path: path + (op.method === "GET" || op.query ? query : ""), body };
 }
 
 describe("every route × keys", () => {
@@ -127,4 +129,82 @@ describe("every route × keys", () => {
     expect(outsideChecked).toBeGreaterThanOrEqual(30);
     expect(ACCESSES).toHaveLength(3);
   }, 180_000);
+});
+
+describe("the routes outside the document's /v1 operations", () => {
+  const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+  it("/v1/authz and every path below it, any method: ratelimits:decide on every policy named (query; below /v1/authz/, the Admit-Authz header), else 403", async () => {
+    const mint = async (body: Record<string, unknown>) => {
+      const res = await suite.api("POST", "/v1/keys", { name: "authz-walker", ...body });
+      expect(res.status, res.text).toBe(201);
+      return (res.json as { secret: string }).secret;
+    };
+    const right = await mint({ scopes: ["ratelimits:decide"], names: ["n-*"] });
+    const lacking = {
+      "ratelimits:read": await mint({ scopes: ["ratelimits:read"] }),
+      "ratelimits:admin": await mint({ scopes: ["ratelimits:admin"] }),
+      "*:read and *:admin": await mint({ scopes: ["*:read", "*:admin"] }),
+      "locks:decide": await mint({ scopes: ["locks:decide"] }),
+      "metrics:read": await mint({ scopes: ["metrics:read"] }),
+    };
+    const otherNames = await mint({ scopes: ["ratelimits:decide"], names: ["gw-*"] });
+    const params = (...policies: string[]) => `${policies.map((p) => `policy=${p}`).join("&")}&key=ip`;
+    // [path, headers] for the policies named: on the path itself, and below it (Envoy's path_prefix).
+    const forms = (...policies: string[]): Array<[string, Record<string, string>]> => [
+      [`/v1/authz?${params(...policies)}`, {}],
+      [`/v1/authz/anything/at/all?${params("n-1")}`, { "Admit-Authz": params(...policies) }],
+      ["/v1/authz/", { "Admit-Authz": params(...policies) }],
+    ];
+    const problems: string[] = [];
+    for (const method of METHODS) {
+      for (const [path, headers] of forms(IN)) {
+        const label = `${method} ${path} ${JSON.stringify(headers)}`;
+        const ok = await client(suite.server.url, right)(method, path, undefined, { ...headers, "X-Forwarded-For": "203.0.113.9" });
+        if (ok.status === 401 || ok.status === 403) problems.push(`${label}: ratelimits:decide on n-* answered ${ok.status} ${ok.text}`);
+        for (const [what, secret] of Object.entries(lacking)) {
+          const res = await client(suite.server.url, secret)(method, path, undefined, headers);
+          const body = method === "HEAD" || res.json?.scope === "ratelimits:decide";
+          if (res.status !== 403 || !body) problems.push(`${label}: a key with ${what} answered ${res.status} ${res.text}`);
+        }
+        const res = await client(suite.server.url, otherNames)(method, path, undefined, headers);
+        if (res.status !== 403 || (method !== "HEAD" && res.json?.name !== IN))
+          problems.push(`${label}: ratelimits:decide on gw-* answered ${res.status} ${res.text}`);
+        const none = await client(suite.server.url, null)(method, path, undefined, headers);
+        if (none.status !== 401) problems.push(`${label}: no credential answered ${none.status}`);
+      }
+      // Several policies, one outside the key's patterns: 403 naming it.
+      for (const [path, headers] of forms(IN, OUT)) {
+        const res = await client(suite.server.url, right)(method, path, undefined, headers);
+        if (res.status !== 403 || (method !== "HEAD" && res.json?.name !== OUT))
+          problems.push(`${method} ${path} ${JSON.stringify(headers)}: ${OUT} answered ${res.status} ${res.text}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it("/metrics: the root token or a key with metrics:read (metrics:admin, *:read), else 403 naming metrics:read; no credential or a revoked key 401", async () => {
+    const mint = async (scopes: string[]) => {
+      const res = await suite.api("POST", "/v1/keys", { name: "metrics-walker", scopes });
+      expect(res.status, res.text).toBe(201);
+      return res.json as { id: string; secret: string };
+    };
+    for (const scopes of [["metrics:read"], ["metrics:admin"], ["*:read"]]) {
+      const res = await client(suite.server.url, (await mint(scopes)).secret)("GET", "/metrics");
+      expect(res.status, `${scopes}: ${res.text}`).toBe(200);
+      expect(res.text).toContain("# TYPE ");
+    }
+    for (const scopes of [["metrics:decide"], ["ratelimits:read"], ["*:decide", "ratelimits:admin", "keys:admin", "audit:read"]]) {
+      for (const method of ["GET", "HEAD"]) {
+        const res = await client(suite.server.url, (await mint(scopes)).secret)(method, "/metrics");
+        expect(res.status, `${method} ${scopes}: ${res.text}`).toBe(403);
+        if (method === "GET") expect(res.json).toMatchObject({ type: "/problems/forbidden", scope: "metrics:read" });
+      }
+    }
+    const revoked = await mint(["metrics:read"]);
+    await suite.api("DELETE", `/v1/keys/${revoked.id}`);
+    expect((await client(suite.server.url, revoked.secret)("GET", "/metrics")).status).toBe(401);
+    expect((await client(suite.server.url, null)("GET", "/metrics")).status).toBe(401);
+    expect((await suite.api("GET", "/metrics")).status).toBe(200);
+  });
 });
