@@ -265,7 +265,7 @@ async function showUsage() {
  * decisions per minute over the last hour with the totals (GET …/decisions). Calls the deny cache
  * answered are in both once their isolate has flushed them (within 2 s).
  */
-async function showKeys() {
+async function showPolicyKeys() {
   const policy = $("rl-policy").value;
   const span = $("rl-window").value;
   const order = $("rl-order").value;
@@ -785,7 +785,7 @@ $("forget").addEventListener("click", () => {
   showTokenState();
 });
 submit("rl-form", showUsage);
-submit("rl-keys-form", showKeys);
+submit("rl-keys-form", showPolicyKeys);
 submit("rs-form", showReservations);
 submit("inv-form", showInventory);
 submit("pm-form", () => VIEWS.permits());
