@@ -1272,7 +1272,8 @@ export interface components {
             /** @description ±seconds a signed timestamp may differ from the database clock; null: the scheme signs none */
             tolerance_s: number | null;
             ordering_key: string | null;
-            hmac: components["schemas"]["WebhookHmacSettings"];
+            /** @description The generic scheme's settings (scheme hmac); null otherwise */
+            hmac: components["schemas"]["WebhookHmacSettings"] | null;
             /**
              * Format: date-time
              * @description Until when the previous secret is still accepted (a rotation); null: only the current one
@@ -1283,7 +1284,6 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description The generic scheme's settings (scheme hmac); null otherwise */
         WebhookHmacSettings: {
             /**
              * @description The header carrying the signature
@@ -1327,13 +1327,14 @@ export interface components {
             } | {
                 pointer: string;
             } | null;
-        } | null;
+        };
         /** @description Where the sender's own event id is; deliveries are deduplicated on it */
         WebhookPlace: {
             header: string;
         } | {
             pointer: string;
         };
+        /** @description Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `secret` in the scheme's format. */
         WebhookSourceInput: {
             /**
              * @description How the sender signs (docs/webhooks.md has one section per sender). Default standard-webhooks
@@ -1356,7 +1357,43 @@ export interface components {
              */
             ordering_key?: string | null;
             hmac?: components["schemas"]["WebhookHmacSettings"] & unknown;
-        };
+        } & ({
+            /** @constant */
+            scheme?: "standard-webhooks";
+            secret?: string;
+            hmac?: unknown;
+        } | {
+            /** @constant */
+            scheme: "stripe";
+            secret?: string;
+            hmac?: unknown;
+        } | {
+            /** @constant */
+            scheme: "slack";
+            secret?: string;
+            hmac?: unknown;
+        } | {
+            /** @enum {unknown} */
+            scheme: "github" | "shopify";
+            secret?: string;
+            hmac?: unknown;
+            tolerance_s?: unknown;
+        } | {
+            /** @constant */
+            scheme: "hmac";
+            secret?: string;
+            hmac: {
+                timestamp_header: string;
+            };
+        } | {
+            /** @constant */
+            scheme: "hmac";
+            secret?: string;
+            hmac: {
+                timestamp_header?: null;
+            };
+            tolerance_s?: unknown;
+        });
         WebhookSourceList: {
             items: components["schemas"]["WebhookSource"][];
             next_cursor: string | null;
@@ -3505,9 +3542,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Holders listed, lowest slots first, 0–1000 (default 1000); `more_holders` counts the rest */
-                holders?: number | null;
+                holders?: number;
                 /** @description List holders of slots above this one (the last slot of the previous answer) */
-                after_slot?: number | null;
+                after_slot?: number;
             };
             header?: never;
             path: {
@@ -9749,16 +9786,16 @@ export interface operations {
                  * @description Units (default 1)
                  * @example 1
                  */
-                cost?: number | null;
+                cost?: number;
                 /**
                  * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
                  * @example 429
                  */
-                deny_status?: number | null;
+                deny_status?: 429 | 403 | 401;
                 /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
                 on_missing?: "deny" | "allow";
                 /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
-                trusted_hops?: number | null;
+                trusted_hops?: number;
             };
             header?: never;
             path?: never;
@@ -10009,16 +10046,16 @@ export interface operations {
                  * @description Units (default 1)
                  * @example 1
                  */
-                cost?: number | null;
+                cost?: number;
                 /**
                  * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
                  * @example 429
                  */
-                deny_status?: number | null;
+                deny_status?: 429 | 403 | 401;
                 /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
                 on_missing?: "deny" | "allow";
                 /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
-                trusted_hops?: number | null;
+                trusted_hops?: number;
             };
             header?: never;
             path?: never;
@@ -10286,16 +10323,16 @@ export interface operations {
                  * @description Units (default 1)
                  * @example 1
                  */
-                cost?: number | null;
+                cost?: number;
                 /**
                  * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
                  * @example 429
                  */
-                deny_status?: number | null;
+                deny_status?: 429 | 403 | 401;
                 /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
                 on_missing?: "deny" | "allow";
                 /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
-                trusted_hops?: number | null;
+                trusted_hops?: number;
             };
             header?: never;
             path?: never;
@@ -10563,16 +10600,16 @@ export interface operations {
                  * @description Units (default 1)
                  * @example 1
                  */
-                cost?: number | null;
+                cost?: number;
                 /**
                  * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
                  * @example 429
                  */
-                deny_status?: number | null;
+                deny_status?: 429 | 403 | 401;
                 /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
                 on_missing?: "deny" | "allow";
                 /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
-                trusted_hops?: number | null;
+                trusted_hops?: number;
             };
             header?: never;
             path?: never;
@@ -10840,16 +10877,16 @@ export interface operations {
                  * @description Units (default 1)
                  * @example 1
                  */
-                cost?: number | null;
+                cost?: number;
                 /**
                  * @description 429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)
                  * @example 429
                  */
-                deny_status?: number | null;
+                deny_status?: 429 | 403 | 401;
                 /** @description A request with none of the key sources: refused with `deny_status` (default) or let through uncounted */
                 on_missing?: "deny" | "allow";
                 /** @description With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry) */
-                trusted_hops?: number | null;
+                trusted_hops?: number;
             };
             header?: never;
             path?: never;

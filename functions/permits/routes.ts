@@ -238,6 +238,11 @@ const SemaphoreHoldersQuery = z.object({
     .max(MAX_SEMAPHORE_HOLDERS)
     .default(MAX_SEMAPHORE_HOLDERS)
     .openapi({
+      // z.coerce's input is unknown, which the generator documented as `integer | null`: a query value is never null.
+      type: "integer",
+      minimum: 0,
+      maximum: MAX_SEMAPHORE_HOLDERS,
+      default: MAX_SEMAPHORE_HOLDERS,
       param: { name: "holders", in: "query" },
       description: `Holders listed, lowest slots first, 0–${MAX_SEMAPHORE_HOLDERS} (default ${MAX_SEMAPHORE_HOLDERS}); \`more_holders\` counts the rest`,
     }),
@@ -247,7 +252,13 @@ const SemaphoreHoldersQuery = z.object({
     .min(0)
     .max(MAX_PERMITS - 1)
     .optional()
-    .openapi({ param: { name: "after_slot", in: "query" }, description: "List holders of slots above this one (the last slot of the previous answer)" }),
+    .openapi({
+      type: "integer",
+      minimum: 0,
+      maximum: MAX_PERMITS - 1,
+      param: { name: "after_slot", in: "query" },
+      description: "List holders of slots above this one (the last slot of the previous answer)",
+    }),
 });
 
 export const getSemaphore = scoped(

@@ -44,8 +44,8 @@ export const MAX_KEY_SOURCES = 4;
 export const MAX_TRUSTED_HOPS = 10;
 const MAX_KEY_LENGTH = 500;
 const MAX_BODY_BYTES = 64 * 1024;
-const DENY_STATUSES = [429, 403, 401] as const;
-type DenyStatus = (typeof DENY_STATUSES)[number];
+export const AUTHZ_DENY_STATUSES = [429, 403, 401] as const;
+type DenyStatus = (typeof AUTHZ_DENY_STATUSES)[number];
 const PARAMS = new Set(["policy", "key", "cost", "deny_status", "on_missing", "trusted_hops"]);
 /** An HTTP field name (RFC 9110 token): no CR, LF, space, colon. */
 const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -110,7 +110,7 @@ export function authzParams(q: URLSearchParams, where: { in: string; prefix: str
   const cost = int("cost", 1, 0, 1_000_000_000);
   const trustedHops = int("trusted_hops", 0, 0, MAX_TRUSTED_HOPS);
   const denyStatus = int("deny_status", 429, 0, 999) as DenyStatus;
-  if (!DENY_STATUSES.includes(denyStatus)) bad("deny_status", "must be 429, 403 or 401 (nginx's auth_request understands only 401 and 403 as a refusal)");
+  if (!AUTHZ_DENY_STATUSES.includes(denyStatus)) bad("deny_status", "must be 429, 403 or 401 (nginx's auth_request understands only 401 and 403 as a refusal)");
   const onMissing = q.get("on_missing") ?? "deny";
   if (onMissing !== "deny" && onMissing !== "allow") bad("on_missing", "must be deny or allow");
   if (q.has("trusted_hops") && !keys.some((k) => k.kind === "ip")) bad("trusted_hops", "applies to key=ip only");

@@ -4,7 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
 import { fromBody, fromParam, fromQuery, scoped } from "../core/scopes";
 import { DOT_SEGMENT_MESSAGE, isLater, jsonObject, name, PageQuery, Rfc3339 } from "../core/validation";
-import { AUTHZ_SCOPE } from "./authz";
+import { AUTHZ_DENY_STATUSES, AUTHZ_SCOPE, MAX_TRUSTED_HOPS } from "./authz";
 import { DEFAULT_TIMEOUT_MS } from "./cache";
 import { NOT_ENFORCED_HEADER } from "./headers";
 
@@ -526,56 +526,68 @@ const NoKey = z
   .object({ allowed: z.literal(true), reason: z.literal("no-key"), detail: z.string() })
   .openapi("RateLimitAuthzNoKey", { description: "`on_missing=allow` and the request had no key: let through, nothing counted" });
 
-const AuthzQuery = z.object({
-  policy: z
-    .array(PolicyName)
-    .min(1)
-    .max(8)
-    .openapi({
-      param: { name: "policy", in: "query", style: "form", explode: true },
-      example: ["api"],
-      description: "1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check",
-    }),
-  key: z
-    .array(z.string().regex(/^(ip|header:[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100})$/))
-    .min(1)
-    .max(4)
-    .openapi({
-      param: { name: "key", in: "query", style: "form", explode: true },
-      example: ["header:X-Api-Key"],
-      description:
-        "Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)",
-    }),
-  cost: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1_000_000_000)
-    .optional()
-    .openapi({ param: { name: "cost", in: "query" }, description: "Units (default 1)" }),
-  deny_status: z.coerce
-    .number()
-    .int()
-    .optional()
-    .openapi({ param: { name: "deny_status", in: "query" }, description: "429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)" }),
-  on_missing: z
-    .enum(["deny", "allow"])
-    .optional()
-    .openapi({
-      param: { name: "on_missing", in: "query" },
-      description: "A request with none of the key sources: refused with `deny_status` (default) or let through uncounted",
-    }),
-  trusted_hops: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(10)
-    .optional()
-    .openapi({
-      param: { name: "trusted_hops", in: "query" },
-      description: "With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry)",
-    }),
-});
+/** The forward-auth check's query (built when the document is: authz.ts imports modules that import this one). */
+const authzQuery = () =>
+  z.object({
+    policy: z
+      .array(PolicyName)
+      .min(1)
+      .max(8)
+      .openapi({
+        param: { name: "policy", in: "query", style: "form", explode: true },
+        example: ["api"],
+        description: "1–8 distinct policies, repeated (`policy=burst&policy=daily`): all-or-nothing, as `policies` of the check",
+      }),
+    key: z
+      .array(z.string().regex(/^(ip|header:[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100})$/))
+      .min(1)
+      .max(4)
+      .openapi({
+        param: { name: "key", in: "query", style: "form", explode: true },
+        example: ["header:X-Api-Key"],
+        description:
+          "Where the limited key comes from: `header:<Name>` (that request header; not `Authorization`, which is the gateway's own Admit credential here) or `ip` (the right-most `X-Forwarded-For` entry after `trusted_hops`, else `X-Real-IP`). Repeated: a fallback chain, the first present wins, its value prefixed by its source (`ip:…`, `x-api-key:…`)",
+      }),
+    cost: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000_000)
+      .optional()
+      // z.coerce's input is unknown, which the generator documents as `integer | null`: a query value is never null.
+      .openapi({ type: "integer", minimum: 0, maximum: 1_000_000_000, param: { name: "cost", in: "query" }, description: "Units (default 1)" }),
+    deny_status: z.coerce
+      .number()
+      .int()
+      .optional()
+      .openapi({
+        type: "integer",
+        enum: [...AUTHZ_DENY_STATUSES],
+        param: { name: "deny_status", in: "query" },
+        description: "429 (default), 403 or 401 (nginx's auth_request treats only 401/403 as a refusal)",
+      }),
+    on_missing: z
+      .enum(["deny", "allow"])
+      .optional()
+      .openapi({
+        param: { name: "on_missing", in: "query" },
+        description: "A request with none of the key sources: refused with `deny_status` (default) or let through uncounted",
+      }),
+    trusted_hops: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .optional()
+      .openapi({
+        type: "integer",
+        minimum: 0,
+        maximum: MAX_TRUSTED_HOPS,
+        param: { name: "trusted_hops", in: "query" },
+        description:
+          "With `key=ip`: how many trusted proxies appended to `X-Forwarded-For` after the one that saw the client (default 0: the right-most entry)",
+      }),
+  });
 
 const AUTHZ_DENY_HEADERS = { ...RL_HEADERS, "Retry-After": { schema: { type: "string" as const }, description: "Seconds (when waiting can help)" } };
 
@@ -587,7 +599,7 @@ export function authzOperations() {
   const base = {
     path: "/v1/authz",
     tags: ["Rate limits"],
-    request: { query: AuthzQuery },
+    request: { query: authzQuery() },
     responses: {
       200: {
         description: "Allowed (or not enforced: fail open, `Admit-RateLimit-Enforced: false`; or no key with `on_missing=allow`)",

@@ -25,6 +25,18 @@ export function timestamped(scheme: SchemeName, hmac?: { timestamp_header?: stri
   return scheme === "standard-webhooks" || scheme === "stripe" || scheme === "slack" || (scheme === "hmac" && !!hmac?.timestamp_header);
 }
 
+const B64 = "[A-Za-z0-9+/]";
+/**
+ * A secret of each scheme, as the document's patterns: standard-webhooks' is whsec_ and the base64 of
+ * 24–64 bytes (32–86 characters before any `=`, never 4n+1 of them); stripe's the endpoint's whsec_…;
+ * the others' 8–1024 printable ASCII characters. secretProblem() below is the check.
+ */
+const SECRET_PATTERNS = {
+  standard: `^whsec_(?:(?:${B64}{4}){8,20}(?:${B64}{2,3})?|(?:${B64}{4}){21}(?:${B64}{2})?)={0,2}$`,
+  stripe: "^whsec_[\\x21-\\x7E]{2,1018}$",
+  printable: "^[\\x21-\\x7E]{8,1024}$",
+};
+
 /** Why `secret` is not a secret of `scheme`, or undefined. Never names the value. */
 function secretProblem(scheme: SchemeName, secret: string): string | undefined {
   if (scheme === "standard-webhooks") {
@@ -32,7 +44,7 @@ function secretProblem(scheme: SchemeName, secret: string): string | undefined {
     const bytes = fromBase64(secret.slice("whsec_".length))?.length ?? 0;
     return bytes >= 24 && bytes <= 64 ? undefined : "must decode to 24–64 bytes";
   }
-  if (!/^[\x21-\x7e]{8,1024}$/.test(secret)) return "must be 8–1024 printable ASCII characters without spaces, as the sender shows it";
+  if (!new RegExp(SECRET_PATTERNS.printable).test(secret)) return "must be 8–1024 printable ASCII characters without spaces, as the sender shows it";
   if (scheme === "stripe" && /^(sk|rk|pk)_/.test(secret)) return "is a Stripe API key: use the endpoint's signing secret (whsec_…)";
   if (scheme === "stripe" && !secret.startsWith("whsec_")) return "must be the endpoint's signing secret, whsec_…";
   return undefined;
@@ -93,7 +105,8 @@ const WebhookSource = z
       .nullable()
       .openapi({ description: "±seconds a signed timestamp may differ from the database clock; null: the scheme signs none" }),
     ordering_key: z.string().nullable(),
-    hmac: HmacSettings.nullable().openapi({ description: "The generic scheme's settings (scheme hmac); null otherwise" }),
+    // (A union, not .nullable(): that would make the shared component itself nullable, in the PUT's body too.)
+    hmac: z.union([HmacSettings, z.null()]).openapi({ description: "The generic scheme's settings (scheme hmac); null otherwise" }),
     previous_secret_expires_at: z
       .string()
       .nullable()
@@ -103,6 +116,45 @@ const WebhookSource = z
   })
   .openapi("WebhookSource");
 
+/**
+ * The per-scheme rules of the source PUT (the superRefine below) in the document: one alternative per
+ * kind of scheme, exactly one of which a body the server takes matches (scheme omitted is standard-webhooks).
+ * `anyOf` rather than `oneOf` only because Redocly's linter cannot see that they exclude each other; inside
+ * `allOf`, so that openapi-typescript types the body as its properties and one of these.
+ */
+const SCHEME_BODIES = (() => {
+  const secret = (pattern: string) => ({ secret: { type: "string" as const, pattern } });
+  const absent = { not: {} }; // the field may not be given at all
+  return [
+    { title: "standard-webhooks", properties: { scheme: { const: "standard-webhooks" }, ...secret(SECRET_PATTERNS.standard), hmac: absent } },
+    { title: "stripe", required: ["scheme"], properties: { scheme: { const: "stripe" }, ...secret(SECRET_PATTERNS.stripe), hmac: absent } },
+    { title: "slack", required: ["scheme"], properties: { scheme: { const: "slack" }, ...secret(SECRET_PATTERNS.printable), hmac: absent } },
+    {
+      title: "github or shopify (no signed timestamp)",
+      required: ["scheme"],
+      properties: { scheme: { enum: ["github", "shopify"] }, ...secret(SECRET_PATTERNS.printable), hmac: absent, tolerance_s: absent },
+    },
+    {
+      title: "hmac with a signed timestamp",
+      required: ["scheme", "hmac"],
+      properties: {
+        scheme: { const: "hmac" },
+        ...secret(SECRET_PATTERNS.printable),
+        hmac: { type: "object" as const, required: ["timestamp_header"], properties: { timestamp_header: { type: "string" as const } } },
+      },
+    },
+    {
+      title: "hmac without a signed timestamp",
+      required: ["scheme", "hmac"],
+      properties: {
+        scheme: { const: "hmac" },
+        ...secret(SECRET_PATTERNS.printable),
+        hmac: { type: "object" as const, properties: { timestamp_header: { type: "null" as const } } },
+        tolerance_s: absent,
+      },
+    },
+  ];
+})();
 const PutSourceBody = z
   .object({
     scheme: z
@@ -110,6 +162,7 @@ const PutSourceBody = z
       .default("standard-webhooks")
       .openapi({ description: "How the sender signs (docs/webhooks.md has one section per sender). Default standard-webhooks" }),
     secret: z.string().openapi({
+      pattern: SECRET_PATTERNS.printable,
       example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       description:
         "The signing secret shared with the sender, as the sender shows it (standard-webhooks: whsec_ + base64 of 24–64 bytes; stripe: the endpoint's whsec_…; others: 8–1024 printable characters). Write-only: never returned.",
@@ -139,7 +192,11 @@ const PutSourceBody = z
     if (b.tolerance_s !== undefined && !timestamped(b.scheme, b.hmac))
       ctx.addIssue({ code: "custom", path: ["tolerance_s"], message: `does not apply: ${b.scheme} deliveries carry no signed timestamp` });
   })
-  .openapi("WebhookSourceInput");
+  .openapi("WebhookSourceInput", {
+    description:
+      "Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `secret` in the scheme's format.",
+    allOf: [{ anyOf: SCHEME_BODIES }],
+  });
 
 const Received = z.object({ id: z.uuid(), status: z.literal("received") }).openapi("WebhookReceived");
 
