@@ -493,7 +493,7 @@ Object.assign(EXAMPLES, {
     },
   },
 });
-/** The forward-auth check's examples, one per documented method (functions/ratelimits/routes.ts authzOperations). */
+/** The forward-auth check's examples, one per documented method (functions/ratelimits/authz-routes.ts authzOperations). */
 function authzExamples(): Record<string, OperationExamples> {
   const allowed = { allowed: true, policy: "api", key: "203.0.113.9", limit: 100, remaining: 99, reset_ms: 60000, reason: "limit" };
   const refused = {

@@ -6,6 +6,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";
 import { AUTHZ_PATH, authorizeRequest } from "./authz";
+import { authzOperations } from "./authz-routes";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 
@@ -40,6 +41,6 @@ export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
 // under each method a generated client would send.
 ratelimits.all(AUTHZ_PATH, authorizeRequest);
 ratelimits.all(`${AUTHZ_PATH}/*`, authorizeRequest);
-for (const op of routes.authzOperations()) ratelimits.openAPIRegistry.registerPath(op);
+for (const op of authzOperations()) ratelimits.openAPIRegistry.registerPath(op);
 
 export { RPC } from "./rpc";
