@@ -22,6 +22,8 @@ export interface WranglerDev {
   directUrl: string | null;
   /** wrangler's process group (its pid): wrangler itself and the workerd processes it runs. */
   pgid: number;
+  /** wrangler's inspector port (with `devtools: true`, its DevTools proxy answers at ws://127.0.0.1:<port>/ws). */
+  inspectorPort: number;
   stop(): Promise<void>;
 }
 
@@ -192,7 +194,7 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
   }
   // Not found: null, and the caller goes through the proxy.
   const directUrl = opts.direct ? await findUserWorker(child.pid!, port, root) : null;
-  return { url, port, directUrl, pgid: child.pid!, stop };
+  return { url, port, directUrl, pgid: child.pid!, inspectorPort, stop };
 }
 
 /**

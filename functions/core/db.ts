@@ -259,6 +259,16 @@ export function mapSqlError(state: string, err: unknown): ProblemError {
 
 class Timeout extends Error {}
 
+/**
+ * No answer: after `waitedMs` (null: the connection failed). 504 outcome-unknown when a write may
+ * have been applied (it was sent), else 503: nothing was applied. The `within N ms` wording is what
+ * a rate-limit check reads as "timeout" (ratelimits/budget.ts).
+ */
+export function lostAnswer(waitedMs: number | null, writeSent: boolean): ProblemError {
+  const what = waitedMs !== null ? `No answer from the database within ${waitedMs} ms.` : "The database connection failed.";
+  return writeSent ? outcomeUnknown(what) : unavailable(what);
+}
+
 export interface QueryOptions {
   /** The statement changes data: a lost answer after sending it is "outcome unknown" (504), not 503. */
   write?: boolean;
@@ -320,6 +330,16 @@ export class RequestDb {
     return this.inTx || this.bindings.DB_TRANSPORT === "websocket" ? "websocket" : "http";
   }
 
+  /**
+   * Where this handle's statements may share one statement with other requests' (functions/core/coalesce.ts):
+   * the database, while a statement is its own transaction over HTTP (outside begin/commit, not
+   * DB_TRANSPORT=websocket) and COALESCE is not "off"; otherwise undefined (never coalesced).
+   */
+  get coalesceKey(): string | undefined {
+    if (this.transport !== "http" || this.bindings.COALESCE === "off") return undefined;
+    return this.bindings.DATABASE_URL;
+  }
+
   /** Runs one statement (its own transaction, unless inside begin/commit) and returns its rows. */
   async query<R = Record<string, unknown>>(text: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<R[]> {
     return this.run<R>(text, params, opts, this.transport);
@@ -343,10 +363,8 @@ export class RequestDb {
         this.broken = true;
         void this.close();
       }
-      const what = err instanceof Timeout ? `No answer from the database within ${Date.now() - started} ms.` : "The database connection failed.";
       // Inside an explicit transaction nothing commits until COMMIT, and a dropped connection rolls back.
-      if (sending.sent && opts.write && (!this.inTx || opts.commit)) throw outcomeUnknown(what);
-      throw unavailable(what);
+      throw lostAnswer(err instanceof Timeout ? Date.now() - started : null, sending.sent && opts.write === true && (!this.inTx || opts.commit === true));
     }
   }
 
@@ -460,4 +478,4 @@ export class RequestDb {
 }
 
 /** What a capability's SQL wrappers (functions/<capability>/sql.ts) run on: the request's handle, or one a test or the cron opens. */
-export type Queryable = Pick<RequestDb, "query" | "lockTimeoutMs">;
+export type Queryable = Pick<RequestDb, "query" | "lockTimeoutMs"> & Partial<Pick<RequestDb, "coalesceKey" | "remainingMs">>;

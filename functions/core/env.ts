@@ -27,6 +27,11 @@ export interface Bindings {
    * assets), a Service Binding. Unbound (tests in Node, a deploy without it): those paths answer 404.
    */
   PAGES?: { fetch(request: Request): Promise<Response> };
+  /**
+   * "off": every rate-limit check sends a statement of its own. Default on: checks that arrive while
+   * earlier ones are on their way to the database go together, in one statement (functions/core/coalesce.ts).
+   */
+  COALESCE?: string;
   /** "off": no counting of decisions or deny-cache answers, no flushes (the bench's switch). Default on. */
   METRICS?: string;
   /** The longest a count waits in the isolate before its flush is sent, in ms. Default 2000. */

@@ -2,6 +2,7 @@
 // wrapper each: the only file in functions/ that names them. The statement texts are matched by the
 // bridge's fault tests (e.g. `admit_ratelimit_check`, `admit_permit_acquire`): keep them as they are.
 import { type AuditEntry, audited } from "../core/audit";
+import { Coalescer } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 
@@ -187,24 +188,55 @@ export interface CheckArgs {
   withinMs?: number;
 }
 
-/** One policy, one statement; null when the policy does not exist. A peek (cost 0) is not a write. */
-export async function check(db: Queryable, policy: string, a: CheckArgs): Promise<CheckRow | null> {
-  const [{ r }] = await db.query<{ r: CheckRow | null }>(
-    CHECK_SQL,
-    [policy, a.key, a.cost, a.info === undefined ? null : JSON.stringify(a.info), a.lockTimeoutMs],
-    { write: a.cost > 0, withinMs: a.withinMs },
-  );
-  return r;
+/**
+ * The one statement of the checks that were in flight together (functions/core/coalesce.ts): each
+ * item as its own statement would decide it, one answer per item, in order (000101).
+ */
+export const CHECK_BATCH_SQL = "SELECT admit_ratelimit_check_batch($1::jsonb, $2::integer) AS r";
+
+/** A check as the coalescer carries it: one policy or several (all-or-nothing). */
+interface CheckItem {
+  policy?: string;
+  policies?: string[];
+  a: CheckArgs;
 }
 
-/** Several policies of one key in one statement, all-or-nothing. */
+const checks = new Coalescer<CheckItem, CheckRow | null | CheckMultiRow>({
+  alone: async (db, { policy, policies, a }, withinMs) => {
+    const [{ r }] = await db.query<{ r: CheckRow | null | CheckMultiRow }>(
+      policies ? CHECK_MULTI_SQL : CHECK_SQL,
+      [policies ?? policy, a.key, a.cost, a.info === undefined ? null : JSON.stringify(a.info), a.lockTimeoutMs],
+      { write: a.cost > 0, withinMs },
+    );
+    return r;
+  },
+  together: async (db, items, withinMs) => {
+    const json = items.map(({ policy, policies, a }) => ({ ...(policies ? { ps: policies } : { p: policy }), k: a.key, c: a.cost, i: a.info }));
+    const [{ r }] = await db.query<{ r: (CheckRow | null | CheckMultiRow)[] }>(
+      CHECK_BATCH_SQL,
+      [JSON.stringify(json), Math.min(...items.map((x) => x.a.lockTimeoutMs))],
+      { write: items.some((x) => x.a.cost > 0), withinMs },
+    );
+    return r;
+  },
+  // A check locks the counter rows of its key (one per policy): checks of one key keep their order,
+  // and a multi-policy check has its key to itself in a batch (000101's lock order).
+  group: (x) => x.a.key,
+  exclusive: (x) => x.policies !== undefined,
+  write: (x) => x.a.cost > 0,
+});
+
+/** What this isolate's check coalescer has done (tests, the bench). */
+export const checkCoalescing = checks.stats;
+
+/** One policy, one decision; null when the policy does not exist. A peek (cost 0) is not a write. */
+export async function check(db: Queryable, policy: string, a: CheckArgs): Promise<CheckRow | null> {
+  return (await checks.run(db, { policy, a }, a.withinMs)) as CheckRow | null;
+}
+
+/** Several policies of one key in one decision, all-or-nothing. */
 export async function checkMulti(db: Queryable, policies: string[], a: CheckArgs): Promise<CheckMultiRow> {
-  const [{ r }] = await db.query<{ r: CheckMultiRow }>(
-    CHECK_MULTI_SQL,
-    [policies, a.key, a.cost, a.info === undefined ? null : JSON.stringify(a.info), a.lockTimeoutMs],
-    { write: a.cost > 0, withinMs: a.withinMs },
-  );
-  return r;
+  return (await checks.run(db, { policies, a }, a.withinMs)) as CheckMultiRow;
 }
 
 /** Gives back units of the current window; null when the policy does not exist. */

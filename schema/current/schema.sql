@@ -1675,6 +1675,38 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_batch(p_items jsonb, p_lock_timeout_ms integer)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_res json[] := array_fill(NULL::json, ARRAY[jsonb_array_length(p_items)]);
+  it record;
+  v_set text;
+BEGIN
+  v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+  PERFORM 1
+     FROM ratelimit_policies p
+    WHERE p.name IN (SELECT jsonb_array_elements_text(CASE WHEN e ? 'ps' THEN e -> 'ps' ELSE jsonb_build_array(e -> 'p') END)
+                       FROM jsonb_array_elements(p_items) e)
+    ORDER BY p.name COLLATE "C"
+      FOR KEY SHARE;
+  FOR it IN
+    SELECT t.e, t.i::integer AS i
+      FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(e, i)
+     ORDER BY t.e ->> 'k' COLLATE "C", t.e ->> 'p' COLLATE "C", t.i
+  LOOP
+    IF it.e ? 'ps' THEN
+      v_res[it.i] := admit_ratelimit_check_multi(ARRAY(SELECT jsonb_array_elements_text(it.e -> 'ps')), it.e ->> 'k',
+                                                 (it.e ->> 'c')::integer, it.e -> 'i', p_lock_timeout_ms);
+    ELSE
+      v_res[it.i] := admit_ratelimit_check(it.e ->> 'p', it.e ->> 'k', (it.e ->> 'c')::integer, it.e -> 'i', p_lock_timeout_ms);
+    END IF;
+  END LOOP;
+  RETURN array_to_json(v_res);
+END
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_multi(p_policies text[], p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json
  LANGUAGE plpgsql

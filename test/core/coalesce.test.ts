@@ -1,0 +1,171 @@
+// The coalescer's scheduling on its own (functions/core/coalesce.ts): who goes alone, who waits,
+// what a batch holds and in which order, a failed batch's fallback, a queued decision's deadline.
+// The statements here are stand-ins that record what they were asked: this suite judges the
+// scheduling only. The decisions themselves, against real Postgres under real bursts, are judged
+// by test/ratelimits/ratelimits.coalesce.test.ts.
+import { describe, expect, it } from "vitest";
+import { type BatchKind, Coalescer } from "../../functions/core/coalesce";
+import type { Queryable } from "../../functions/core/db";
+import { ProblemError, problem } from "../../functions/core/errors";
+
+interface Item {
+  id: number;
+  key: string;
+  exclusive?: boolean;
+}
+
+/** A statement the test answers by hand. */
+interface Sent {
+  items: number[];
+  together: boolean;
+  answer(err?: unknown): void;
+}
+
+function harness(limits = { inFlight: 2, batch: 64 }, coalesceKey: string | null = "db") {
+  const sent: Sent[] = [];
+  const statement = (items: Item[], together: boolean) =>
+    new Promise<string[]>((resolve, reject) => {
+      sent.push({ items: items.map((i) => i.id), together, answer: (err) => (err ? reject(err) : resolve(items.map((i) => `answer ${i.id}`))) });
+    });
+  const kind: BatchKind<Item, string> = {
+    alone: async (_db, item) => (await statement([item], false))[0],
+    together: (_db, items) => statement(items, true),
+    group: (i) => i.key,
+    exclusive: (i) => i.exclusive === true,
+    write: () => true,
+  };
+  const coalescer = new Coalescer(kind, limits);
+  const db: Queryable = { query: async () => [], lockTimeoutMs: 1000, coalesceKey: coalesceKey ?? undefined, remainingMs: () => 5_000 };
+  return { sent, coalescer, db };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe("coalescing concurrent decisions into one statement", () => {
+  it("a decision with fewer than MAX_IN_FLIGHT statements ahead goes at once, alone; the rest wait and go together, in arrival order", async () => {
+    const { sent, coalescer, db } = harness();
+    const answers = Array.from({ length: 6 }, (_, id) => coalescer.run(db, { id, key: `k${id}` }));
+    await tick();
+    expect(sent.map((s) => [s.items, s.together])).toEqual([
+      [[0], false],
+      [[1], false],
+    ]);
+    sent[0].answer();
+    await tick();
+    // One of the two landed: everything that waited goes as one statement.
+    expect(sent[2]).toMatchObject({ items: [2, 3, 4, 5], together: true });
+    sent[1].answer();
+    sent[2].answer();
+    expect(await Promise.all(answers)).toEqual(["answer 0", "answer 1", "answer 2", "answer 3", "answer 4", "answer 5"]);
+    expect(coalescer.stats).toEqual({ alone: 2, batches: 1, batched: 4, fallbacks: 0, waiting: 0 });
+  });
+
+  it("without a coalesceKey (COALESCE=off, a transaction) every decision is its own statement", async () => {
+    const { sent, coalescer, db } = harness(undefined, null);
+    const answers = Array.from({ length: 5 }, (_, id) => coalescer.run(db, { id, key: "k" }));
+    await tick();
+    expect(sent.map((s) => s.items)).toEqual([[0], [1], [2], [3], [4]]);
+    for (const s of sent) s.answer();
+    await Promise.all(answers);
+    expect(coalescer.stats.batches).toBe(0);
+  });
+
+  it("an exclusive decision has its group to itself; later decisions of that group wait behind it, so each group keeps its order", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
+    const items: Item[] = [
+      { id: 0, key: "x" }, // alone
+      { id: 1, key: "a" },
+      { id: 2, key: "a", exclusive: true }, // a is taken: next batch
+      { id: 3, key: "a" }, // behind 2
+      { id: 4, key: "b" },
+      { id: 5, key: "c", exclusive: true },
+      { id: 6, key: "c" }, // c is exclusive: next batch
+    ];
+    const answers = items.map((i) => coalescer.run(db, i));
+    await tick();
+    sent[0].answer();
+    await tick();
+    expect(sent[1].items).toEqual([1, 4, 5]);
+    sent[1].answer();
+    await tick();
+    expect(sent[2].items).toEqual([2, 6]);
+    sent[2].answer();
+    await tick();
+    expect(sent[3].items).toEqual([3]);
+    sent[3].answer();
+    await Promise.all(answers);
+  });
+
+  it("a batch holds at most MAX_BATCH decisions", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 3 });
+    const answers = Array.from({ length: 8 }, (_, id) => coalescer.run(db, { id, key: `k${id}` }));
+    await tick();
+    sent[0].answer();
+    await tick();
+    expect(sent[1].items).toEqual([1, 2, 3]);
+    sent[1].answer();
+    await tick();
+    expect(sent[2].items).toEqual([4, 5, 6]);
+    sent[2].answer();
+    await tick();
+    expect(sent[3].items).toEqual([7]);
+    sent[3].answer();
+    await Promise.all(answers);
+  });
+
+  it("a batch that failed on a lock wait applied nothing: each of its decisions is sent again alone and answers for itself", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
+    const answers = Array.from({ length: 4 }, (_, id) => coalescer.run(db, { id, key: `k${id}` }).catch((e: unknown) => e));
+    await tick();
+    sent[0].answer();
+    await tick();
+    expect(sent[1]).toMatchObject({ items: [1, 2, 3], together: true });
+    sent[1].answer(problem("lock-timeout", "held"));
+    await tick();
+    expect(sent.slice(2).map((s) => [s.items, s.together])).toEqual([
+      [[1], false],
+      [[2], false],
+      [[3], false],
+    ]);
+    sent[2].answer();
+    sent[3].answer();
+    sent[4].answer(problem("lock-timeout", "still held")); // only this decision's key is slow
+    const out = await Promise.all(answers);
+    expect(out.slice(0, 3)).toEqual(["answer 0", "answer 1", "answer 2"]);
+    expect((out[3] as ProblemError).problem.type).toBe("/problems/lock-timeout");
+    expect(coalescer.stats.fallbacks).toBe(1);
+  });
+
+  it("any other failure of the batch's statement is every decision's (a peek's lost answer says nothing was applied)", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
+    const answers = Array.from({ length: 3 }, (_, id) => coalescer.run(db, { id, key: `k${id}` }).catch((e: unknown) => e));
+    await tick();
+    sent[0].answer();
+    await tick();
+    sent[1].answer(problem("database-unavailable", "gone"));
+    const out = await Promise.all(answers);
+    expect(out[0]).toBe("answer 0");
+    expect((out[1] as ProblemError).problem.type).toBe("/problems/database-unavailable");
+    expect((out[2] as ProblemError).problem.type).toBe("/problems/database-unavailable");
+    expect(sent).toHaveLength(2);
+  });
+
+  it("a decision still waiting when its time runs out answers 503 (nothing was sent) and leaves the queue", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
+    const first = coalescer.run(db, { id: 0, key: "k" });
+    const late = coalescer.run(db, { id: 1, key: "k" }, 30).catch((e: unknown) => e);
+    const patient = coalescer.run(db, { id: 2, key: "k" });
+    expect(coalescer.stats.waiting).toBe(2);
+    const err = (await late) as ProblemError;
+    expect(coalescer.stats.waiting).toBe(1);
+    expect(err).toBeInstanceOf(ProblemError);
+    expect(err.problem.status).toBe(503);
+    expect(err.problem.detail).toMatch(/within \d+ ms/);
+    sent[0].answer();
+    await tick();
+    expect(sent[1].items).toEqual([2]);
+    sent[1].answer();
+    expect(await first).toBe("answer 0");
+    expect(await patient).toBe("answer 2");
+  });
+});
