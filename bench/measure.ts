@@ -24,6 +24,8 @@ export interface BenchContext {
   driverWorker: { url: string } | null;
   /** Admit's Worker with METRICS=off (docs/observability.md): the rate-limit rows' "metrics off" twin; null with --no-edge and in a pooler profile. */
   metricsOffWorker?: { url: string; token: string } | null;
+  /** Admit's Worker with COALESCE=off (each check its own statement): the rate-limit and burst rows' "coalescing off" twin; null with --no-edge and in a pooler profile. */
+  coalesceOffWorker?: { url: string; token: string } | null;
   bridge: BenchBridge;
   pgbench: Pgbench | null;
   /** Setup and invariant queries over plain TCP (not through the bridge, so not counted). */
@@ -174,6 +176,8 @@ export async function library(
     op: (q: Query, i: number) => Promise<string>;
     /** Per-request row: a new connection for each statement, not each decision (see `ceiling`'s `continuations`). */
     connectionPerStatement?: boolean;
+    /** Called as the timed decisions start, after the warm-up (e.g. to read a counter's starting point). */
+    onTimed?: () => void;
   },
 ): Promise<Row | null> {
   if (outOfProfile(ctx, c.impl, c.connection)) return null;
@@ -189,6 +193,7 @@ export async function library(
     await cx.drain();
     if (c.connection === "per-request") await settle(ctx.bridge, openBefore);
     await ctx.bridge.resetStats();
+    c.onTimed?.();
     const cpu = cpuStart(ctx);
     const load = await runLoad(
       { concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "decisions", requests) },

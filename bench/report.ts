@@ -218,6 +218,12 @@ export const DRIVER = "@neondatabase/serverless";
 const FLUSH_MS = 2_000;
 /** Admit's Worker with METRICS=off (the rate-limit rows' twin): what counting and flushing cost, read from the same run. */
 export const METRICS_OFF = "admit (METRICS=off)";
+/** Admit's Worker with COALESCE=off (the rate-limit and burst rows' twin): each check its own statement, read from the same run. */
+export const COALESCE_OFF = "admit (COALESCE=off)";
+/** The library row whose handle has a coalesceKey: concurrent checks of the row share one statement (functions/core/coalesce.ts). */
+export const COALESCED = "admit (coalesced)";
+/** The edge concurrency of the "never slower alone" pair (admit and COALESCE=off, one client): no coalescing happens there. */
+export const ALONE = 1;
 
 export interface Target {
   name: string;
@@ -381,6 +387,15 @@ function ratioWithCost(rows: Row[], name: string, a: Match, b: Match, min: numbe
 /** The edge no-op row (`GET /`, no database): what the runtime and the load generator allow by themselves. */
 export const NOOP: Match = { scenario: "edge-noop", layer: "edge", impl: "noop", connection: "none" };
 
+/**
+ * The isolate's metric flushes (docs/observability.md): one statement per METRICS_FLUSH_MS (2 s) at
+ * most, after the responses, whatever the rate — not per decision. What an edge row's HTTP SQL
+ * requests per decision may have on top of its decisions' own, rounded up.
+ */
+function flushAllowance(r: Row): number {
+  return r.throughput_rps && r.requests ? Math.ceil(((r.requests / r.throughput_rps / (FLUSH_MS / 1000) + 1) / r.requests) * 100) / 100 : 0;
+}
+
 /** A ratio kept as a diagnostic: computed and explained, but not a target (no min, never met/unmet). */
 function diagnostic(t: Target): Target {
   const { min: _min, ...rest } = t;
@@ -399,14 +414,13 @@ function concurrencies(rows: Row[], m: Match): number[] {
  * zero violations; at the edge, per concurrency, Admit's hot-key check ≥ 0.9× the bare HTTP Worker,
  * the bare HTTP Worker ≥ 3× the bare WebSocket one, every one-statement Admit edge row ≥ 0.35× the
  * no-op row and at most one HTTP request per statement of a decision; the bursts' exact answers.
+ * Issue 32's metrics on vs off, and issue 33's coalescing targets (coalescingTargets()).
  * The ended bench issue's ratios (library vs pgbench and the peer, edge vs pgbench) stay as diagnostics.
  */
 export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
   const out: Target[] = [];
   // pgbench and driver-alone rows run Admit's own statement, so they count as Admit here.
-  const admitRows = rows.filter(
-    (r) => (r.impl === "admit" || r.impl === METRICS_OFF || r.impl === AUTHZ || r.impl === "pgbench" || r.impl === DRIVER) && !r.skipped,
-  );
+  const admitRows = rows.filter((r) => ADMIT_IMPLS.includes(r.impl) && !r.skipped);
   const counted = admitRows.filter((r) => r.violations !== null);
   const violations = counted.reduce((s, r) => s + (r.violations ?? 0), 0);
   out.push({
@@ -428,7 +442,8 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
     const admit: Match = { scenario: hot, layer: "edge", impl: "admit", connection: "http", concurrency: c };
     const bareHttp: Match = { scenario: hot, layer: "edge", impl: DRIVER, connection: "http", concurrency: c };
     const bareWs: Match = { scenario: hot, layer: "edge", impl: DRIVER, connection: "websocket", concurrency: c };
-    if (findRow(rows, admit) || findRow(rows, bareHttp))
+    // The one-client pair (ALONE) has no bare Worker row to compare with: no target there.
+    if (findRow(rows, bareHttp) || (findRow(rows, admit) && c !== ALONE))
       out.push(ratioWithCost(rows, `${hot} c=${c}: edge admit ≥ 0.9× the bare HTTP Worker`, admit, bareHttp, 0.9));
     const authz: Match = { scenario: hot, layer: "edge", impl: AUTHZ, connection: "http", concurrency: c };
     if (findRow(rows, authz)) out.push(ratioWithCost(rows, `${hot} c=${c}: GET /v1/authz ≥ 0.9× POST /v1/ratelimits/check`, authz, admit, 0.9));
@@ -443,6 +458,7 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
       if (findRow(rows, off)) out.push(ratioWithCost(rows, `${scenario} c=${c}: edge admit with metrics ≥ 0.9× METRICS=off`, on, off, 0.9));
     }
   }
+  out.push(...coalescingTargets(rows));
   // Admit's edge rows, each against the no-op row of the same concurrency, and their HTTP requests.
   const edgeRows = rows.filter((r) => r.layer === "edge" && (r.impl === "admit" || r.impl === AUTHZ) && !r.skipped && !r.profile && r.errors_5xx === undefined);
   for (const r of edgeRows) {
@@ -463,9 +479,8 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
     }
     if (r.connection === "http") {
       const v = r.http_requests_per_decision ?? null;
-      // The isolate's metric flushes (docs/observability.md): one statement per METRICS_FLUSH_MS (2 s)
-      // at most, after the responses, whatever the rate — not per decision. Allowed on top, rounded up.
-      const flushes = r.throughput_rps && r.requests ? Math.ceil(((r.requests / r.throughput_rps / (FLUSH_MS / 1000) + 1) / r.requests) * 100) / 100 : 0;
+      // The isolate's metric flushes: allowed on top.
+      const flushes = flushAllowance(r);
       out.push({
         name: `${r.scenario} c=${r.concurrency}: HTTP SQL requests per decision ≤ ${statements}`,
         value: v,
@@ -514,7 +529,12 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
       ),
     ),
   );
-  for (const r of edgeRows.filter((x) => x.concurrency === Math.min(...edgeRows.filter((y) => y.scenario === x.scenario).map((y) => y.concurrency)))) {
+  // At the scenario's lowest edge concurrency, leaving out the one-client pair (ALONE) where the scenario ran others.
+  const lowest = (scenario: string) => {
+    const cs = edgeRows.filter((y) => y.scenario === scenario).map((y) => y.concurrency);
+    return Math.min(...(cs.some((c) => c !== ALONE) ? cs.filter((c) => c !== ALONE) : cs));
+  };
+  for (const r of edgeRows.filter((x) => x.concurrency === lowest(x.scenario))) {
     const ceil = ceilingConnection(r.connection);
     out.push(
       diagnostic(
@@ -533,6 +553,84 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
   return [...out, ...figures];
 }
 
+/** The impls whose violations count as Admit's: Admit's own rows, and pgbench and the driver alone, which run Admit's own statement. */
+const ADMIT_IMPLS = ["admit", METRICS_OFF, COALESCE_OFF, COALESCED, AUTHZ, "pgbench", DRIVER];
+
+/**
+ * Issue 33's targets for coalescing (functions/core/coalesce.ts), each only where the run has both
+ * rows: on the hot key, Admit's edge rows well past the bare HTTP Worker (1.5× at c=64, 1.2× at
+ * c=16; the 10 000-key spread 1.3× the bare Worker's hot-key row at c=64, the only one it has) and
+ * at most 0.25 HTTP SQL requests per decision at c=64; each burst-1000 burst's p99 at most half the
+ * COALESCE=off Worker's; one client alone no slower than with COALESCE=off (p50 ≤ 1.1× + 0.3 ms); and
+ * the coalesced library row at least pgbench's pooled throughput on the hot key.
+ */
+export function coalescingTargets(rows: Row[]): Target[] {
+  const out: Target[] = [];
+  const hot = "ratelimit-hot";
+  const spread = "ratelimit-10k-keys";
+  const edgeAt = (scenario: string, impl: string, concurrency: number): Match => ({ scenario, layer: "edge", impl, connection: "http", concurrency });
+  const both = (a: Match, b: Match) => findRow(rows, a) !== undefined && findRow(rows, b) !== undefined;
+  const vsBare: [string, number, number, string][] = [
+    [hot, 64, 1.5, ""],
+    [hot, 16, 1.2, ""],
+    [spread, 64, 1.3, ` on ${hot} c=64 (the bare Worker has a hot-key row only)`],
+  ];
+  for (const [scenario, c, min, onHot] of vsBare) {
+    const admit = edgeAt(scenario, "admit", c);
+    const bare = edgeAt(hot, DRIVER, c);
+    if (both(admit, bare)) out.push(ratioWithCost(rows, `${scenario} c=${c}: edge admit ≥ ${min}× the bare HTTP Worker${onHot}`, admit, bare, min));
+  }
+  const busy = findRow(rows, edgeAt(hot, "admit", 64));
+  if (busy) {
+    const v = busy.http_requests_per_decision ?? null;
+    const flushes = flushAllowance(busy);
+    out.push({
+      name: `${hot} c=64: edge admit, HTTP SQL requests per decision ≤ 0.25 (coalesced)`,
+      value: v,
+      max: 0.25,
+      met: v === null ? null : v <= 0.25 + flushes,
+      detail:
+        v === null
+          ? "not counted"
+          : `${v} per decision at the bridge (POST /sql): about ${v > 0 ? round(1 / v, 1) : "–"} decisions per statement` +
+            (flushes ? ` (+ ${flushes} allowed for the metric flushes, one per ${FLUSH_MS / 1000} s)` : "") +
+            (findRow(rows, edgeAt(hot, COALESCE_OFF, 64))
+              ? `; COALESCE=off: ${findRow(rows, edgeAt(hot, COALESCE_OFF, 64))!.http_requests_per_decision ?? "–"}`
+              : ""),
+    });
+  }
+  // One client: nothing to coalesce with, so no slower than each check its own statement.
+  const alone = findRow(rows, edgeAt(hot, "admit", ALONE));
+  const aloneOff = findRow(rows, edgeAt(hot, COALESCE_OFF, ALONE));
+  if (alone && aloneOff && alone.p50_ms !== null && aloneOff.p50_ms !== null) {
+    const bound = round(1.1 * aloneOff.p50_ms + 0.3, 2);
+    out.push({
+      name: `${hot} c=${ALONE}: edge admit p50 ≤ 1.1× COALESCE=off p50 + 0.3 ms (never slower alone)`,
+      value: alone.p50_ms,
+      max: bound,
+      met: alone.p50_ms <= bound,
+      detail: `admit p50 ${alone.p50_ms} ms (${alone.requests} requests, ${Math.round(alone.throughput_rps ?? 0)} req/s) against COALESCE=off p50 ${aloneOff.p50_ms} ms (${aloneOff.requests} requests, ${Math.round(aloneOff.throughput_rps ?? 0)} req/s): bound 1.1 × ${aloneOff.p50_ms} + 0.3 = ${bound} ms; ratio ${round(alone.p50_ms / aloneOff.p50_ms, 2)}`,
+    });
+  }
+  // Each burst, with coalescing and without (the same burst through the COALESCE=off Worker).
+  for (const r of rows.filter((x) => x.burst !== undefined && x.impl === "admit" && !x.skipped)) {
+    const off = rows.find((x) => x.scenario === r.scenario && x.burst === r.burst && x.impl === COALESCE_OFF && !x.skipped);
+    if (!off || r.p99_ms === null || !off.p99_ms) continue;
+    const value = round(r.p99_ms / off.p99_ms, 2);
+    out.push({
+      name: `${r.scenario} ${r.burst}: p99 ≤ 0.5× COALESCE=off`,
+      value,
+      max: 0.5,
+      met: value <= 0.5,
+      detail: `admit p99 ${r.p99_ms} ms ÷ COALESCE=off p99 ${off.p99_ms} ms (p50 ${r.p50_ms} vs ${off.p50_ms} ms; HTTP SQL requests per decision ${r.http_requests_per_decision ?? "–"} vs ${off.http_requests_per_decision ?? "–"})`,
+    });
+  }
+  const coalesced: Match = { scenario: hot, layer: "library", impl: COALESCED, connection: "pooled" };
+  const pgbench: Match = { scenario: hot, layer: "ceiling", impl: "pgbench", connection: "pooled" };
+  if (both(coalesced, pgbench)) out.push(ratioWithCost(rows, `${hot}: library ${COALESCED} pooled ≥ 1.0× pgbench pooled`, coalesced, pgbench, 1.0));
+  return out;
+}
+
 /** A burst row's target: value = its 5xx count (≤ 0), met only when the answers are exactly the expected ones and the database agrees. */
 export function burstTarget(r: Row): Target {
   const got = r.outcomes ?? {};
@@ -547,7 +645,7 @@ export function burstTarget(r: Row): Target {
   const exact = wrong.length === 0;
   const dbOk = r.db_mismatch === null || r.db_mismatch === undefined;
   return {
-    name: `${r.scenario} ${r.burst ?? r.impl}: 0 × 5xx, exactly ${fmt(want)}, the database agrees`,
+    name: `${r.scenario} ${r.burst ?? r.impl}${r.burst && r.impl !== "admit" ? `, ${r.impl}` : ""}: 0 × 5xx, exactly ${fmt(want)}, the database agrees`,
     value: r.errors_5xx ?? null,
     max: 0,
     met: r.errors_5xx === 0 && exact && dbOk,

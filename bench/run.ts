@@ -184,6 +184,7 @@ async function main(): Promise<void> {
       worker: s.worker ? { url: edgeUrl(s.worker), token: s.token } : null,
       driverWorker: s.driverWorker ? { url: edgeUrl(s.driverWorker) } : null,
       metricsOffWorker: s.metricsOffWorker ? { url: edgeUrl(s.metricsOffWorker), token: s.token } : null,
+      coalesceOffWorker: s.coalesceOffWorker ? { url: edgeUrl(s.coalesceOffWorker), token: s.token } : null,
       bridge: s.bridge,
       pgbench,
       sql: async (text, params) => (await s.admin.query(text, params as unknown[])).rows,
@@ -238,6 +239,7 @@ async function main(): Promise<void> {
         db: { ...ctx.db, url: s.pooler.bouncer.url, host: s.pooler.bouncer.host, port: s.pooler.bouncer.port },
         worker: s.pooler.worker ? { url: edgeUrl(s.pooler.worker), token: s.token } : null,
         metricsOffWorker: null,
+        coalesceOffWorker: null,
       };
       const profiled = opts.quick ? ran.slice(0, 2) : ran;
       for (const [i, scenario] of profiled.entries()) {

@@ -1,5 +1,6 @@
 // Everything the bench needs, started by the bench itself on loopback: a throwaway embedded
-// Postgres, the WebSocket bridge (own process), the migrations, and the Worker in wrangler dev.
+// Postgres, the WebSocket bridge (own process), the migrations, and the Workers in wrangler dev:
+// Admit's, its twins with METRICS=off and with COALESCE=off, and the driver-alone Worker.
 import { randomBytes } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,6 +22,8 @@ export interface Stack {
   driverWorker: WranglerDev | null;
   /** Admit's Worker again with METRICS=off (no counting, no flushes): the rate-limit rows run on both in the same run; null with --no-edge. */
   metricsOffWorker: WranglerDev | null;
+  /** Admit's Worker again with COALESCE=off (each check its own statement): the rate-limit and burst rows run on both in the same run; null with --no-edge. */
+  coalesceOffWorker: WranglerDev | null;
   token: string;
   /** One admin connection over plain TCP (node-postgres), so setup and counting never show up in the bridge's figures. */
   admin: pg.Client;
@@ -76,20 +79,23 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     let worker: WranglerDev | null = null;
     let driverWorker: WranglerDev | null = null;
     let metricsOffWorker: WranglerDev | null = null;
+    let coalesceOffWorker: WranglerDev | null = null;
     if (opts.edge) {
-      opts.log("starting wrangler dev (Admit's Worker, again with METRICS=off, and the driver-alone Worker)…");
+      opts.log("starting wrangler dev (Admit's Worker, again with METRICS=off and with COALESCE=off, and the driver-alone Worker)…");
       const vars = { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy };
       const started = await Promise.allSettled([
         startWranglerDev({ vars: { ...vars, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
         startWranglerDev({ config: DRIVER_WORKER, vars, readyTimeoutMs: 90_000, devtools: false, direct: true }),
         startWranglerDev({ vars: { ...vars, API_TOKEN: token, METRICS: "off" }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
+        startWranglerDev({ vars: { ...vars, API_TOKEN: token, COALESCE: "off" }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
       ]);
       for (const s of started) if (s.status === "fulfilled") stops.push(() => s.value.stop());
       for (const s of started) if (s.status === "rejected") throw s.reason;
-      [worker, driverWorker, metricsOffWorker] = started.map((s) => (s as PromiseFulfilledResult<WranglerDev>).value);
+      [worker, driverWorker, metricsOffWorker, coalesceOffWorker] = started.map((s) => (s as PromiseFulfilledResult<WranglerDev>).value);
       opts.log(`wrangler dev on ${worker.url}; ${edgeVia(worker)}`);
       opts.log(`driver-alone Worker on ${edgeUrl(driverWorker)}`);
       opts.log(`Admit's Worker with METRICS=off on ${edgeUrl(metricsOffWorker)}`);
+      opts.log(`Admit's Worker with COALESCE=off on ${edgeUrl(coalesceOffWorker)}`);
     }
     let pooler: Stack["pooler"] = null;
     if (opts.pgbouncer) {
@@ -113,10 +119,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const pids: StackPids = {
       postmaster: postmasterPid(pgh.dataDir),
       bridge: bridge.pid,
-      wranglers: [worker, driverWorker, metricsOffWorker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : [])),
+      wranglers: [worker, driverWorker, metricsOffWorker, coalesceOffWorker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : [])),
       self: process.pid,
     };
-    return { pg: pgh, bridge, worker, driverWorker, metricsOffWorker, token, admin, pooler, pids, stop };
+    return { pg: pgh, bridge, worker, driverWorker, metricsOffWorker, coalesceOffWorker, token, admin, pooler, pids, stop };
   } catch (err) {
     await stop();
     throw err;

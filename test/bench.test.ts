@@ -8,9 +8,13 @@ import { peerSql, sqlSections } from "../bench/peers";
 import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../bench/pgbench";
 import { pgbouncerIni } from "../bench/pgbouncer";
 import {
+  ALONE,
   atCeilingCost,
   atOwnCpu,
   burstTarget,
+  COALESCE_OFF,
+  COALESCED,
+  coalescingTargets,
   cpuTable,
   DRIVER,
   evaluateTargets,
@@ -142,6 +146,101 @@ describe("report", () => {
     expect(byName["ratelimit-10k-keys c=16: edge admit with metrics ≥ 0.9× METRICS=off"]).toMatchObject({ value: 0.79, met: false });
     expect(byName["ratelimit-hot c=16: HTTP SQL requests per decision ≤ 1"]).toMatchObject({ value: 1.01, met: true });
     expect(byName["ratelimit-10k-keys c=16: HTTP SQL requests per decision ≤ 1"]).toMatchObject({ value: 1.05, met: false });
+  });
+
+  it("coalescing (issue 33): Admit's edge rows against the bare HTTP Worker, HTTP requests per decision, one client alone, the library row, only where both rows exist", () => {
+    const edge = (over: Partial<Row>) => row({ layer: "edge", connection: "http", round_trips_per_decision: 0, http_requests_per_decision: 1, ...over });
+    const rows = [
+      edge({ concurrency: 64, throughput_rps: 1600, http_requests_per_decision: 0.05 }),
+      edge({ impl: COALESCE_OFF, concurrency: 64, throughput_rps: 700, http_requests_per_decision: 1 }),
+      edge({ impl: DRIVER, concurrency: 64, throughput_rps: 1000 }),
+      edge({ throughput_rps: 1100 }),
+      edge({ impl: DRIVER, throughput_rps: 1000 }),
+      edge({ scenario: "ratelimit-10k-keys", concurrency: 64, throughput_rps: 1200, http_requests_per_decision: 0.3 }),
+      edge({ concurrency: ALONE, requests: 2000, throughput_rps: 400, p50_ms: 2.5 }),
+      edge({ impl: COALESCE_OFF, concurrency: ALONE, requests: 2000, throughput_rps: 420, p50_ms: 2 }),
+      row({ impl: COALESCED, throughput_rps: 1100 }),
+      row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000 }),
+    ];
+    const byName = Object.fromEntries(evaluateTargets(rows).map((x) => [x.name, x]));
+    expect(byName["ratelimit-hot c=64: edge admit ≥ 1.5× the bare HTTP Worker"]).toMatchObject({ value: 1.6, min: 1.5, met: true });
+    expect(byName["ratelimit-hot c=16: edge admit ≥ 1.2× the bare HTTP Worker"]).toMatchObject({ value: 1.1, min: 1.2, met: false });
+    // The bare Worker has a hot-key row only: the spread is read against it.
+    expect(
+      byName["ratelimit-10k-keys c=64: edge admit ≥ 1.3× the bare HTTP Worker on ratelimit-hot c=64 (the bare Worker has a hot-key row only)"],
+    ).toMatchObject({
+      value: 1.2,
+      met: false,
+    });
+    // The ≥ 0.9× targets stay.
+    expect(byName["ratelimit-hot c=64: edge admit ≥ 0.9× the bare HTTP Worker"]).toMatchObject({ value: 1.6, met: true });
+    const http = byName["ratelimit-hot c=64: edge admit, HTTP SQL requests per decision ≤ 0.25 (coalesced)"];
+    expect(http).toMatchObject({ value: 0.05, max: 0.25, met: true });
+    expect(http.detail).toContain("about 20 decisions per statement");
+    expect(http.detail).toContain("COALESCE=off: 1");
+    // So does at most one HTTP request per statement, for every Admit edge row, the one-client row included.
+    expect(byName["ratelimit-hot c=64: HTTP SQL requests per decision ≤ 1"]).toMatchObject({ value: 0.05, met: true });
+    expect(byName["ratelimit-hot c=1: HTTP SQL requests per decision ≤ 1"]).toMatchObject({ value: 1, met: true });
+    // One client: 2.5 ms against 1.1 × 2 + 0.3 = 2.5 ms is within noise; 2.51 is not.
+    const alone = byName["ratelimit-hot c=1: edge admit p50 ≤ 1.1× COALESCE=off p50 + 0.3 ms (never slower alone)"];
+    expect(alone).toMatchObject({ value: 2.5, max: 2.5, met: true });
+    expect(alone.detail).toContain("COALESCE=off p50 2 ms");
+    const slower = coalescingTargets(rows.map((r) => (r.concurrency === ALONE && r.impl === "admit" ? { ...r, p50_ms: 2.51 } : r)));
+    expect(slower.find((t) => t.name.includes("never slower alone"))).toMatchObject({ value: 2.51, met: false });
+    expect(byName["ratelimit-hot: library admit (coalesced) pooled ≥ 1.0× pgbench pooled"]).toMatchObject({ value: 1.1, min: 1, met: true });
+    // The one-client pair has no bare Worker row: no "not measured" target for it.
+    expect(byName["ratelimit-hot c=1: edge admit ≥ 0.9× the bare HTTP Worker"]).toBeUndefined();
+    // The diagnostics against pgbench stay at the lowest edge concurrency of the scenario, not the one-client pair.
+    expect(byName["ratelimit-hot: edge http c=16 ÷ pgbench pooled (diagnostic)"]).toMatchObject({ value: 1.1 });
+    expect(byName["ratelimit-hot: edge http c=1 ÷ pgbench pooled (diagnostic)"]).toBeUndefined();
+    // A row missing: its target is not computed at all.
+    const some = coalescingTargets(rows.filter((r) => r.impl !== DRIVER && r.impl !== COALESCE_OFF && r.layer !== "ceiling")).map((t) => t.name);
+    expect(some).toEqual(["ratelimit-hot c=64: edge admit, HTTP SQL requests per decision ≤ 0.25 (coalesced)"]);
+    const many = coalescingTargets([edge({ concurrency: 64, requests: 1000, throughput_rps: 1000, http_requests_per_decision: 0.3 })]);
+    expect(many[0]).toMatchObject({ value: 0.3, met: false });
+    // Violations in the coalesced and COALESCE=off rows are Admit's.
+    expect(evaluateTargets([row({ impl: COALESCED, violations: 1 })])[0]).toMatchObject({ value: 1, met: false });
+    expect(evaluateTargets([row({ impl: COALESCE_OFF, layer: "edge", connection: "http", violations: 2 })])[0]).toMatchObject({ value: 2, met: false });
+  });
+
+  it("burst-1000 with coalescing and without: each burst's p99 at most half the COALESCE=off Worker's, each held to its exact answers, the rows kept apart", () => {
+    const burst = (over: Partial<Row>) =>
+      row({
+        scenario: "burst-1000",
+        burst: "ratelimit fixed_window limit 50",
+        layer: "edge",
+        connection: "http",
+        concurrency: 1000,
+        expected: { "200": 50, "429": 950 },
+        outcomes: { "200": 50, "429": 950 },
+        errors_5xx: 0,
+        db_mismatch: null,
+        p99_ms: 400,
+        ...over,
+      });
+    const rows = [
+      burst({}),
+      burst({ impl: COALESCE_OFF, p99_ms: 1000 }),
+      burst({ burst: "semaphore 4 permits", expected: { "201": 4, "429": 996 }, outcomes: { "201": 4, "429": 996 }, p99_ms: 600 }),
+      burst({ burst: "semaphore 4 permits", impl: COALESCE_OFF, expected: { "201": 4, "429": 996 }, outcomes: { "201": 4, "429": 996 }, p99_ms: 1000 }),
+      // Only through Admit's Worker: no p99 target.
+      burst({ burst: "reservation one interval", expected: { "201": 1, "409": 999 }, outcomes: { "201": 1, "409": 999 } }),
+    ];
+    const byName = Object.fromEntries(evaluateTargets(rows).map((x) => [x.name, x]));
+    expect(byName["burst-1000 ratelimit fixed_window limit 50: p99 ≤ 0.5× COALESCE=off"]).toMatchObject({ value: 0.4, max: 0.5, met: true });
+    expect(byName["burst-1000 semaphore 4 permits: p99 ≤ 0.5× COALESCE=off"]).toMatchObject({ value: 0.6, met: false });
+    expect(byName["burst-1000 semaphore 4 permits: p99 ≤ 0.5× COALESCE=off"].detail).toContain("admit p99 600 ms ÷ COALESCE=off p99 1000 ms");
+    expect(Object.keys(byName).filter((n) => n.includes("p99 ≤"))).toHaveLength(2);
+    // The same exact answers through each Worker, as targets of their own.
+    expect(byName["burst-1000 ratelimit fixed_window limit 50: 0 × 5xx, exactly 50×200, 950×429, the database agrees"]).toMatchObject({ met: true });
+    expect(byName["burst-1000 ratelimit fixed_window limit 50, admit (COALESCE=off): 0 × 5xx, exactly 50×200, 950×429, the database agrees"]).toMatchObject({
+      met: true,
+    });
+    const wrong = burstTarget(burst({ impl: COALESCE_OFF, outcomes: { "200": 51, "429": 949 } }));
+    expect(wrong).toMatchObject({ value: 0, met: false });
+    // Rows of different impls never merge.
+    expect(mergeRounds([rows], () => undefined)).toHaveLength(5);
+    expect(mergeRounds([rows.slice(0, 2), rows.slice(0, 2)], () => undefined)).toHaveLength(2);
   });
 
   it("the driver alone: Admit's hot-key ratio says what the bare Worker makes of it, and its violations count as Admit's", () => {

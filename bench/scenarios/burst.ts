@@ -6,13 +6,16 @@
 // - semaphore of 4 permits, claims outliving the burst → exactly 4 × 201 (slots 0–3), 996 × 429.
 // Each row has the answers by status, `errors_5xx` (target 0), p50/p95/p99, and what the database
 // held afterwards checked against the answers (`db_mismatch`, null when they agree).
+// Each burst runs twice, on a thing of its own each time: through Admit's Worker (impl "admit",
+// concurrent checks coalesced) and through its twin with COALESCE=off (impl "admit (COALESCE=off)"),
+// one right after the other, the first alternating by burst; both are held to the same answers.
 // Run once per scenario (its last round), not in a pooler profile. Loopback only; every request
 // times out after 60 s and each burst after 60 s.
 import http from "node:http";
 import { lockKey } from "../../functions/core/keys";
 import { httpRequest, runLoad } from "../load";
 import { type BenchContext, hasFunctions, lastRound, rowKey, type Scenario } from "../measure";
-import { cpuPerDecision, type Row, round, summarize, tally } from "../report";
+import { COALESCE_OFF, cpuPerDecision, type Row, round, summarize, tally } from "../report";
 import { DUPLICATE_PERMITS } from "./permits";
 import { EXCESS_ADMISSIONS } from "./ratelimit";
 import { ADMIT_OVERLAPS } from "./reservation-burst";
@@ -134,16 +137,22 @@ const semaphore: Burst = {
 
 export const BURSTS: Burst[] = [rateLimit("fixed_window"), rateLimit("token_bucket"), reservation, semaphore];
 
+/** Where a burst is sent: Admit's Worker ("admit") or another one, e.g. its COALESCE=off twin. */
+interface Via {
+  impl: string;
+  worker: { url: string; token: string };
+}
+
 /** One burst: BURST_SIZE requests at once, each on a socket of its own, answers timed and checked. */
-async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent): Promise<Row> {
-  const { url, token } = ctx.worker!;
-  const id = rowKey(ctx, burst.name.split(" ")[0], burst.name.split(" ")[1], String(Date.now()));
+async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent, to: Via): Promise<Row> {
+  const { url, token } = to.worker;
+  const id = rowKey(ctx, burst.name.split(" ")[0], burst.name.split(" ")[1], ...(to.impl === "admit" ? [] : ["off"]), String(Date.now()));
   const s = await burst.setup(ctx, id);
   const row: Row = {
     scenario: BURST_SCENARIO,
     burst: burst.name,
     layer: "edge",
-    impl: "admit",
+    impl: to.impl,
     connection: "http",
     concurrency: BURST_SIZE,
     requests: 0,
@@ -155,7 +164,7 @@ async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent): Pro
     round_trips_per_decision: null,
     expected: burst.expected,
   };
-  ctx.log(`  burst ${burst.name}: ${BURST_SIZE} requests at once …`);
+  ctx.log(`  burst ${burst.name} (${to.impl}): ${BURST_SIZE} requests at once …`);
   const answers: Answer[] = [];
   await ctx.bridge.resetStats();
   const cpu = ctx.cpu ? ctx.cpu() : () => null;
@@ -190,11 +199,18 @@ async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent): Pro
   row.http_requests_per_decision = load.latencies.length ? round(stats.httpRequests / load.latencies.length, 2) : null;
   row.round_trips_per_decision = load.latencies.length ? round(stats.clientMessages / load.latencies.length, 2) : null;
   row.cpu_us_per_decision = cpuPerDecision(cpuUs, row.requests);
-  row.note = `sent at once, ${round(load.elapsedMs, 0)} ms in all; database ${checked.mismatch ? "disagrees: " + checked.mismatch : "agrees with the answers"}`;
+  // What the 5xx answers said (their problem type and the first one's detail), to tell why.
+  const failed = answers.filter((a) => a.status >= 500);
+  const why = failed.length
+    ? `; 5xx: ${Object.entries(tally(failed.map((a) => `${a.status} ${a.json?.type ?? "?"}`)))
+        .map(([k, v]) => `${v}×${k}`)
+        .join(", ")} (first: ${String(failed[0].json?.detail ?? failed[0].json?.title ?? "no detail").slice(0, 200)})`
+    : "";
+  row.note = `sent at once, ${round(load.elapsedMs, 0)} ms in all; database ${checked.mismatch ? "disagrees: " + checked.mismatch : "agrees with the answers"}${why}`;
   ctx.log(
     `    ${Object.entries(row.outcomes)
       .map(([k, v]) => `${v}×${k}`)
-      .join(" ")}, 5xx ${row.errors_5xx}, p99 ${row.p99_ms} ms, http ${row.http_requests_per_decision}, database: ${checked.mismatch ?? "agrees"}`,
+      .join(" ")}, 5xx ${row.errors_5xx}, p99 ${row.p99_ms} ms, http ${row.http_requests_per_decision}, database: ${checked.mismatch ?? "agrees"}${why}`,
   );
   return row;
 }
@@ -211,16 +227,19 @@ export const burst1000: Scenario = {
     // Once, in the last round, and not again through a pooler.
     if (ctx.profile || !lastRound(ctx)) return [];
     const rows: Row[] = [];
-    for (const b of BURSTS) {
-      // Sockets of its own for each burst: a kept-alive socket the Worker closed while idle between
-      // two bursts would be reset on reuse, an error of the bench rather than of the Worker.
-      const agent = new http.Agent({ keepAlive: true, maxSockets: BURST_SIZE });
-      try {
-        // The isolate is warm from the other rows; a few calls make sure of it before each burst.
-        for (let i = 0; i < 4; i++) await httpRequest(`${ctx.worker!.url}/`, "GET", {}, undefined, agent);
-        rows.push(await runBurst(ctx, b, agent));
-      } finally {
-        agent.destroy();
+    const vias: Via[] = [{ impl: "admit", worker: ctx.worker! }, ...(ctx.coalesceOffWorker ? [{ impl: COALESCE_OFF, worker: ctx.coalesceOffWorker }] : [])];
+    for (const [n, b] of BURSTS.entries()) {
+      for (const to of n % 2 === 0 ? vias : [...vias].reverse()) {
+        // Sockets of its own for each burst: a kept-alive socket the Worker closed while idle between
+        // two bursts would be reset on reuse, an error of the bench rather than of the Worker.
+        const agent = new http.Agent({ keepAlive: true, maxSockets: BURST_SIZE });
+        try {
+          // The isolate is warm from the other rows; a few calls make sure of it before each burst.
+          for (let i = 0; i < 4; i++) await httpRequest(`${to.worker.url}/`, "GET", {}, undefined, agent);
+          rows.push(await runBurst(ctx, b, agent, to));
+        } finally {
+          agent.destroy();
+        }
       }
     }
     return rows;

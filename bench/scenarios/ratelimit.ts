@@ -9,6 +9,13 @@
 // - On the hot key, the driver alone (impl "@neondatabase/serverless") sends the same statement with
 //   none of Admit's code around it, pooled in Node and per request from a bare Worker
 //   (bench/peers/driver-worker): what the transport allows, against which Admit's rows are read.
+// - Coalescing (functions/core/coalesce.ts, issue 33): Admit's Worker coalesces concurrent checks;
+//   its twin with COALESCE=off sends each check as its own statement. At each edge concurrency the
+//   two run one right after the other (with the METRICS=off twin on Admit's other side), and on the
+//   hot key a short one-client pair of the two ("never slower alone"). In the library layer, the row
+//   "admit (coalesced)" runs the same check on a handle with a coalesceKey, so the row's concurrent
+//   checks share statements, each batch on its carrier's own pooled connection; the "admit" rows'
+//   handles have none (each check its own statement).
 // - The burst: 10 000 calls on one fresh key with limit 100 through the Worker; the database's own
 //   `attempted` count (library; at the edge, the answers with Admit-Cache: miss, since the Worker also
 //   counts its cache's answers in `attempted`) says how many reached Postgres, `admitted` that no more
@@ -22,10 +29,10 @@ import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { coalescedWebSocket, type RequestDb } from "../../functions/core/db";
 import { checkRateLimit, DenyCache } from "../../functions/ratelimits";
-import { CHECK_SQL } from "../../functions/ratelimits/sql";
+import { CHECK_SQL, checkCoalescing } from "../../functions/ratelimits/sql";
 import { httpRequest, pooledConnections, type Query, runLoad } from "../load";
 import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type Scenario } from "../measure";
-import { AUTHZ, DRIVER, METRICS_OFF, type Row } from "../report";
+import { ALONE, AUTHZ, COALESCE_OFF, COALESCED, DRIVER, METRICS_OFF, type Row, round } from "../report";
 
 const WINDOW_MS = 60_000;
 const LOCK_TIMEOUT_MS = 2000;
@@ -43,6 +50,9 @@ interface Shape {
 
 const DRIVER_NOTE = "the driver alone: the same statement with no Admit code around it, on the same transport";
 const METRICS_OFF_NOTE = "the same Worker with METRICS=off: no decision counts, no deny-cache counting, no flushes";
+const COALESCE_OFF_NOTE = "the same Worker with COALESCE=off: each check its own statement";
+/** The one-client pair's decisions: at most this many (and the row's seconds), a short row. */
+const ALONE_REQUESTS = 2_000;
 
 const HOT: Shape = { name: "ratelimit-hot", limit: 1_000_000_000, keys: 1 };
 const SPREAD: Shape = { name: "ratelimit-10k-keys", limit: 5, keys: 10_000 };
@@ -55,9 +65,18 @@ export function keyOf(shape: { keys: number }, i: number): string {
   return `k${1 + ((h >>> 0) % shape.keys)}`;
 }
 
-/** The request's database handle as checkRateLimit needs it, over the row's connection. */
-function dbOver(q: Query): RequestDb {
-  const db = { query: async (text: string, params: unknown[]) => (await q(text, params)).rows, lockTimeoutMs: LOCK_TIMEOUT_MS };
+/**
+ * The request's database handle as checkRateLimit needs it, over the row's connection. With a
+ * `coalesceKey`, checks in flight together on handles of that key share one statement (sent on the
+ * carrier's own connection), each with 5 s of budget as a request would have; without, each check is
+ * its own statement.
+ */
+function dbOver(q: Query, coalesceKey?: string): RequestDb {
+  const db = {
+    query: async (text: string, params: unknown[]) => (await q(text, params)).rows,
+    lockTimeoutMs: LOCK_TIMEOUT_MS,
+    ...(coalesceKey === undefined ? {} : { coalesceKey, remainingMs: () => 5_000 }),
+  };
   return db as unknown as RequestDb;
 }
 
@@ -122,23 +141,43 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
       }),
     );
   }
-  for (const connection of ["pooled", "per-request"] as const) {
-    const policy = await policyFor("library", "admit", connection);
+  // Admit's check, each its own statement (impl "admit", pooled and per request) and coalesced
+  // (COALESCED, pooled: the handle has a coalesceKey of its own row). The two pooled rows run one
+  // right after the other, the first alternating by round.
+  const libraryRow = async (connection: "pooled" | "per-request", coalesced: boolean) => {
+    const policy = await policyFor("library", coalesced ? "coalesced" : "admit", connection);
+    const coalesceKey = coalesced ? `bench-${shape.name}.${rowKey(ctx, "library", "coalesced")}` : undefined;
     const cache = new DenyCache(); // one isolate's
+    let before = { ...checkCoalescing };
     const row = await library(ctx, {
       scenario: shape.name,
-      impl: "admit",
+      impl: coalesced ? COALESCED : "admit",
       connection,
       violations: excess(ctx, policy),
+      onTimed: () => void (before = { ...checkCoalescing }),
       op: async (q, i) => {
-        const d = await checkRateLimit(dbOver(q), { policy, key: keyOf(shape, i) }, cache);
+        const d = await checkRateLimit(dbOver(q, coalesceKey), { policy, key: keyOf(shape, i) }, cache);
         if (!d) throw new Error(`policy ${policy} missing`);
         return d.result.allowed ? "allowed" : d.cached ? "denied (cache)" : "denied";
       },
     });
-    if (row) row.note = `deny cache: ${cache.hits} hits, ${cache.dbCalls} database calls`;
-    out.push(row);
-  }
+    if (row) {
+      const notes = [`deny cache: ${cache.hits} hits, ${cache.dbCalls} database calls`];
+      if (coalesced) {
+        // The coalescer's counters over the timed decisions (this process runs no other checks meanwhile).
+        const [alone, batches, batched, fallbacks] = (["alone", "batches", "batched", "fallbacks"] as const).map((k) => checkCoalescing[k] - before[k]);
+        notes.unshift(
+          `coalesced: ${batched} checks in ${batches} batch statements (${batches ? round(batched / batches, 1) : 0} per batch), ${alone} alone` +
+            `${fallbacks ? `, ${fallbacks} batches sent again one by one` : ""}; ${alone + batches ? round((alone + batched) / (alone + batches), 1) : 0} checks per statement`,
+        );
+        ctx.log(`    ${notes[0]}`);
+      }
+      row.note = notes.join("; ");
+    }
+    return row;
+  };
+  for (const coalesced of ctx.round % 2 === 0 ? [false, true] : [true, false]) out.push(await libraryRow("pooled", coalesced));
+  out.push(await libraryRow("per-request", false));
   if (driverAlone) {
     // The same statement through the bare driver on the same pooled connections and bridge, with no
     // Admit code around it: the most any TypeScript library on this transport gets from it here.
@@ -159,27 +198,44 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
   // and neither always follows the same row; then the bare Worker over a WebSocket Client per request
   // at each concurrency, last, so the backends its connections start and end are not in the way of
   // the HTTP rows' figures.
-  const admitRow = async (concurrency: number, metrics: "on" | "off" = "on") => {
-    const impl = metrics === "on" ? "admit" : METRICS_OFF;
-    const policy = await policyFor("edge", metrics === "on" ? "admit" : "admit-metrics-off", `http-c${concurrency}`);
+  // Admit's Worker as it runs by default ("admit"), and its twins with METRICS=off and COALESCE=off.
+  const twins = {
+    admit: { impl: "admit", policy: "admit" },
+    "metrics-off": { impl: METRICS_OFF, policy: "admit-metrics-off", worker: ctx.metricsOffWorker, note: METRICS_OFF_NOTE },
+    "coalesce-off": { impl: COALESCE_OFF, policy: "admit-coalesce-off", worker: ctx.coalesceOffWorker, note: COALESCE_OFF_NOTE },
+  };
+  type Twin = keyof typeof twins;
+  const admitRow = async (concurrency: number, twin: Twin = "admit", requests?: number) => {
+    const t = twins[twin];
+    const policy = await policyFor("edge", t.policy, `http-c${concurrency}`);
     return edge(ctx, {
       scenario: shape.name,
-      impl,
+      impl: t.impl,
       connection: "http",
       concurrency,
-      ...(metrics === "off" ? { worker: ctx.metricsOffWorker, note: METRICS_OFF_NOTE } : {}),
+      ...(requests === undefined ? {} : { requests }),
+      ...("worker" in t ? { worker: t.worker, note: t.note } : {}),
       violations: excess(ctx, policy),
       op: async (call, i) => String((await call("POST", "/v1/ratelimits/check", { policy, key: keyOf(shape, i) })).status),
     });
   };
-  // Admit with metrics on (the default) and off (METRICS=off: no counting, no flushes), one right
-  // after the other at each concurrency, the first alternating by round: "nothing added to the hot
-  // path" is read from these two rows of the same run.
+  // Admit as it runs by default between its twins, each one right after or right before it at each
+  // concurrency, which of the two alternating by round: "nothing added to the hot path" (metrics on
+  // vs METRICS=off) and what coalescing gives (vs COALESCE=off) are read from rows of the same run
+  // that share the machine's moment. A twin whose Worker is not running (pooler profile) is left out.
   const admitRowsOnOff = async (concurrency: number) => {
-    if (!ctx.metricsOffWorker) return [await admitRow(concurrency)];
-    const order: Array<"on" | "off"> = ctx.round % 2 === 0 ? ["on", "off"] : ["off", "on"];
+    const order: Twin[] = ctx.round % 2 === 0 ? ["metrics-off", "admit", "coalesce-off"] : ["coalesce-off", "admit", "metrics-off"];
     const out: (Row | null)[] = [];
-    for (const m of order) out.push(await admitRow(concurrency, m));
+    for (const t of order) if (t === "admit" || twins[t].worker) out.push(await admitRow(concurrency, t));
+    return out;
+  };
+  // One client, coalescing on and off (the hot key, short rows, the first alternating by round): with
+  // nothing in flight beside it a check goes at once as its own statement, so no slower than off.
+  const aloneRows = async () => {
+    const out: (Row | null)[] = [];
+    const requests = Math.min(ALONE_REQUESTS, ctx.requests);
+    const order: Twin[] = ctx.round % 2 === 0 ? ["admit", "coalesce-off"] : ["coalesce-off", "admit"];
+    for (const t of order) out.push(await admitRow(ALONE, t, requests));
     return out;
   };
   // A Worker that is only `neon()` (or a WebSocket Client) and this statement (bench/peers/driver-worker).
@@ -245,6 +301,8 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
     const first = ctx.round % group.length;
     for (const rows of [...group.slice(first), ...group.slice(0, first)]) out.push(...(await rows()));
   }
+  // The one-client pair, on the hot key, where the edge rows did not already run at one client.
+  if (shape === HOT && !ctx.profile && ctx.coalesceOffWorker && !ctx.edgeConcurrency.includes(ALONE)) out.push(...(await aloneRows()));
   if (driverAlone) for (const concurrency of ctx.edgeConcurrency) out.push(await bareRow(concurrency, "websocket"));
   if (!ctx.profile) {
     out.push(await rateLimiterFlexible(ctx, shape, "tcp"));
