@@ -2,11 +2,12 @@
 //
 // Under a burst many decisions are in flight in one isolate at once, and alone each pays its own
 // fetch to the SQL endpoint, its own turn on a pooled connection and, on a hot key, its own turn on
-// the row lock. Here a decision that arrives while MAX_IN_FLIGHT statements of its kind are already
-// on their way to the same database waits for one of them to come back, and everything that waited
-// goes as ONE statement (at most MAX_BATCH decisions) that decides each as its own statement would
-// have, in arrival order per thing locked. No timer: a decision with fewer than MAX_IN_FLIGHT
-// statements ahead of it goes at once, as its own statement, exactly as with coalescing off.
+// the row lock. Here a decision that arrives while a statement of its kind (MAX_IN_FLIGHT) is already
+// on its way to the same database waits for it to come back, and everything that waited goes as ONE
+// statement (at most MAX_BATCH decisions) that decides each as its own statement would have, in
+// arrival order per thing locked. A decision with nothing ahead of it goes at once, as its own
+// statement, exactly as with coalescing off; and a statement out longer than STALL_MS stops holding
+// the others back.
 //
 // Per decision, as alone:
 // - its budget: a decision still queued when its time runs out answers 503 (nothing was sent); one
@@ -20,7 +21,13 @@ import { lostAnswer, type Queryable, sqlState } from "./db";
 import { ProblemError } from "./errors";
 
 /** Statements of one kind on their way to one database before the next decision waits for a batch. */
-export const MAX_IN_FLIGHT = 2;
+export const MAX_IN_FLIGHT = 1;
+/**
+ * A statement out longer than this no longer holds the others back: it stops counting as in flight
+ * and what waits goes (a batch held up on a lock wait, up to LOCK_TIMEOUT_MS, must not stall every
+ * other key of the isolate behind it).
+ */
+export const STALL_MS = 50;
 /** The most decisions in one statement. */
 export const MAX_BATCH = 64;
 
@@ -52,7 +59,7 @@ interface Waiting<I, A> {
   wake(turn: Turn<I, A>): void;
 }
 
-type Turn<I, A> = { answer: A } | { error: unknown } | { carry: Waiting<I, A>[] };
+type Turn<I, A> = { answer: A } | { error: unknown } | { carry: Waiting<I, A>[]; out: () => void };
 
 interface Lane<I, A> {
   inFlight: number;
@@ -72,11 +79,14 @@ export interface CoalesceStats {
   waiting: number;
 }
 
+/** What Postgres refused for one decision of a batch, not for all (a lock wait, a conflict, a value): nothing was applied. */
+const ITEM_PROBLEMS = new Set(["/problems/lock-timeout", "/problems/concurrent-conflict", "/problems/conflict", "/problems/validation"]);
+
 /** A failure that applied nothing and belongs to some decision of the batch, not to all: send each again alone. */
 function retryAlone(err: unknown): boolean {
-  if (err instanceof ProblemError) return err.problem.type === "/problems/lock-timeout" || err.problem.type === "/problems/concurrent-conflict";
+  if (err instanceof ProblemError) return ITEM_PROBLEMS.has(err.problem.type);
   const state = sqlState(err);
-  return state === "55P03" || state === "40P01" || state === "40001";
+  return state !== undefined && (state === "55P03" || state.startsWith("40") || state.startsWith("23") || state.startsWith("22"));
 }
 
 export class Coalescer<I, A> {
@@ -85,7 +95,7 @@ export class Coalescer<I, A> {
 
   constructor(
     private readonly kind: BatchKind<I, A>,
-    private readonly limits: { inFlight: number; batch: number } = { inFlight: MAX_IN_FLIGHT, batch: MAX_BATCH },
+    private readonly limits: { inFlight: number; batch: number; stallMs: number } = { inFlight: MAX_IN_FLIGHT, batch: MAX_BATCH, stallMs: STALL_MS },
   ) {}
 
   /** Decides `item` on `db`: at once alone, or in the next batch of its database. */
@@ -96,11 +106,11 @@ export class Coalescer<I, A> {
     if (!lane) this.lanes.set(key, (lane = { inFlight: 0, queue: [] }));
     if (lane.inFlight < this.limits.inFlight && lane.queue.length === 0) {
       this.stats.alone++;
-      lane.inFlight++;
+      const out = this.leave(key, lane);
       try {
         return await this.kind.alone(db, item, withinMs);
       } finally {
-        this.landed(key, lane);
+        out();
       }
     }
     const started = Date.now();
@@ -118,10 +128,11 @@ export class Coalescer<I, A> {
     // This decision carries the batch: the statement is sent from its own request, which waits for
     // it (so the runtime keeps that request's I/O alive until the batch is answered), and the one
     // after it is woken from here.
+    const out = turn.out;
     try {
       await this.send(turn.carry);
     } finally {
-      this.landed(key, l);
+      out();
     }
     const mine = w.result;
     if (!mine) throw new Error("coalesce: the carrier's own answer is missing");
@@ -129,15 +140,31 @@ export class Coalescer<I, A> {
     return mine.answer;
   }
 
-  /** A statement of the lane came back: wake the carrier of the next batch (its most patient decision). */
-  private landed(key: string, lane: Lane<I, A>): void {
-    lane.inFlight--;
+  /**
+   * A statement leaves for the lane's database: it counts as in flight until the returned function
+   * is called (it came back) or STALL_MS pass, whichever is first; then what waits may go.
+   */
+  private leave(key: string, lane: Lane<I, A>): () => void {
+    lane.inFlight++;
+    let counted = true;
+    const done = () => {
+      if (!counted) return;
+      counted = false;
+      clearTimeout(stall);
+      lane.inFlight--;
+      this.drain(key, lane);
+    };
+    const stall = setTimeout(done, this.limits.stallMs);
+    return done;
+  }
+
+  /** Wakes the carrier of each batch the lane may send now (the batch's most patient decision). */
+  private drain(key: string, lane: Lane<I, A>): void {
     while (lane.inFlight < this.limits.inFlight && lane.queue.length > 0) {
       const batch = this.take(lane);
-      lane.inFlight++;
       for (const w of batch) w.sent = true;
       const carrier = batch.reduce((a, b) => (b.deadline > a.deadline ? b : a));
-      carrier.wake({ carry: batch });
+      carrier.wake({ carry: batch, out: this.leave(key, lane) });
     }
     if (lane.inFlight === 0 && lane.queue.length === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
   }
@@ -201,6 +228,8 @@ export class Coalescer<I, A> {
         );
         return;
       }
+      if (batch.length > 1)
+        console.error(`admit coalesce: a statement of ${batch.length} decisions failed, each answers it: ${(err as Error)?.message ?? err}`);
       for (const w of batch) fail(w, !this.kind.write(w.item) && isOutcomeUnknown(err) ? lostAnswer(null, false) : err);
     }
   }

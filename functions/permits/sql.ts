@@ -4,6 +4,7 @@
 // ratelimits/sql.ts, for rateLimit({ concurrency }) — a capability imports core/ only, and those
 // calls run under the check's budget (lock timeout and time limit), which these do not take.
 import { type AuditEntry, audited } from "../core/audit";
+import { Coalescer } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
@@ -79,16 +80,60 @@ async function permitCall<P>(db: Queryable, text: string, params: unknown[]): Pr
   return r;
 }
 
+/** The one statement of the acquires that were in flight together (functions/core/coalesce.ts; 000102). */
+export const ACQUIRE_BATCH_SQL = "SELECT admit_permit_acquire_batch($1::jsonb, $2::integer) AS r";
+
+interface AcquireItem {
+  key: string;
+  kind: PermitKind;
+  name: string;
+  holder: string;
+  ttl_ms: number | null;
+  lockTimeoutMs: number;
+}
+
+const acquires = new Coalescer<AcquireItem, PermitOutcome<unknown>>({
+  alone: async (db, a, withinMs) => {
+    const [{ r }] = await db.query<{ r: PermitOutcome<unknown> }>(
+      "SELECT admit_permit_acquire($1::bigint, $2, $3, $4, $5::integer, $6::integer) AS r",
+      [a.key, a.kind, a.name, a.holder, a.ttl_ms, a.lockTimeoutMs],
+      { write: true, withinMs },
+    );
+    return r;
+  },
+  together: async (db, items, withinMs) => {
+    const [{ r }] = await db.query<{ r: PermitOutcome<unknown>[] }>(
+      ACQUIRE_BATCH_SQL,
+      [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))],
+      { write: true, withinMs },
+    );
+    return r;
+  },
+  // One advisory lock per lease or semaphore: its acquires keep their order.
+  group: (a) => a.key,
+  exclusive: () => false,
+  write: () => true,
+});
+
+/** What this isolate's acquire coalescer has done (tests, the bench). */
+export const acquireCoalescing = acquires.stats;
+
 /** Claim the lowest free slot of `key`, or hear at once that none is free. */
-export function acquirePermit<P = unknown>(db: Queryable, kind: PermitKind, key: string, holder: string, ttlMs: number | undefined): Promise<PermitOutcome<P>> {
-  return permitCall<P>(db, "SELECT admit_permit_acquire($1::bigint, $2, $3, $4, $5::integer, $6::integer) AS r", [
-    lockKey(kind, key),
+export async function acquirePermit<P = unknown>(
+  db: Queryable,
+  kind: PermitKind,
+  key: string,
+  holder: string,
+  ttlMs: number | undefined,
+): Promise<PermitOutcome<P>> {
+  return (await acquires.run(db, {
+    key: lockKey(kind, key),
     kind,
-    key,
+    name: key,
     holder,
-    ttlMs ?? null,
-    db.lockTimeoutMs,
-  ]);
+    ttl_ms: ttlMs ?? null,
+    lockTimeoutMs: db.lockTimeoutMs,
+  })) as PermitOutcome<P>;
 }
 
 /** Extend the caller's own claim `id` (owner-checked: it must be the current claim of `key`). */

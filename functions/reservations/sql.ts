@@ -1,5 +1,6 @@
 // Reservations' SQL (schema/000002_reservations.sql): one typed wrapper per admit_* function.
 // The only file in functions/ that names them.
+import { Coalescer } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
@@ -48,14 +49,38 @@ export interface NewReservation {
   metadata?: Record<string, unknown>;
 }
 
+/** The one statement of the reservations that were in flight together (functions/core/coalesce.ts; 000102). */
+export const RESERVE_BATCH_SQL = "SELECT admit_reserve_batch($1::jsonb, $2::integer) AS r";
+
+const reservations = new Coalescer<NewReservation & { key: string; lockTimeoutMs: number }, ReserveResult>({
+  alone: async (db, r, withinMs) => {
+    const [{ r: result }] = await db.query<{ r: ReserveResult }>(
+      RESERVE_SQL,
+      [r.key, r.resource, r.holder, r.start, r.end, r.metadata === undefined ? null : JSON.stringify(r.metadata), r.lockTimeoutMs],
+      { write: true, withinMs },
+    );
+    return result;
+  },
+  together: async (db, items, withinMs) => {
+    const [{ r }] = await db.query<{ r: ReserveResult[] }>(
+      RESERVE_BATCH_SQL,
+      [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))],
+      { write: true, withinMs },
+    );
+    return r;
+  },
+  // One advisory lock per resource: reservations of one resource keep their order.
+  group: (r) => r.key,
+  exclusive: () => false,
+  write: () => true,
+});
+
+/** What this isolate's reservation coalescer has done (tests, the bench). */
+export const reserveCoalescing = reservations.stats;
+
 /** Checks for overlap and inserts under the resource's advisory lock (waiting at most db.lockTimeoutMs for it). */
 export async function reserve(db: Queryable, r: NewReservation): Promise<ReserveResult> {
-  const [{ r: result }] = await db.query<{ r: ReserveResult }>(
-    RESERVE_SQL,
-    [lockKey("reservation", r.resource), r.resource, r.holder, r.start, r.end, r.metadata === undefined ? null : JSON.stringify(r.metadata), db.lockTimeoutMs],
-    { write: true },
-  );
-  return result;
+  return reservations.run(db, { ...r, key: lockKey("reservation", r.resource), lockTimeoutMs: db.lockTimeoutMs });
 }
 
 export interface ListWindow {

@@ -1264,6 +1264,26 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_permit_acquire_batch(p_items jsonb, p_lock_timeout_ms integer)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_res json[] := array_fill(NULL::json, ARRAY[jsonb_array_length(p_items)]);
+  it record;
+BEGIN
+  FOR it IN
+    SELECT t.e, t.i::integer AS i
+      FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(e, i)
+     ORDER BY (t.e ->> 'key')::bigint, t.i
+  LOOP
+    v_res[it.i] := admit_permit_acquire((it.e ->> 'key')::bigint, it.e ->> 'kind', it.e ->> 'name', it.e ->> 'holder',
+                                        (it.e ->> 'ttl_ms')::integer, p_lock_timeout_ms);
+  END LOOP;
+  RETURN array_to_json(v_res);
+END
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_permit_busy(p_kind text, p_name text, p_permits integer, p_now timestamp with time zone)
  RETURNS json
  LANGUAGE sql
@@ -2330,6 +2350,26 @@ BEGIN
   RETURNING * INTO v_row;
 
   RETURN json_build_object('created', true, 'reservation', admit_reservation_json(v_row));
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_reserve_batch(p_items jsonb, p_lock_timeout_ms integer)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_res json[] := array_fill(NULL::json, ARRAY[jsonb_array_length(p_items)]);
+  it record;
+BEGIN
+  FOR it IN
+    SELECT t.e, t.i::integer AS i
+      FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(e, i)
+     ORDER BY (t.e ->> 'key')::bigint, t.i
+  LOOP
+    v_res[it.i] := admit_reserve((it.e ->> 'key')::bigint, it.e ->> 'resource', it.e ->> 'holder', (it.e ->> 'start')::timestamptz,
+                                 (it.e ->> 'end')::timestamptz, it.e -> 'metadata', p_lock_timeout_ms);
+  END LOOP;
+  RETURN array_to_json(v_res);
 END
 $function$;
 
