@@ -2794,10 +2794,8 @@ BEGIN
   $q$;
   GET DIAGNOSTICS n_counters = ROW_COUNT;
   EXECUTE $q$
-    WITH victims AS (
-      SELECT id FROM ratelimit_log WHERE expires_at <= now() ORDER BY expires_at LIMIT 10000
-    )
-    DELETE FROM ratelimit_log l USING victims v WHERE l.id = v.id
+    DELETE FROM ratelimit_log
+     WHERE id = ANY (ARRAY(SELECT id FROM ratelimit_log WHERE expires_at <= now() ORDER BY expires_at LIMIT 10000))
   $q$;
   GET DIAGNOSTICS n_log = ROW_COUNT;
   RETURN n_counters + n_log;
