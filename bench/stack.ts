@@ -84,9 +84,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       opts.log("starting wrangler dev (Admit's Worker, again with METRICS=off and with COALESCE=off, and the driver-alone Worker)…");
       const vars = { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy };
       const started = await Promise.allSettled([
-        startWranglerDev({ vars: { ...vars, API_TOKEN: token }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
+        // Coalescing is off by default (wrangler.toml); the bench's Admit rows run it on, beside the twin without it.
+        startWranglerDev({ vars: { ...vars, API_TOKEN: token, COALESCE: "on" }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
         startWranglerDev({ config: DRIVER_WORKER, vars, readyTimeoutMs: 90_000, devtools: false, direct: true }),
-        startWranglerDev({ vars: { ...vars, API_TOKEN: token, METRICS: "off" }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
+        startWranglerDev({ vars: { ...vars, API_TOKEN: token, METRICS: "off", COALESCE: "on" }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
         startWranglerDev({ vars: { ...vars, API_TOKEN: token, COALESCE: "off" }, readyTimeoutMs: 90_000, devtools: false, direct: true }),
       ]);
       for (const s of started) if (s.status === "fulfilled") stops.push(() => s.value.stop());
@@ -105,7 +106,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       let pooledWorker: WranglerDev | null = null;
       if (opts.edge) {
         pooledWorker = await startWranglerDev({
-          vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token },
+          vars: { DATABASE_URL: bouncer.url, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: token, COALESCE: "on" },
           readyTimeoutMs: 90_000,
           devtools: false,
           direct: true,

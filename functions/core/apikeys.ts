@@ -9,12 +9,14 @@
 // past the key's or the secret's own expiry (measured on the database's clock: the look-up returns
 // how many ms are left). So a revocation, an expiry or a rotation's end reaches every isolate within
 // CACHE_MS (5 s); this isolate's own DELETE /v1/keys/{id} and rotations take effect at once.
-import { RequestDb } from "./db";
+import { DEFAULT_BUDGET_MS, ownWait, RequestDb } from "./db";
 import type { Bindings } from "./env";
 
 export const KEY_PREFIX = "admit_";
 /** How long a verified (or refused) secret is believed without asking Postgres again: the revocation bound. */
 export const CACHE_MS = 5_000;
+/** The longest a request waits for a key look-up (its own or the one it joined): the default request budget. */
+const LOOKUP_WAIT_MS = DEFAULT_BUDGET_MS;
 /** At most this many secrets are remembered; the oldest goes first. */
 export const CACHE_MAX = 10_000;
 /** Characters of a secret shown in lists: the prefix and 6 more. */
@@ -99,7 +101,7 @@ export class KeyCache {
         .finally(() => this.inFlight.delete(secret));
       this.inFlight.set(secret, pending);
     }
-    return pending;
+    return ownWait(pending, LOOKUP_WAIT_MS);
   }
 
   private remember(secret: string, entry: Entry): void {

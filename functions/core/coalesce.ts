@@ -2,12 +2,16 @@
 //
 // Under a burst many decisions are in flight in one isolate at once, and alone each pays its own
 // fetch to the SQL endpoint, its own turn on a pooled connection and, on a hot key, its own turn on
-// the row lock. Here a decision that arrives while a statement of its kind (MAX_IN_FLIGHT) is already
-// on its way to the same database waits for it to come back, and everything that waited goes as ONE
-// statement (at most MAX_BATCH decisions) that decides each as its own statement would have, in
-// arrival order per thing locked. A decision with nothing ahead of it goes at once, as its own
-// statement, exactly as with coalescing off; and a statement out longer than STALL_MS stops holding
-// the others back.
+// the row lock. Here a decision that arrives while MAX_IN_FLIGHT statements of its kind are already
+// on their way to the same database waits for one of them to come back, and everything that waited
+// goes as ONE statement (at most MAX_BATCH decisions) that decides each as its own statement would
+// have, in arrival order per thing locked. No timer: a decision with fewer than MAX_IN_FLIGHT
+// statements ahead of it goes at once, as its own statement, exactly as with coalescing off.
+//
+// In workerd an I/O object (a fetch, a timer) belongs to the request that made it, and code that
+// touches another request's is refused or cancelled with it. So a batch is sent by one of the
+// requests waiting in it (its carrier, woken through a promise of its own), which waits for the
+// answer itself; and each waiting request sets and clears only its own deadline timer.
 //
 // Per decision, as alone:
 // - its budget: a decision still queued when its time runs out answers 503 (nothing was sent); one
@@ -20,14 +24,12 @@
 import { lostAnswer, type Queryable, sqlState } from "./db";
 import { ProblemError } from "./errors";
 
-/** Statements of one kind on their way to one database before the next decision waits for a batch. */
-export const MAX_IN_FLIGHT = 1;
 /**
- * A statement out longer than this no longer holds the others back: it stops counting as in flight
- * and what waits goes (a batch held up on a lock wait, up to LOCK_TIMEOUT_MS, must not stall every
- * other key of the isolate behind it).
+ * Statements of one kind on their way to one database before the next decision waits for a batch.
+ * Two, not one: a statement held up on a lock wait (up to LOCK_TIMEOUT_MS) leaves the other way open,
+ * so it does not stall every other key of the isolate behind it.
  */
-export const STALL_MS = 50;
+export const MAX_IN_FLIGHT = 2;
 /** The most decisions in one statement. */
 export const MAX_BATCH = 64;
 
@@ -95,7 +97,7 @@ export class Coalescer<I, A> {
 
   constructor(
     private readonly kind: BatchKind<I, A>,
-    private readonly limits: { inFlight: number; batch: number; stallMs: number } = { inFlight: MAX_IN_FLIGHT, batch: MAX_BATCH, stallMs: STALL_MS },
+    private readonly limits: { inFlight: number; batch: number } = { inFlight: MAX_IN_FLIGHT, batch: MAX_BATCH },
   ) {}
 
   /** Decides `item` on `db`: at once alone, or in the next batch of its database. */
@@ -123,6 +125,8 @@ export class Coalescer<I, A> {
       l.queue.push(w);
       this.stats.waiting++;
     });
+    // Only this request touches its own timer: in workerd a timer belongs to the request that set it.
+    if (!("carry" in turn)) clearTimeout(w.timer);
     if ("answer" in turn) return turn.answer;
     if ("error" in turn) throw turn.error;
     // This decision carries the batch: the statement is sent from its own request, which waits for
@@ -134,28 +138,23 @@ export class Coalescer<I, A> {
     } finally {
       out();
     }
+    clearTimeout(w.timer);
     const mine = w.result;
     if (!mine) throw new Error("coalesce: the carrier's own answer is missing");
     if ("error" in mine) throw mine.error;
     return mine.answer;
   }
 
-  /**
-   * A statement leaves for the lane's database: it counts as in flight until the returned function
-   * is called (it came back) or STALL_MS pass, whichever is first; then what waits may go.
-   */
+  /** A statement leaves for the lane's database; the returned function says it came back, and what waits may go. */
   private leave(key: string, lane: Lane<I, A>): () => void {
     lane.inFlight++;
-    let counted = true;
-    const done = () => {
-      if (!counted) return;
-      counted = false;
-      clearTimeout(stall);
+    let out = false;
+    return () => {
+      if (out) return;
+      out = true;
       lane.inFlight--;
       this.drain(key, lane);
     };
-    const stall = setTimeout(done, this.limits.stallMs);
-    return done;
   }
 
   /** Wakes the carrier of each batch the lane may send now (the batch's most patient decision). */
@@ -252,7 +251,6 @@ function isOutcomeUnknown(err: unknown): boolean {
 function settle<I, A>(w: Waiting<I, A>, answer: A): void {
   if (w.done) return;
   w.done = true;
-  clearTimeout(w.timer);
   w.result = { answer };
   w.wake(w.result);
 }
@@ -260,7 +258,6 @@ function settle<I, A>(w: Waiting<I, A>, answer: A): void {
 function fail<I, A>(w: Waiting<I, A>, error: unknown): void {
   if (w.done) return;
   w.done = true;
-  clearTimeout(w.timer);
   w.result = { error };
   w.wake(w.result);
 }

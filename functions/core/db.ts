@@ -260,6 +260,27 @@ export function mapSqlError(state: string, err: unknown): ProblemError {
 class Timeout extends Error {}
 
 /**
+ * Waits for `shared` (a promise another request may own: a key look-up it started, a batch it
+ * carries) with a timer of this request's own. In workerd a request whose only wait is another
+ * request's promise has nothing pending of its own and is cancelled as hung ("would never generate
+ * a response": a 500, seen when 64 requests at once joined one key look-up); the timer is something
+ * of its own to wait for, and the bound: no answer within `ms` → 503, nothing was applied by this request.
+ */
+export async function ownWait<T>(shared: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      shared,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(lostAnswer(ms, false)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * No answer: after `waitedMs` (null: the connection failed). 504 outcome-unknown when a write may
  * have been applied (it was sent), else 503: nothing was applied. The `within N ms` wording is what
  * a rate-limit check reads as "timeout" (ratelimits/budget.ts).
@@ -333,10 +354,10 @@ export class RequestDb {
   /**
    * Where this handle's statements may share one statement with other requests' (functions/core/coalesce.ts):
    * the database, while a statement is its own transaction over HTTP (outside begin/commit, not
-   * DB_TRANSPORT=websocket) and COALESCE is not "off"; otherwise undefined (never coalesced).
+   * DB_TRANSPORT=websocket) and COALESCE is "on"; otherwise undefined (never coalesced).
    */
   get coalesceKey(): string | undefined {
-    if (this.transport !== "http" || this.bindings.COALESCE === "off") return undefined;
+    if (this.transport !== "http" || this.bindings.COALESCE !== "on") return undefined;
     return this.bindings.DATABASE_URL;
   }
 

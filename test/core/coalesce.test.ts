@@ -21,8 +21,7 @@ interface Sent {
   answer(err?: unknown): void;
 }
 
-function harness(given: { inFlight: number; batch: number; stallMs?: number } = { inFlight: 2, batch: 64 }, coalesceKey: string | null = "db") {
-  const limits = { stallMs: 60_000, ...given };
+function harness(limits = { inFlight: 2, batch: 64 }, coalesceKey: string | null = "db") {
   const sent: Sent[] = [];
   const statement = (items: Item[], together: boolean) =>
     new Promise<string[]>((resolve, reject) => {
@@ -95,20 +94,6 @@ describe("coalescing concurrent decisions into one statement", () => {
     expect(sent[3].items).toEqual([3]);
     sent[3].answer();
     await Promise.all(answers);
-  });
-
-  it("a statement out longer than STALL_MS stops holding the others back: what waits goes without it", async () => {
-    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64, stallMs: 20 });
-    const stuck = coalescer.run(db, { id: 0, key: "slow" });
-    const others = [1, 2, 3].map((id) => coalescer.run(db, { id, key: `k${id}` }));
-    await tick();
-    expect(sent).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 40));
-    expect(sent[1]).toMatchObject({ items: [1, 2, 3], together: true });
-    sent[1].answer();
-    expect(await Promise.all(others)).toEqual(["answer 1", "answer 2", "answer 3"]);
-    sent[0].answer();
-    expect(await stuck).toBe("answer 0");
   });
 
   it("a batch holds at most MAX_BATCH decisions", async () => {

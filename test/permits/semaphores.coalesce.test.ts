@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { acquireCoalescing } from "../../functions/permits/sql";
 import { servedApp, sql } from "../support";
 
-const suite = servedApp("semaphores_coalesce");
+const suite = servedApp("semaphores_coalesce", { COALESCE: "on" });
 
 describe("semaphore acquires in flight together go to Postgres as one statement", () => {
   it("400 simultaneous acquires of 4 permits and of 6 semaphores of their own: exactly 4 × 201 on slots 0–3, every other semaphore's first acquire 201", async () => {

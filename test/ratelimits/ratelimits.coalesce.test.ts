@@ -8,7 +8,7 @@ import { checkCoalescing } from "../../functions/ratelimits/sql";
 import { bindings, SUITE_BUDGET_MS, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 // Every check reaches Postgres (the deny cache has its own suite), so the counts are exact.
-const suite = servedApp("ratelimits_coalesce", { RATELIMIT_DENY_CACHE: "off" });
+const suite = servedApp("ratelimits_coalesce", { RATELIMIT_DENY_CACHE: "off", COALESCE: "on" });
 
 const YEAR = 366 * 86_400_000;
 
@@ -97,7 +97,7 @@ describe("checks in flight together go to Postgres as one statement", () => {
     expect((await suite.api("POST", "/v1/ratelimits/check", { policy: "co-iso", key: "slow" })).status).toBe(200);
     const before = stats();
     const results = await whileHolding(suite.db, "SELECT 1 FROM ratelimit_counters WHERE policy = 'co-iso' AND key = 'slow' FOR UPDATE", [], () =>
-      withServedApp(bindings(suite.db, { RATELIMIT_DENY_CACHE: "off", LOCK_TIMEOUT_MS: "300", DB_BUDGET_MS: SUITE_BUDGET_MS }), (api) =>
+      withServedApp(bindings(suite.db, { RATELIMIT_DENY_CACHE: "off", COALESCE: "on", LOCK_TIMEOUT_MS: "300", DB_BUDGET_MS: SUITE_BUDGET_MS }), (api) =>
         Promise.all(Array.from({ length: 120 }, (_, i) => api("POST", "/v1/ratelimits/check", { policy: "co-iso", key: i % 6 === 0 ? "slow" : `fast-${i}` }))),
       ),
     );

@@ -7,7 +7,7 @@ import { lockKey } from "../../functions/core/keys";
 import { reserveCoalescing } from "../../functions/reservations/sql";
 import { bindings, SUITE_BUDGET_MS, servedApp, sql, whileHolding, withServedApp } from "../support";
 
-const suite = servedApp("reservations_coalesce");
+const suite = servedApp("reservations_coalesce", { COALESCE: "on" });
 
 function tally(results: Array<{ status: number }>) {
   const counts: Record<number, number> = {};
@@ -33,7 +33,7 @@ describe("reservations in flight together go to Postgres as one statement", () =
   it("a resource whose lock is held elsewhere: its requests answer lock-timeout, the others in the same batches are reserved", async () => {
     const before = { ...reserveCoalescing };
     const results = await whileHolding(suite.db, "SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("reservation", "co/held")], () =>
-      withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300", DB_BUDGET_MS: SUITE_BUDGET_MS }), (api) =>
+      withServedApp(bindings(suite.db, { COALESCE: "on", LOCK_TIMEOUT_MS: "300", DB_BUDGET_MS: SUITE_BUDGET_MS }), (api) =>
         Promise.all(Array.from({ length: 80 }, (_, i) => api("POST", "/v1/reservations", body(i % 8 === 0 ? "co/held" : `co/free-${i}`, "h")))),
       ),
     );
