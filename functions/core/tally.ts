@@ -11,7 +11,8 @@
 //                            METRICS_FLUSH_MS after the first unflushed count.
 //
 // The bound: a count reaches the database at most METRICS_FLUSH_MS (default 2 000 ms) plus one
-// statement after it was made, while the isolate lives. A flush refused before it ran (503: nothing
+// statement after it was made, while the isolate lives — except one made in the last interval of a
+// chain that has run CHAIN_MS (10 s) of back-to-back flushes, which waits for the next request's. A flush refused before it ran (503: nothing
 // applied) is merged back and sent with the next one; a flush whose outcome is unknown (504: sent, no
 // answer) is dropped and logged, never re-sent — a count may be lost there, never counted twice. An
 // isolate evicted with a flush pending loses what it held: at most one flush interval of its counts.
@@ -21,6 +22,13 @@ import type { Bindings } from "./env";
 import { ProblemError } from "./errors";
 
 export const DEFAULT_FLUSH_MS = 2_000;
+/**
+ * How long one flush chain runs before it ends and leaves the next flush to a later request's
+ * flushSoon(). The chain lives in the waitUntil of the request that started it, which workerd cancels
+ * about 30 s after that response: a chain that looped for as long as counts kept arriving was cut
+ * there, and its promise never settled.
+ */
+export const CHAIN_MS = 10_000;
 /** Distinct groups (hit groups + metric series) one tally holds; past it a flush starts at once and new groups are dropped (and counted as dropped). */
 export const MAX_GROUPS = 10_000;
 /** Policies with a `policy` label of their own (the rest are policy="_other"). */
@@ -95,20 +103,28 @@ export class Tally {
     else this.stats.lost += n;
   }
 
-  /** Makes sure a flush is on its way: after `delayMs`, or at once when the tally is full. Returns it (null: nothing to flush). */
+  /**
+   * Makes sure a flush is on its way: after `delayMs`, or at once when the tally is full. Returns the
+   * chain when this call started it (null: one is already on its way, or nothing to flush): only the
+   * request that started a chain keeps it alive, since in workerd a promise and its timers belong to
+   * the request that made them.
+   */
   schedule(delayMs: number): Promise<void> | null {
-    if (this.pending || this.size === 0) return this.pending;
+    if (this.pending || this.size === 0) return null;
     const wait = this.size >= MAX_GROUPS ? 0 : delayMs;
     // One chain per isolate: it flushes, then again while counts arrived meanwhile (so an isolate
     // that goes idle still writes what it learnt last), then ends.
     const run = async () => {
       let delay = wait;
+      const started = Date.now();
       try {
         while (this.size > 0) {
           await new Promise((resolve) => setTimeout(resolve, delay));
           // A flush that did not land (the database is away) ends the chain: its counts wait for
           // the next request's flushSoon() instead of a retry loop that keeps the isolate busy.
           if (!(await this.flush())) break;
+          // Bounded in time (CHAIN_MS): what arrives later is the next request's chain to send.
+          if (Date.now() - started >= CHAIN_MS) break;
           delay = this.size >= MAX_GROUPS ? 0 : delayMs;
         }
       } finally {
@@ -185,7 +201,7 @@ export function tallyFor(env: Bindings | undefined): Tally | null {
   return t;
 }
 
-/** After a response: a flush within METRICS_FLUSH_MS of the first unflushed count, kept alive by waitUntil. */
+/** After a response: a flush within METRICS_FLUSH_MS of the first unflushed count, kept alive by the waitUntil of the request that scheduled it. */
 export function flushSoon(env: Bindings | undefined, ctx: { waitUntil(p: Promise<unknown>): void } | undefined): void {
   const t = tallyFor(env);
   if (!t || t.size === 0) return;
