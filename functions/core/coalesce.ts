@@ -16,11 +16,12 @@
 // Per decision, as alone:
 // - its budget: a decision still queued when its time runs out answers 503 (nothing was sent); one
 //   whose batch was sent answers as a lost answer does (504 for a write: it may have been applied);
-// - its failure: a batch that failed on a lock wait or a serialization conflict applied nothing, and
-//   each of its decisions is sent again as a statement of its own, with the time it has left; any
-//   other failure of the statement (the database unreachable, the statement refused) is every
-//   decision's, as it would have been for each;
-// - a handle inside an explicit transaction, or with COALESCE=off, has no coalesceKey: never coalesced.
+// - its failure: a batch Postgres refused for one of its items (a lock wait, a serialization
+//   conflict, a constraint, a value) applied nothing, and each of its decisions is sent again as a
+//   statement of its own, with the time it has left; any other failure of the statement (the
+//   database unreachable) is every decision's, as it would have been for each;
+// - a handle inside an explicit transaction, or without COALESCE=on (the default: off, see
+//   docs/performance.md for the open failure in workerd), has no coalesceKey: never coalesced.
 import { lostAnswer, type Queryable, sqlState } from "./db";
 import { ProblemError } from "./errors";
 
