@@ -82,6 +82,12 @@ const LOGICAL: Record<string, string> = {
   inventory_bookings: `SELECT id, item, holder, check_in, check_out, quantity, CASE WHEN status = 'held' THEN 'expired' ELSE status END AS status,
                               expires_at, created_at, confirmed_at, cancelled_at FROM inventory_bookings`,
   inventory_tokens: `SELECT id, item, night, slot, CASE WHEN held_until IS NULL THEN booking_id END AS booking_id FROM inventory_tokens`,
+  // Kept from `permits` by triggers (schema/000071): in_use is derived, and the free slots read as if
+  // every unfinished claim had been marked timed out (its slot free again, below the semaphore's size).
+  semaphores: `SELECT name, permits, default_ttl_ms, created_at, updated_at FROM semaphores`,
+  semaphore_free_slots: `SELECT name, slot FROM semaphore_free_slots
+                         UNION SELECT p.name, p.slot FROM permits p JOIN semaphores s ON s.name = p.name
+                          WHERE p.kind = 'semaphore' AND p.released_at IS NULL AND p.timed_out_at IS NULL AND p.slot < s.permits`,
 };
 
 /** A digest of every row of each table: equal before and after means nothing was written. */
@@ -736,6 +742,29 @@ describe("every operation in /openapi.json under random and adversarial input", 
     expect(Object.keys(statuses).some((s) => Number(s) < 300)).toBe(true);
     expect(mismatches.slice(0, 10)).toEqual([]);
   }, 300_000);
+
+  // Found by this suite's random run (seed 473836279): an expired claim marked timed out by a refused
+  // renewal moved the semaphore's derived in_use and free slots, read as a write.
+  it("a refused renewal that marks an expired claim timed out on its way writes nothing logical", async () => {
+    const name = "fuzz-lazy-expiry";
+    expect((await suite.api("PUT", `/v1/semaphores/${name}`, { permits: 2, default_ttl_ms: 1_000 })).status).toBe(201);
+    expect((await suite.api("POST", `/v1/semaphores/${name}/acquire`, { holder: "h", ttl_ms: 1_000 })).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 1_200));
+    current = undefined;
+    const statuses: Record<number, number> = {};
+    await check(
+      {
+        url: `${suite.server.url}/v1/semaphores/${name}/renew`,
+        method: "POST",
+        headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ permit_id: crypto.randomUUID(), ttl_ms: 30_000 }),
+      },
+      statuses,
+    );
+    expect(statuses).toEqual({ 409: 1 });
+    // The claim was marked on the way (so the refusal did run the lazy expiry this test is about).
+    expect(await sql(suite.db, "SELECT count(*)::int AS n FROM permits WHERE name = $1 AND timed_out_at IS NOT NULL", [name])).toEqual([{ n: 1 }]);
+  });
 
   it("≥ 10 000 generated requests, several in flight, stateful through shared Idempotency-Keys: never a 5xx, every response as documented", async () => {
     const seeds = examples("fuzz/ü 'x'");
