@@ -8,10 +8,16 @@
 // have, in arrival order per thing locked. No timer: a decision with fewer than MAX_IN_FLIGHT
 // statements ahead of it goes at once, as its own statement, exactly as with coalescing off.
 //
-// In workerd an I/O object (a fetch, a timer) belongs to the request that made it, and code that
-// touches another request's is refused or cancelled with it. So a batch is sent by one of the
-// requests waiting in it (its carrier, woken through a promise of its own), which waits for the
-// answer itself; and each waiting request sets and clears only its own deadline timer.
+// In workerd an I/O object (a fetch, a timer, a response body) belongs to the request that made it,
+// and code that runs in another request's context cannot touch it. Code resumes in its own request's
+// context only when the promise it awaits was made by ANOTHER request: its own promise settled from
+// another request's code resumed it, under sustained load, in the settler's context — seen as 500s
+// "Cannot perform I/O on behalf of a different request" and whole batches failing, once one carrier
+// had resumed in the wrong context every later one did. So no request settles a promise another
+// request made: each statement on its way (a flight) has one promise, made and settled by the request
+// that sent it, and a waiting request awaits the flights (and a deadline timer of its own). When a
+// flight lands, the requests waiting wake each in its own context; the first to find a free way sends
+// the next batch itself (it carries it) and the others of that batch await its flight.
 //
 // Per decision, as alone:
 // - its budget: a decision still queued when its time runs out answers 503 (nothing was sent); one
@@ -53,19 +59,20 @@ interface Waiting<I, A> {
   db: Queryable;
   started: number;
   deadline: number;
-  sent: boolean;
-  done: boolean;
-  timer?: ReturnType<typeof setTimeout>;
-  /** Its answer or failure, once settled. */
+  /** The flight carrying it, once a carrier took it into a batch. */
+  flight: Flight | null;
+  /** Its answer or failure, once its flight landed. */
   result?: { answer: A } | { error: unknown };
-  /** Wakes the waiting decision: its answer, its failure, or a batch for it to send (it carries one); only the first wake counts. */
-  wake(turn: Turn<I, A>): void;
 }
 
-type Turn<I, A> = { answer: A } | { error: unknown } | { carry: Waiting<I, A>[]; out: () => void };
+/** A statement on its way: its promise is made and settled by the request that sent it, and by no other. */
+interface Flight {
+  landed: Promise<void>;
+  done: boolean;
+}
 
 interface Lane<I, A> {
-  inFlight: number;
+  flights: Set<Flight>;
   queue: Waiting<I, A>[];
 }
 
@@ -92,6 +99,8 @@ function retryAlone(err: unknown): boolean {
   return state !== undefined && (state === "55P03" || state.startsWith("40") || state.startsWith("23") || state.startsWith("22"));
 }
 
+const TIMED_OUT = Symbol("timed out");
+
 export class Coalescer<I, A> {
   private readonly lanes = new Map<string, Lane<I, A>>();
   readonly stats: CoalesceStats = { alone: 0, batches: 0, batched: 0, fallbacks: 0, waiting: 0 };
@@ -101,72 +110,83 @@ export class Coalescer<I, A> {
     private readonly limits: { inFlight: number; batch: number } = { inFlight: MAX_IN_FLIGHT, batch: MAX_BATCH },
   ) {}
 
-  /** Decides `item` on `db`: at once alone, or in the next batch of its database. */
+  /** Decides `item` on `db`: at once alone, or in a batch of its database. */
   async run(db: Queryable, item: I, withinMs?: number): Promise<A> {
     const key = db.coalesceKey;
     if (key === undefined) return this.kind.alone(db, item, withinMs);
     let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, (lane = { inFlight: 0, queue: [] }));
-    if (lane.inFlight < this.limits.inFlight && lane.queue.length === 0) {
+    if (!lane) this.lanes.set(key, (lane = { flights: new Set(), queue: [] }));
+    if (lane.flights.size < this.limits.inFlight && lane.queue.length === 0) {
       this.stats.alone++;
-      const out = this.leave(key, lane);
+      const { land } = this.depart(key, lane);
       try {
         return await this.kind.alone(db, item, withinMs);
       } finally {
-        out();
+        land();
       }
     }
     const started = Date.now();
-    const deadline = started + Math.min(withinMs ?? Infinity, db.remainingMs?.() ?? Infinity);
-    const l = lane;
-    let w!: Waiting<I, A>;
-    const turn = await new Promise<Turn<I, A>>((wake) => {
-      w = { item, db, started, deadline, sent: false, done: false, wake };
-      if (Number.isFinite(deadline)) w.timer = setTimeout(() => this.expire(l, w), Math.max(0, deadline - started));
-      l.queue.push(w);
-      this.stats.waiting++;
-    });
-    // Only this request touches its own timer: in workerd a timer belongs to the request that set it.
-    if (!("carry" in turn)) clearTimeout(w.timer);
-    if ("answer" in turn) return turn.answer;
-    if ("error" in turn) throw turn.error;
-    // This decision carries the batch: the statement is sent from its own request, which waits for
-    // it (so the runtime keeps that request's I/O alive until the batch is answered), and the one
-    // after it is woken from here.
-    const out = turn.out;
+    const w: Waiting<I, A> = { item, db, started, deadline: started + Math.min(withinMs ?? Infinity, db.remainingMs?.() ?? Infinity), flight: null };
+    lane.queue.push(w);
+    this.stats.waiting++;
+    // This request's own deadline timer (a timer belongs to the request that set it).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = Number.isFinite(w.deadline)
+      ? new Promise<typeof TIMED_OUT>((resolve) => {
+          timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, w.deadline - started));
+        })
+      : null;
     try {
-      await this.send(turn.carry);
+      while (!w.result) {
+        if (!w.flight && lane.flights.size < this.limits.inFlight) {
+          // A way is free: this request sends the next batch (itself in it, unless an earlier
+          // decision of its group holds it back) and waits for it in its own context.
+          await this.carry(key, lane, w);
+          continue;
+        }
+        const flights: Promise<unknown>[] = w.flight ? [w.flight.landed] : [...lane.flights].map((f) => f.landed);
+        if (timeout) flights.push(timeout);
+        if ((await Promise.race(flights)) === TIMED_OUT && !w.result) {
+          // Still queued: nothing was sent (503). In a flight: its answer is lost (504 for a write).
+          if (!w.flight) {
+            lane.queue = lane.queue.filter((x) => x !== w);
+            this.stats.waiting--;
+          }
+          throw lostAnswer(Date.now() - started, w.flight !== null && this.kind.write(item));
+        }
+        if (!w.result && w.flight?.done) w.result = { error: new Error("coalesce: a batch landed without this decision's answer") };
+      }
     } finally {
-      out();
+      clearTimeout(timer);
     }
-    clearTimeout(w.timer);
-    const mine = w.result;
-    if (!mine) throw new Error("coalesce: the carrier's own answer is missing");
-    if ("error" in mine) throw mine.error;
-    return mine.answer;
+    if ("error" in w.result) throw w.result.error;
+    return w.result.answer;
   }
 
-  /** A statement leaves for the lane's database; the returned function says it came back, and what waits may go. */
-  private leave(key: string, lane: Lane<I, A>): () => void {
-    lane.inFlight++;
-    let out = false;
-    return () => {
-      if (out) return;
-      out = true;
-      lane.inFlight--;
-      this.drain(key, lane);
+  /** A statement leaves for the lane's database: its flight, and the function (called by the same request) that says it landed. */
+  private depart(key: string, lane: Lane<I, A>): { flight: Flight; land: () => void } {
+    let resolve!: () => void;
+    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)), done: false };
+    lane.flights.add(flight);
+    const land = () => {
+      if (!lane.flights.delete(flight)) return;
+      flight.done = true;
+      if (lane.flights.size === 0 && lane.queue.length === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
+      resolve();
     };
+    return { flight, land };
   }
 
-  /** Wakes the carrier of each batch the lane may send now (the batch's most patient decision). */
-  private drain(key: string, lane: Lane<I, A>): void {
-    while (lane.inFlight < this.limits.inFlight && lane.queue.length > 0) {
-      const batch = this.take(lane);
-      for (const w of batch) w.sent = true;
-      const carrier = batch.reduce((a, b) => (b.deadline > a.deadline ? b : a));
-      carrier.wake({ carry: batch, out: this.leave(key, lane) });
+  /** Takes the next batch off the queue and sends it from `carrier`'s request, settling each of its decisions. */
+  private async carry(key: string, lane: Lane<I, A>, carrier: Waiting<I, A>): Promise<void> {
+    const batch = this.take(lane);
+    const { flight, land } = this.depart(key, lane);
+    for (const w of batch) w.flight = flight;
+    try {
+      await this.send(batch, carrier.deadline);
+    } finally {
+      land();
     }
-    if (lane.inFlight === 0 && lane.queue.length === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
   }
 
   /** The next batch: the queue in order, an item joining unless its group is taken by an exclusive one (or it is exclusive and its group is taken), or an earlier item of its group stayed behind. */
@@ -192,24 +212,29 @@ export class Coalescer<I, A> {
     return taken;
   }
 
-  /** Sends a batch (its carrier's request runs this) and settles each of its decisions. */
-  private async send(batch: Waiting<I, A>[]): Promise<void> {
-    // The statement may take as long as the most patient decision (the carrier); each gives up at its own deadline.
-    const carrier = batch.reduce((a, b) => (b.deadline > a.deadline ? b : a));
-    const left = carrier.deadline - Date.now();
-    const withinMs = Number.isFinite(left) ? Math.max(1, left) : undefined;
+  /**
+   * Sends a batch from the carrier's request and settles each of its decisions. The carrier waits
+   * for it (its request holds the fetch), so the statement gets the carrier's time left; a decision
+   * whose own time runs out first answers from its own timer.
+   */
+  private async send(batch: Waiting<I, A>[], carrierDeadline: number): Promise<void> {
+    const ms = (deadline: number) => {
+      const left = Math.min(deadline, carrierDeadline) - Date.now();
+      return Number.isFinite(left) ? Math.max(1, left) : undefined;
+    };
+    const first = batch[0];
     try {
       if (batch.length === 1) {
         this.stats.alone++;
-        settle(carrier, await this.kind.alone(carrier.db, carrier.item, withinMs));
+        settle(first, await this.kind.alone(first.db, first.item, ms(first.deadline)));
         return;
       }
       this.stats.batches++;
       this.stats.batched += batch.length;
       const answers = await this.kind.together(
-        carrier.db,
+        first.db,
         batch.map((w) => w.item),
-        withinMs ?? 60_000,
+        ms(Math.max(...batch.map((w) => w.deadline))) ?? 60_000,
       );
       for (const [i, w] of batch.entries()) settle(w, answers[i]);
     } catch (err) {
@@ -217,10 +242,8 @@ export class Coalescer<I, A> {
         this.stats.fallbacks++;
         await Promise.all(
           batch.map(async (w) => {
-            if (w.done) return;
-            const ms = w.deadline - Date.now();
             try {
-              settle(w, await this.kind.alone(w.db, w.item, Number.isFinite(ms) ? Math.max(1, ms) : undefined));
+              settle(w, await this.kind.alone(w.db, w.item, ms(w.deadline)));
             } catch (e) {
               fail(w, e);
             }
@@ -233,16 +256,6 @@ export class Coalescer<I, A> {
       for (const w of batch) fail(w, !this.kind.write(w.item) && isOutcomeUnknown(err) ? lostAnswer(null, false) : err);
     }
   }
-
-  /** The decision's time ran out: 503 if still queued (nothing sent), else a lost answer. */
-  private expire(lane: Lane<I, A>, w: Waiting<I, A>): void {
-    if (w.done) return;
-    if (!w.sent) {
-      lane.queue = lane.queue.filter((x) => x !== w);
-      this.stats.waiting--;
-    }
-    fail(w, lostAnswer(Date.now() - w.started, w.sent && this.kind.write(w.item)));
-  }
 }
 
 function isOutcomeUnknown(err: unknown): boolean {
@@ -250,15 +263,9 @@ function isOutcomeUnknown(err: unknown): boolean {
 }
 
 function settle<I, A>(w: Waiting<I, A>, answer: A): void {
-  if (w.done) return;
-  w.done = true;
-  w.result = { answer };
-  w.wake(w.result);
+  w.result ??= { answer };
 }
 
 function fail<I, A>(w: Waiting<I, A>, error: unknown): void {
-  if (w.done) return;
-  w.done = true;
-  w.result = { error };
-  w.wake(w.result);
+  w.result ??= { error };
 }
