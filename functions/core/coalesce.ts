@@ -26,8 +26,8 @@
 //   conflict, a constraint, a value) applied nothing, and each of its decisions is sent again as a
 //   statement of its own, with the time it has left; any other failure of the statement (the
 //   database unreachable) is every decision's, as it would have been for each;
-// - a handle inside an explicit transaction, or without COALESCE=on (the default: off, see
-//   docs/performance.md for the open failure in workerd), has no coalesceKey: never coalesced.
+// - a handle inside an explicit transaction, on DB_TRANSPORT=websocket, or with COALESCE=off has no
+//   coalesceKey: never coalesced.
 import { lostAnswer, type Queryable, sqlState } from "./db";
 import { ProblemError } from "./errors";
 
@@ -138,6 +138,12 @@ export class Coalescer<I, A> {
       : null;
     try {
       while (!w.result) {
+        if (!w.flight && Date.now() >= w.deadline) {
+          // Its time ran out before a way was free: nothing was sent for it (503); it carries nothing.
+          lane.queue = lane.queue.filter((x) => x !== w);
+          this.stats.waiting--;
+          throw lostAnswer(Date.now() - started, false);
+        }
         if (!w.flight && lane.flights.size < this.limits.inFlight) {
           // A way is free: this request sends the next batch (itself in it, unless an earlier
           // decision of its group holds it back) and waits for it in its own context.

@@ -354,10 +354,10 @@ export class RequestDb {
   /**
    * Where this handle's statements may share one statement with other requests' (functions/core/coalesce.ts):
    * the database, while a statement is its own transaction over HTTP (outside begin/commit, not
-   * DB_TRANSPORT=websocket) and COALESCE is "on"; otherwise undefined (never coalesced).
+   * DB_TRANSPORT=websocket) and COALESCE is not "off"; otherwise undefined (never coalesced).
    */
   get coalesceKey(): string | undefined {
-    if (this.transport !== "http" || this.bindings.COALESCE !== "on") return undefined;
+    if (this.transport !== "http" || this.bindings.COALESCE === "off") return undefined;
     return this.bindings.DATABASE_URL;
   }
 

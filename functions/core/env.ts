@@ -28,9 +28,9 @@ export interface Bindings {
    */
   PAGES?: { fetch(request: Request): Promise<Response> };
   /**
-   * "on": rate-limit checks, reservations and acquires that arrive while earlier ones are on their way
-   * to the database go together, in one statement (functions/core/coalesce.ts). Default off: in
-   * workerd, under sustained load with scoped keys, a few requests were still answered 500 (docs/performance.md).
+   * Default on: rate-limit checks, reservations and acquires that arrive while earlier ones are on
+   * their way to the database go together, in one statement (functions/core/coalesce.ts). "off":
+   * each its own statement (the bench's twin).
    */
   COALESCE?: string;
   /** "off": no counting of decisions or deny-cache answers, no flushes (the bench's switch). Default on. */
