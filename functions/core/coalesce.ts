@@ -68,7 +68,6 @@ interface Waiting<I, A> {
 /** A statement on its way: its promise is made and settled by the request that sent it, and by no other. */
 interface Flight {
   landed: Promise<void>;
-  done: boolean;
 }
 
 interface Lane<I, A> {
@@ -140,8 +139,7 @@ export class Coalescer<I, A> {
       while (!w.result) {
         if (!w.flight && Date.now() >= w.deadline) {
           // Its time ran out before a way was free: nothing was sent for it (503); it carries nothing.
-          lane.queue = lane.queue.filter((x) => x !== w);
-          this.stats.waiting--;
+          this.dequeue(lane, w);
           throw lostAnswer(Date.now() - started, false);
         }
         if (!w.flight && lane.flights.size < this.limits.inFlight) {
@@ -154,13 +152,10 @@ export class Coalescer<I, A> {
         if (timeout) flights.push(timeout);
         if ((await Promise.race(flights)) === TIMED_OUT && !w.result) {
           // Still queued: nothing was sent (503). In a flight: its answer is lost (504 for a write).
-          if (!w.flight) {
-            lane.queue = lane.queue.filter((x) => x !== w);
-            this.stats.waiting--;
-          }
+          if (!w.flight) this.dequeue(lane, w);
           throw lostAnswer(Date.now() - started, w.flight !== null && this.kind.write(item));
         }
-        if (!w.result && w.flight?.done) w.result = { error: new Error("coalesce: a batch landed without this decision's answer") };
+        if (!w.result && w.flight && !lane.flights.has(w.flight)) w.result = { error: new Error("coalesce: a batch landed without this decision's answer") };
       }
     } finally {
       clearTimeout(timer);
@@ -172,11 +167,10 @@ export class Coalescer<I, A> {
   /** A statement leaves for the lane's database: its flight, and the function (called by the same request) that says it landed. */
   private depart(key: string, lane: Lane<I, A>): { flight: Flight; land: () => void } {
     let resolve!: () => void;
-    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)), done: false };
+    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)) };
     lane.flights.add(flight);
     const land = () => {
       if (!lane.flights.delete(flight)) return;
-      flight.done = true;
       if (lane.flights.size === 0 && lane.queue.length === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
       resolve();
     };
@@ -193,6 +187,12 @@ export class Coalescer<I, A> {
     } finally {
       land();
     }
+  }
+
+  /** A waiting decision leaves the queue unsent (its time ran out). */
+  private dequeue(lane: Lane<I, A>, w: Waiting<I, A>): void {
+    lane.queue = lane.queue.filter((x) => x !== w);
+    this.stats.waiting--;
   }
 
   /** The next batch: the queue in order, an item joining unless its group is taken by an exclusive one (or it is exclusive and its group is taken), or an earlier item of its group stayed behind. */
