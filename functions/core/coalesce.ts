@@ -2,11 +2,11 @@
 //
 // Under a burst many decisions are in flight in one isolate at once, and alone each pays its own
 // fetch to the SQL endpoint, its own turn on a pooled connection and, on a hot key, its own turn on
-// the row lock. Here a decision that arrives while MAX_IN_FLIGHT statements of its kind are already
-// on their way to the same database waits for one of them to come back, and everything that waited
-// goes as ONE statement (at most MAX_BATCH decisions) that decides each as its own statement would
-// have, in arrival order per thing locked. No timer: a decision with fewer than MAX_IN_FLIGHT
-// statements ahead of it goes at once, as its own statement, exactly as with coalescing off.
+// the row lock. Here a decision that arrives while a statement of its kind is on its way to the same
+// database waits for it to come back, and everything that waited goes as ONE statement (at most
+// MAX_BATCH decisions) that decides each as its own statement would have, in arrival order per thing
+// locked. No timer before sending: a decision with nothing in the air goes at once, as its own
+// statement, exactly as with coalescing off. A second way opens only for a stalled statement (MAX_IN_FLIGHT).
 //
 // In workerd an I/O object (a fetch, a timer, a response body) belongs to the request that made it,
 // and code that runs in another request's context cannot touch it. Code resumes in its own request's
@@ -32,13 +32,32 @@ import { lostAnswer, type Queryable, sqlState } from "./db";
 import { ProblemError } from "./errors";
 
 /**
- * Statements of one kind on their way to one database before the next decision waits for a batch.
- * Two, not one: a statement held up on a lock wait (up to LOCK_TIMEOUT_MS) leaves the other way open,
- * so it does not stall every other key of the isolate behind it.
+ * Statements of one kind on their way to one database at most. One at a time, normally: while it is
+ * in the air everything that arrives waits for it and then goes together, and each statement costs
+ * the Worker far more CPU than a decision in a batch does (docs/performance.md: with two always open,
+ * twice the statements and ~20 % more Worker CPU per check at 16 clients). The second way opens only
+ * while every statement in the air has been out longer than its stall time (`stallMs`): one held up
+ * on a lock wait (up to LOCK_TIMEOUT_MS) then does not stall every other key of the isolate behind it.
  */
 export const MAX_IN_FLIGHT = 2;
 /** The most decisions in one statement. */
 export const MAX_BATCH = 64;
+/** A statement is stalled once it has been out this many times as long as the lane's statements usually take… */
+export const STALL_FACTOR = 3;
+/** …and at least this long (ms). */
+export const MIN_STALL_MS = 5;
+
+/** When the statements in the air count as stalled, from how long the lane's statements usually take (ms). */
+export function stallMs(usualMs: number): number {
+  return Math.max(MIN_STALL_MS, STALL_FACTOR * usualMs);
+}
+
+/** How a coalescer schedules: its ways, its batch size, and when a second way opens (`stallMs: () => 0`: at once). */
+export interface CoalesceLimits {
+  inFlight: number;
+  batch: number;
+  stallMs: (usualMs: number) => number;
+}
 
 /** How one kind of decision is sent alone and together, and what it locks. */
 export interface BatchKind<I, A> {
@@ -68,11 +87,14 @@ interface Waiting<I, A> {
 /** A statement on its way: its promise is made and settled by the request that sent it, and by no other. */
 interface Flight {
   landed: Promise<void>;
+  departed: number;
 }
 
 interface Lane<I, A> {
   flights: Set<Flight>;
   queue: Waiting<I, A>[];
+  /** How long its statements usually take (ms): a moving average of the last ones. */
+  usualMs: number;
 }
 
 /** What a coalescer did (tests and the bench read it). */
@@ -99,6 +121,7 @@ function retryAlone(err: unknown): boolean {
 }
 
 const TIMED_OUT = Symbol("timed out");
+const STALLED = Symbol("stalled");
 
 export class Coalescer<I, A> {
   private readonly lanes = new Map<string, Lane<I, A>>();
@@ -106,18 +129,30 @@ export class Coalescer<I, A> {
 
   constructor(
     private readonly kind: BatchKind<I, A>,
-    private readonly limits: { inFlight: number; batch: number } = { inFlight: MAX_IN_FLIGHT, batch: MAX_BATCH },
+    private readonly limits: CoalesceLimits = { inFlight: MAX_IN_FLIGHT, batch: MAX_BATCH, stallMs },
   ) {}
+
+  /** Whether a statement may leave now: none in the air, or a way left and every one in the air stalled (else: when they will be, ms from now). */
+  private wayFree(lane: Lane<I, A>, now: number): true | number {
+    if (lane.flights.size === 0) return true;
+    if (lane.flights.size >= this.limits.inFlight) return Infinity;
+    const stall = this.limits.stallMs(lane.usualMs);
+    let youngest = -Infinity;
+    for (const f of lane.flights) youngest = Math.max(youngest, f.departed);
+    const left = youngest + stall - now;
+    return left <= 0 ? true : left;
+  }
 
   /** Decides `item` on `db`: at once alone, or in a batch of its database. */
   async run(db: Queryable, item: I, withinMs?: number): Promise<A> {
     const key = db.coalesceKey;
     if (key === undefined) return this.kind.alone(db, item, withinMs);
+    // A lane per database the isolate talks to (a handful): kept, with what its statements usually take.
     let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, (lane = { flights: new Set(), queue: [] }));
-    if (lane.flights.size < this.limits.inFlight && lane.queue.length === 0) {
+    if (!lane) this.lanes.set(key, (lane = { flights: new Set(), queue: [], usualMs: 0 }));
+    if (lane.queue.length === 0 && this.wayFree(lane, Date.now()) === true) {
       this.stats.alone++;
-      const { land } = this.depart(key, lane);
+      const { land } = this.depart(lane);
       try {
         return await this.kind.alone(db, item, withinMs);
       } finally {
@@ -142,15 +177,23 @@ export class Coalescer<I, A> {
           this.dequeue(lane, w);
           throw lostAnswer(Date.now() - started, false);
         }
-        if (!w.flight && lane.flights.size < this.limits.inFlight) {
+        const free = w.flight ? Infinity : this.wayFree(lane, Date.now());
+        if (free === true) {
           // A way is free: this request sends the next batch (itself in it, unless an earlier
           // decision of its group holds it back) and waits for it in its own context.
-          await this.carry(key, lane, w);
+          await this.carry(lane, w);
           continue;
         }
         const flights: Promise<unknown>[] = w.flight ? [w.flight.landed] : [...lane.flights].map((f) => f.landed);
         if (timeout) flights.push(timeout);
-        if ((await Promise.race(flights)) === TIMED_OUT && !w.result) {
+        // The first in the queue also wakes when the statements in the air will count as stalled.
+        let stallTimer: ReturnType<typeof setTimeout> | undefined;
+        if (Number.isFinite(free) && lane.queue[0] === w) {
+          flights.push(new Promise<typeof STALLED>((resolve) => (stallTimer = setTimeout(() => resolve(STALLED), free))));
+        }
+        const woke = await Promise.race(flights);
+        clearTimeout(stallTimer);
+        if (woke === TIMED_OUT && !w.result) {
           // Still queued: nothing was sent (503). In a flight: its answer is lost (504 for a write).
           if (!w.flight) this.dequeue(lane, w);
           throw lostAnswer(Date.now() - started, w.flight !== null && this.kind.write(item));
@@ -165,22 +208,23 @@ export class Coalescer<I, A> {
   }
 
   /** A statement leaves for the lane's database: its flight, and the function (called by the same request) that says it landed. */
-  private depart(key: string, lane: Lane<I, A>): { flight: Flight; land: () => void } {
+  private depart(lane: Lane<I, A>): { flight: Flight; land: () => void } {
     let resolve!: () => void;
-    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)) };
+    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)), departed: Date.now() };
     lane.flights.add(flight);
     const land = () => {
       if (!lane.flights.delete(flight)) return;
-      if (lane.flights.size === 0 && lane.queue.length === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
+      const took = Date.now() - flight.departed;
+      lane.usualMs = lane.usualMs === 0 ? took : 0.8 * lane.usualMs + 0.2 * took;
       resolve();
     };
     return { flight, land };
   }
 
   /** Takes the next batch off the queue and sends it from `carrier`'s request, settling each of its decisions. */
-  private async carry(key: string, lane: Lane<I, A>, carrier: Waiting<I, A>): Promise<void> {
+  private async carry(lane: Lane<I, A>, carrier: Waiting<I, A>): Promise<void> {
     const batch = this.take(lane);
-    const { flight, land } = this.depart(key, lane);
+    const { flight, land } = this.depart(lane);
     for (const w of batch) w.flight = flight;
     try {
       await this.send(batch, carrier.deadline);

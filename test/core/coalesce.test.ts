@@ -4,7 +4,7 @@
 // scheduling only. The decisions themselves, against real Postgres under real bursts, are judged
 // by test/ratelimits/ratelimits.coalesce.test.ts.
 import { describe, expect, it } from "vitest";
-import { type BatchKind, Coalescer } from "../../functions/core/coalesce";
+import { type BatchKind, type CoalesceLimits, Coalescer, stallMs } from "../../functions/core/coalesce";
 import type { Queryable } from "../../functions/core/db";
 import { ProblemError, problem } from "../../functions/core/errors";
 
@@ -21,7 +21,9 @@ interface Sent {
   answer(err?: unknown): void;
 }
 
-function harness(limits = { inFlight: 2, batch: 64 }, coalesceKey: string | null = "db") {
+/** Two ways, the second open at once (`stallMs: () => 0`) unless a test says otherwise. */
+function harness(given: Partial<CoalesceLimits> = {}, coalesceKey: string | null = "db") {
+  const limits: CoalesceLimits = { inFlight: 2, batch: 64, stallMs: () => 0, ...given };
   const sent: Sent[] = [];
   const statement = (items: Item[], together: boolean) =>
     new Promise<string[]>((resolve, reject) => {
@@ -58,6 +60,60 @@ describe("coalescing concurrent decisions into one statement", () => {
     sent[2].answer();
     expect(await Promise.all(answers)).toEqual(["answer 0", "answer 1", "answer 2", "answer 3", "answer 4", "answer 5"]);
     expect(coalescer.stats).toEqual({ alone: 2, batches: 1, batched: 4, fallbacks: 0, waiting: 0 });
+  });
+
+  it("one statement at a time while the one in the air is young; the second way opens once it has been out past its stall time", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 2, stallMs: () => 40 });
+    const answers = Array.from({ length: 4 }, (_, id) => coalescer.run(db, { id, key: `k${id}` }));
+    await tick();
+    // The first goes at once, alone; the others wait for it (a second way is not open yet).
+    expect(sent.map((s) => s.items)).toEqual([[0]]);
+    await new Promise((r) => setTimeout(r, 15));
+    expect(sent).toHaveLength(1);
+    // Still out after its stall time (a lock wait, say): the first in the queue sends the rest on the second way.
+    await new Promise((r) => setTimeout(r, 60));
+    expect(sent.map((s) => [s.items, s.together])).toEqual([
+      [[0], false],
+      [[1, 2, 3], true],
+    ]);
+    // Both ways busy: a later decision waits, and goes when one lands.
+    const later = coalescer.run(db, { id: 4, key: "k4" });
+    await tick();
+    expect(sent).toHaveLength(2);
+    sent[1].answer();
+    await tick();
+    expect(sent[2].items).toEqual([4]);
+    sent[0].answer();
+    sent[2].answer();
+    expect(await Promise.all([...answers, later])).toEqual(["answer 0", "answer 1", "answer 2", "answer 3", "answer 4"]);
+  });
+
+  it("the stall time follows how long the lane's statements usually take, never under MIN_STALL_MS", async () => {
+    expect(stallMs(0)).toBe(5);
+    expect(stallMs(1)).toBe(5);
+    expect(stallMs(10)).toBe(30);
+    const usual: number[] = [];
+    const { sent, coalescer, db } = harness({
+      inFlight: 2,
+      stallMs: (u) => {
+        usual.push(u);
+        return 10_000;
+      },
+    });
+    const first = coalescer.run(db, { id: 0, key: "a" });
+    await new Promise((r) => setTimeout(r, 30));
+    sent[0].answer();
+    await first;
+    const second = coalescer.run(db, { id: 1, key: "a" });
+    const third = coalescer.run(db, { id: 2, key: "a" });
+    await tick();
+    sent[1].answer();
+    await tick();
+    sent[2].answer();
+    await Promise.all([second, third]);
+    // The 30 ms statement is what the lane learned before the next decision asked.
+    expect(usual.length).toBeGreaterThan(0);
+    expect(Math.max(...usual)).toBeGreaterThanOrEqual(25);
   });
 
   it("without a coalesceKey (COALESCE=off, a transaction) every decision is its own statement", async () => {
