@@ -44,12 +44,14 @@ export const MAX_IN_FLIGHT = 2;
 export const MAX_BATCH = 64;
 /** A statement is stalled once it has been out this many times as long as the lane's statements usually take… */
 export const STALL_FACTOR = 3;
-/** …and at least this long (ms). */
+/** …and at least this long (ms)… */
 export const MIN_STALL_MS = 5;
+/** …and at most this long (ms): one statement held for a whole lock wait must not teach the lane to wait that long. */
+export const MAX_STALL_MS = 100;
 
 /** When the statements in the air count as stalled, from how long the lane's statements usually take (ms). */
 export function stallMs(usualMs: number): number {
-  return Math.max(MIN_STALL_MS, STALL_FACTOR * usualMs);
+  return Math.min(MAX_STALL_MS, Math.max(MIN_STALL_MS, STALL_FACTOR * usualMs));
 }
 
 /** How a coalescer schedules: its ways, its batch size, and when a second way opens (`stallMs: () => 0`: at once). */

@@ -88,10 +88,11 @@ describe("coalescing concurrent decisions into one statement", () => {
     expect(await Promise.all([...answers, later])).toEqual(["answer 0", "answer 1", "answer 2", "answer 3", "answer 4"]);
   });
 
-  it("the stall time follows how long the lane's statements usually take, never under MIN_STALL_MS", async () => {
+  it("the stall time follows how long the lane's statements usually take, from MIN_STALL_MS to MAX_STALL_MS", async () => {
     expect(stallMs(0)).toBe(5);
     expect(stallMs(1)).toBe(5);
     expect(stallMs(10)).toBe(30);
+    expect(stallMs(5_000)).toBe(100); // after a statement held for a whole lock wait
     const usual: number[] = [];
     const { sent, coalescer, db } = harness({
       inFlight: 2,
