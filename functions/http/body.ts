@@ -18,15 +18,17 @@ export const MAX_DELIVERY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * The deepest nesting of arrays/objects in a JSON body, strings skipped: a linear scan of the UTF-8
- * bytes (brackets and quotes are ASCII, and no byte of a multi-byte character is), no recursion.
+ * The deepest nesting of arrays/objects in a JSON body, strings skipped: a linear scan of its UTF-8
+ * bytes or its text (brackets and quotes are ASCII, and no byte of a multi-byte character is, nor
+ * any UTF-16 unit of one), no recursion.
  */
-export function jsonDepth(bytes: Uint8Array): number {
+export function jsonDepth(body: Uint8Array | string): number {
+  const at = typeof body === "string" ? (i: number) => body.charCodeAt(i) : (i: number) => body[i];
   let depth = 0;
   let max = 0;
   let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const ch = bytes[i];
+  for (let i = 0; i < body.length; i++) {
+    const ch = at(i);
     if (inString) {
       if (ch === 0x5c /* \ */) i++;
       else if (ch === 0x22 /* " */) inString = false;
@@ -42,38 +44,50 @@ export function jsonDepth(bytes: Uint8Array): number {
  * deep; anything else is refused before a handler runs.
  */
 export function jsonBodies(opts: { larger?: (c: Context<AppEnv>) => boolean } = {}): MiddlewareHandler<AppEnv> {
+  const tooLarge = (maxSize: number) => httpProblem(413, `The body is larger than ${maxSize} bytes.`);
   const limitOf = (maxSize: number) =>
     bodyLimit({
       maxSize,
       onError: () => {
-        throw httpProblem(413, `The body is larger than ${maxSize} bytes.`);
+        throw tooLarge(maxSize);
       },
     });
   const normal = limitOf(MAX_BODY_BYTES);
   const large = limitOf(MAX_DELIVERY_BYTES);
   return async (c, next) => {
-    const hasBody = Number(c.req.header("Content-Length") ?? "0") > 0 || c.req.header("Transfer-Encoding") !== undefined;
+    const length = c.req.header("Content-Length");
+    const chunked = c.req.header("Transfer-Encoding") !== undefined;
     // No route for this method and path: 404, whatever the body (it is never read).
-    if (!hasBody || c.req.method === "GET" || c.req.method === "HEAD" || !hasRoute(c)) return next();
+    if (!(Number(length ?? "0") > 0 || chunked) || c.req.method === "GET" || c.req.method === "HEAD" || !hasRoute(c)) return next();
     const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
     if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
       throw httpProblem(415, `Send the body as application/json (got ${JSON.stringify(type || "no Content-Type")}).`);
     }
     // Until the whole body is in, a failure to read it is the client's: it hung up mid-body.
     let reading = true;
+    const larger = opts.larger?.(c) ?? false;
+    const read = async () => {
+      // Read the body once here (Hono caches it) so the depth is checked before anything parses it.
+      // A signed delivery as its raw bytes: its signature is over exactly those. Any other body as
+      // its text: what the validator and a scoped key's name check parse (Hono's json() reads only a
+      // cached text, and would otherwise decode a Response around the bytes on every call); the
+      // idempotency hash reads the text's UTF-8 bytes.
+      const body = larger ? new Uint8Array(await c.req.arrayBuffer()) : await c.req.text();
+      reading = false;
+      if (jsonDepth(body) > MAX_JSON_DEPTH) {
+        const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+        throw validationProblem(`body: ${message}.`, [{ in: "body", path: "(root)", message }]);
+      }
+      await next();
+    };
     try {
-      const limit = opts.larger?.(c) ? large : normal;
-      return await limit(c, async () => {
-        // Read the raw bytes once here (hono caches them for the validator, the idempotency hash and
-        // the webhook signature) so the depth is checked before anything parses the body.
-        const bytes = new Uint8Array(await c.req.arrayBuffer());
-        reading = false;
-        if (jsonDepth(bytes) > MAX_JSON_DEPTH) {
-          const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
-          throw validationProblem(`body: ${message}.`, [{ in: "body", path: "(root)", message }]);
-        }
-        await next();
-      });
+      // A declared length is checked here, as bodyLimit would; a chunked body is counted by bodyLimit as it arrives.
+      if (length !== undefined && !chunked) {
+        const max = larger ? MAX_DELIVERY_BYTES : MAX_BODY_BYTES;
+        if (Number.parseInt(length, 10) > max) throw tooLarge(max);
+        return await read();
+      }
+      return await (larger ? large : normal)(c, read);
     } catch (err) {
       if (!reading || err instanceof ProblemError) throw err;
       throw bodyNotReceived(c, err);

@@ -58,6 +58,37 @@ describe("jsonBodies()", () => {
     expect(jsonDepth(new TextEncoder().encode('"plain"'))).toBe(0);
   });
 
+  it("a body's text and its UTF-8 bytes read the same depth, multi-byte characters included; the handler gets the text as sent", async () => {
+    for (const body of ['{"a":"é[[","b":[["🚀"]]}', `{"k":"${"ü".repeat(40)}","v":[{"w":"\\"}]}`, nested(7), '"日本語"']) {
+      expect(jsonDepth(body), body).toBe(jsonDepth(new TextEncoder().encode(body)));
+    }
+    const res = await post('{"name":"café 🚀","list":["ß"]}');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ name: "café 🚀", list: ["ß"] });
+  });
+
+  it(`a chunked body (no Content-Length) is counted as it arrives: over ${MAX_BODY_BYTES} bytes 413, within it passes`, async () => {
+    const chunked = (text: string) =>
+      app.request("/echo", {
+        method: "POST",
+        body: new ReadableStream<Uint8Array>({
+          start(controller) {
+            const bytes = new TextEncoder().encode(text);
+            for (let i = 0; i < bytes.length; i += 8192) controller.enqueue(bytes.slice(i, i + 8192));
+            controller.close();
+          },
+        }),
+        duplex: "half",
+        headers: { "Content-Type": "application/json", "Transfer-Encoding": "chunked" },
+      } as RequestInit);
+    const over = await chunked(JSON.stringify({ pad: "x".repeat(MAX_BODY_BYTES) }));
+    expect(over.status).toBe(413);
+    expect((await over.json()).type).toBe("/problems/payload-too-large");
+    const within = await chunked(JSON.stringify({ pad: "y".repeat(20_000) }));
+    expect(within.status).toBe(200);
+    expect((await within.json()).pad).toHaveLength(20_000);
+  });
+
   it("a body whose connection closes mid-way (the read fails) → 400, the handler never runs, nothing logged as an error", async () => {
     // As workerd's request stream does when the client hangs up (test/http/disconnect.runtime.test.ts: the real thing).
     for (const transfer of [{ "Content-Length": "100" }, { "Transfer-Encoding": "chunked" }] as Record<string, string>[]) {
