@@ -78,7 +78,6 @@ export interface BatchKind<I, A> {
 interface Waiting<I, A> {
   item: I;
   db: Queryable;
-  started: number;
   deadline: number;
   /** The flight carrying it, once a carrier took it into a batch. */
   flight: Flight | null;
@@ -108,8 +107,8 @@ export interface CoalesceStats {
   batched: number;
   /** Batches that failed on a lock wait or conflict and were sent again one by one. */
   fallbacks: number;
-  /** Decisions waiting for a batch now. */
-  waiting: number;
+  /** Decisions waiting for a batch now (read from the queues). */
+  readonly waiting: number;
 }
 
 /** What Postgres refused for one decision of a batch, not for all (a lock wait, a conflict, a value): nothing was applied. */
@@ -122,12 +121,27 @@ function retryAlone(err: unknown): boolean {
   return state !== undefined && (state === "55P03" || state.startsWith("40") || state.startsWith("23") || state.startsWith("22"));
 }
 
+/** Counters of what a coalescer did, and what waits in its lanes now. */
+function statsOver(lanes: Map<string, { queue: unknown[] }>): CoalesceStats {
+  return {
+    alone: 0,
+    batches: 0,
+    batched: 0,
+    fallbacks: 0,
+    get waiting() {
+      let n = 0;
+      for (const lane of lanes.values()) n += lane.queue.length;
+      return n;
+    },
+  };
+}
+
 const TIMED_OUT = Symbol("timed out");
 const STALLED = Symbol("stalled");
 
 export class Coalescer<I, A> {
   private readonly lanes = new Map<string, Lane<I, A>>();
-  readonly stats: CoalesceStats = { alone: 0, batches: 0, batched: 0, fallbacks: 0, waiting: 0 };
+  readonly stats = statsOver(this.lanes);
 
   constructor(
     private readonly kind: BatchKind<I, A>,
@@ -162,9 +176,8 @@ export class Coalescer<I, A> {
       }
     }
     const started = Date.now();
-    const w: Waiting<I, A> = { item, db, started, deadline: started + Math.min(withinMs ?? Infinity, db.remainingMs?.() ?? Infinity), flight: null };
+    const w: Waiting<I, A> = { item, db, deadline: started + Math.min(withinMs ?? Infinity, db.remainingMs?.() ?? Infinity), flight: null };
     lane.queue.push(w);
-    this.stats.waiting++;
     // This request's own deadline timer (a timer belongs to the request that set it).
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = Number.isFinite(w.deadline)
@@ -238,7 +251,6 @@ export class Coalescer<I, A> {
   /** A waiting decision leaves the queue unsent (its time ran out). */
   private dequeue(lane: Lane<I, A>, w: Waiting<I, A>): void {
     lane.queue = lane.queue.filter((x) => x !== w);
-    this.stats.waiting--;
   }
 
   /** The next batch: the queue in order, an item joining unless its group is taken by an exclusive one (or it is exclusive and its group is taken), or an earlier item of its group stayed behind. */
@@ -260,7 +272,6 @@ export class Coalescer<I, A> {
       }
     }
     lane.queue = left;
-    this.stats.waiting -= taken.length;
     return taken;
   }
 
