@@ -11,6 +11,7 @@
 // only promises made and settled by the request that sent each statement (functions/core/coalesce.ts).
 import http from "node:http";
 import { describe, expect, it } from "vitest";
+import { httpRequest } from "../../bench/load";
 import { sql, TOKEN, workerSuite } from "../support";
 
 const suite = workerSuite("ratelimits_coalesce_runtime", {
@@ -24,24 +25,8 @@ const CLIENTS = 64;
 /** A bound for a broken run, not a timing claim: a loaded machine still finishes well within it. */
 const LOAD_BOUND_MS = 240_000;
 
+// Kept-alive sockets, as many as the clients (the bench's loopback request: bench/load.ts).
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-function request(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method, headers: body === undefined ? headers : { ...headers, "Content-Length": Buffer.byteLength(body) }, agent, timeout: 60_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`no answer from ${url} within 60 s`)));
-    req.on("error", reject);
-    req.end(body);
-  });
-}
 
 describe("coalesced checks in wrangler dev", () => {
   it(
@@ -61,7 +46,7 @@ describe("coalesced checks in wrangler dev", () => {
             next++;
             let label: string;
             try {
-              const res = await request(`${base}/v1/authz?policy=co-rt&key=header:X-Api-Key`, "GET", { ...auth, "X-Api-Key": "hot" });
+              const res = await httpRequest(`${base}/v1/authz?policy=co-rt&key=header:X-Api-Key`, "GET", { ...auth, "X-Api-Key": "hot" }, undefined, agent);
               label = String(res.status);
               if (res.status !== 200) failures[res.text.slice(0, 200)] = (failures[res.text.slice(0, 200)] ?? 0) + 1;
             } catch (err) {
