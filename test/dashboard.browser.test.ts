@@ -8,7 +8,7 @@
 // sends is UTC all the same. Screenshots go to test/screenshots/dashboard-*.png (git-ignored).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "puppeteer-core";
+import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../dev/local";
 import { type BrowserSession, findChromium, launchBrowser, sql, TOKEN, until, workerSuite } from "./support";
@@ -477,14 +477,53 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(await page.evaluate(() => document.body.textContent)).not.toContain(reader.secret.slice(12));
     await shot("keys-audit");
 
-    await useToken(narrow.secret);
-    await openView("access", "Keys & audit");
-    await page.waitForFunction(() => document.querySelector("#ac-keys")?.textContent?.includes("may not read keys"), { timeout: 30_000 });
+    // Switching to the narrow key: what the reader's key read leaves the screen at once, before the
+    // narrow key's answers come, and an answer to the reader's key that lands after the switch is not
+    // shown. Requests are held in the browser (request interception) so both moments are certain.
+    const held: { reader: HTTPRequest[]; narrow: HTTPRequest[] } = { reader: [], narrow: [] };
+    let holdNarrow = true;
+    const hold = (r: HTTPRequest) => {
+      const auth = r.headers().authorization;
+      if (auth === `Bearer ${reader.secret}` && r.url().includes("/v1/audit")) held.reader.push(r);
+      else if (auth === `Bearer ${narrow.secret}` && holdNarrow) held.narrow.push(r);
+      else void r.continue();
+    };
+    await page.setRequestInterception(true);
+    page.on("request", hold);
+    try {
+      await page.click('#ac-form button[type="submit"]');
+      await until(async () => held.reader.length === 1, 30_000, "the reader's audit request reached the browser's network layer");
+      await useToken(narrow.secret);
+      for (const id of ["#ac-keys", "#ac-audit", "#rl-policies", "#rl-usage", "#wh-out", "#pm-semaphores"]) expect([id, await text(id)]).toEqual([id, ""]);
+      await until(async () => held.narrow.length > 0, 30_000, "the narrow key's first request reached the browser's network layer");
+      holdNarrow = false;
+      for (const r of held.narrow.splice(0)) void r.continue();
+      await page.waitForFunction(
+        () =>
+          document.querySelector("#ac-keys")?.textContent?.includes("may not read") &&
+          document.querySelector("#ac-audit")?.textContent?.includes("may not read"),
+        { timeout: 30_000 },
+      );
+      const late = page.waitForResponse((res) => res.request() === held.reader[0], { timeout: 30_000 });
+      void held.reader[0].continue();
+      expect((await late).status()).toBe(200);
+      await page.waitForNetworkIdle({ idleTime: 300, timeout: 30_000 });
+    } finally {
+      page.off("request", hold);
+      await page.setRequestInterception(false);
+    }
     expect(await text("#ac-keys")).toBe("This key may not read keys (This key lacks the scope keys:read.).");
     expect(await text("#ac-audit")).toBe("This key may not read the audit log (This key lacks the scope audit:read.).");
+    expect(await page.$eval("#problem", (e) => (e as HTMLElement).hidden)).toBe(true);
     await openView("inventory", "Inventory");
     await retype("#inv-item", "hotel-double");
     await submitAndWait("#inv-form", "#inv-grid");
     expect(await page.$eval("#problem", (e) => (e as HTMLElement).hidden)).toBe(true);
+
+    // Forget: nothing read with the token stays on screen.
+    await page.click("#forget");
+    expect(await text("#auth-status")).toBe("No token yet.");
+    expect(await text("#inv-out")).toBe("");
+    expect(await page.$("#inv-grid")).toBeNull();
   });
 });

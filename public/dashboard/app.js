@@ -18,6 +18,9 @@ class ApiError extends Error {
   }
 }
 
+/** An answer to a token that is no longer the tab's: never shown (what it holds was read with the old key). */
+class StaleAnswer extends Error {}
+
 /** GET `path` (with `query`) from this Worker's API; throws ApiError for a problem answer. */
 async function api(path, query = {}) {
   const token = sessionStorage.getItem(TOKEN_KEY);
@@ -28,9 +31,11 @@ async function api(path, query = {}) {
   try {
     res = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } });
   } catch {
+    if (sessionStorage.getItem(TOKEN_KEY) !== token) throw new StaleAnswer();
     throw new ApiError(0, { title: "The Worker did not answer", detail: "The request failed before an answer came: is the Worker running?" });
   }
   const body = await res.json().catch(() => null);
+  if (sessionStorage.getItem(TOKEN_KEY) !== token) throw new StaleAnswer();
   if (!res.ok) throw new ApiError(res.status, body);
   return body;
 }
@@ -729,7 +734,7 @@ async function run(fn) {
     await fn();
     clearProblem();
   } catch (err) {
-    if (err instanceof InputError) return;
+    if (err instanceof InputError || err instanceof StaleAnswer) return;
     if (err instanceof ApiError && err.status === 401) stopLive();
     showProblem(err);
   }
@@ -761,6 +766,30 @@ function defaults() {
   $("inv-to").value = toUtcDate(new Date(day.getTime() + 7 * 86_400_000));
 }
 
+/** Takes off the screen everything read with the previous token, so a new key never shows what only the old one could read. */
+function forgetShown() {
+  stopLive();
+  dropChart();
+  clearProblem();
+  for (const id of [
+    "rl-policies",
+    "rl-usage",
+    "rl-keys",
+    "rl-policy",
+    "rs-out",
+    "inv-out",
+    "pm-updated",
+    "pm-leases",
+    "pm-semaphores",
+    "wh-source",
+    "wh-out",
+    "ac-keys",
+    "ac-audit",
+  ]) {
+    $(id).replaceChildren();
+  }
+}
+
 function showTokenState() {
   $("auth-status").textContent = sessionStorage.getItem(TOKEN_KEY) ? "Token set for this tab." : "No token yet.";
 }
@@ -776,12 +805,13 @@ $("token-form").addEventListener("submit", (e) => {
   e.preventDefault();
   sessionStorage.setItem(TOKEN_KEY, $("token").value.trim());
   $("token").value = "";
+  forgetShown();
   showTokenState();
   openView();
 });
 $("forget").addEventListener("click", () => {
   sessionStorage.removeItem(TOKEN_KEY);
-  stopLive();
+  forgetShown();
   showTokenState();
 });
 submit("rl-form", showUsage);
