@@ -5,7 +5,7 @@
 // change, and the same answers with COALESCE=off.
 import { describe, expect, it } from "vitest";
 import { checkCoalescing } from "../../functions/ratelimits/sql";
-import { bindings, SUITE_BUDGET_MS, servedApp, sql, whileHolding, withServedApp } from "../support";
+import { bindings, connect, SUITE_BUDGET_MS, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 // Every check reaches Postgres (the deny cache has its own suite), so the counts are exact.
 const suite = servedApp("ratelimits_coalesce", { RATELIMIT_DENY_CACHE: "off", COALESCE: "on" });
@@ -188,6 +188,49 @@ describe("checks in flight together go to Postgres as one statement", () => {
     const [{ deadlocks }] = await sql<{ deadlocks: number }>(suite.db, "SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()");
     expect(deadlocks - before).toBe(0);
   }, 180_000);
+
+  it("a run of one key's checks (000104) is decided as one set: each answer, the counter row and the log exactly as the checks one by one leave them", async () => {
+    await putPolicy("co-run", { algorithm: "fixed_window", limit: 10, window_ms: YEAR });
+    await putPolicy("co-run-log", { algorithm: "fixed_window", limit: 10, window_ms: YEAR, log: true });
+    await putPolicy("co-run-tb", { algorithm: "token_bucket", limit: 10, window_ms: YEAR });
+    // An override in force on both keys, ending in an hour: the limit is 12, and a refusal's wait stops at its end.
+    const [from, to] = [Date.now() - 3_600_000, Date.now() + 3_600_000].map((t) => new Date(t).toISOString());
+    for (const key of ["set", "one"]) {
+      await sql(suite.db, "SELECT admit_ratelimit_put_override('co-run', $1, 12, $2::timestamptz, $3::timestamptz)", [key, from, to]);
+    }
+    // Costs that cross the limit, a refused large one followed by small ones that still fit, one above the limit.
+    const runs = [
+      [3, 1, 4, 1, 5, 9, 2, 1, 13, 1],
+      [1, 1, 1],
+    ];
+    const client = await connect(suite.db);
+    try {
+      for (const costs of runs) {
+        const items = (key: string) => ["co-run", "co-run-log", "co-run-tb"].flatMap((p) => costs.map((c, n) => ({ p, k: key, c, i: { n, c } })));
+        await client.query("BEGIN");
+        const { rows } = await client.query("SELECT admit_ratelimit_check_batch($1::jsonb, 2000) AS r", [JSON.stringify(items("set"))]);
+        const one: unknown[] = [];
+        for (const x of items("one")) {
+          const r = await client.query("SELECT admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, 2000) AS r", [x.p, x.k, x.c, JSON.stringify(x.i)]);
+          one.push(r.rows[0].r);
+        }
+        await client.query("COMMIT");
+        expect(rows[0].r.map((a: { key: string }) => ({ ...a, key: "one" }))).toEqual(one);
+      }
+      const state = async (table: string, columns: string) =>
+        (await client.query(`SELECT key, ${columns} FROM ${table} WHERE policy LIKE 'co-run%' ORDER BY policy, key, ${columns}`)).rows;
+      const byKey = (rows: Array<Record<string, unknown>>, key: string) => rows.filter((r) => r.key === key).map(({ key: _, ...rest }) => rest);
+      const rowCols = "policy, slot, consumed, admitted, attempted, rejected, last_allowed, tat, window_start, expires_at";
+      const counterRows = await state("ratelimit_counters", rowCols);
+      expect(byKey(counterRows, "set")).toEqual(byKey(counterRows, "one"));
+      expect(byKey(counterRows, "set").find((r) => r.policy === "co-run")).toMatchObject({ consumed: "12", admitted: "6", attempted: "13", rejected: "7" });
+      const logRows = await state("ratelimit_log", "policy, allowed, cost, info");
+      expect(byKey(logRows, "set")).toEqual(byKey(logRows, "one"));
+      expect(byKey(logRows, "set")).toHaveLength(13);
+    } finally {
+      await client.end();
+    }
+  });
 
   it("admit_ratelimit_check_batch answers each item as its own statement would, in arrival order per key", async () => {
     await putPolicy("co-sql", { algorithm: "fixed_window", limit: 2, window_ms: YEAR });
