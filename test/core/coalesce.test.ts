@@ -105,6 +105,7 @@ describe("coalescing concurrent decisions into one statement", () => {
     await new Promise((r) => setTimeout(r, 30));
     sent[0].answer();
     await first;
+    await tick(); // past the turn it landed in (the next test): the two below ask apart from it
     const second = coalescer.run(db, { id: 1, key: "a" });
     const third = coalescer.run(db, { id: 2, key: "a" });
     await tick();
@@ -115,6 +116,32 @@ describe("coalescing concurrent decisions into one statement", () => {
     // The 30 ms statement is what the lane learned before the next decision asked.
     expect(usual.length).toBeGreaterThan(0);
     expect(Math.max(...usual)).toBeGreaterThanOrEqual(25);
+  });
+
+  it("the callers a landed statement answered ask again within its turn (Node): their next decisions go together, none alone", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1 });
+    // Four callers on one key, each asking again as soon as it has its answer (the library layer's clients).
+    const caller = async (c: number) => {
+      for (let n = 0; n < 3; n++) await coalescer.run(db, { id: 10 * c + n, key: "hot" });
+    };
+    const callers = Promise.all([0, 1, 2, 3].map(caller));
+    await tick();
+    expect(sent.map((s) => s.items)).toEqual([[0]]);
+    sent[0].answer();
+    await tick();
+    // Caller 0's next decision joins the three that waited, instead of the three leaving without it
+    // and it going alone after them.
+    const sorted = (i: number) => [...sent[i].items].sort((a, b) => a - b);
+    expect(sorted(1)).toEqual([1, 10, 20, 30]);
+    sent[1].answer();
+    await tick();
+    expect(sorted(2)).toEqual([2, 11, 21, 31]);
+    sent[2].answer();
+    await tick();
+    expect(sorted(3)).toEqual([12, 22, 32]);
+    sent[3].answer();
+    await callers;
+    expect(coalescer.stats).toMatchObject({ alone: 1, batches: 3, batched: 11 });
   });
 
   it("without a coalesceKey (COALESCE=off, a transaction) every decision is its own statement", async () => {
