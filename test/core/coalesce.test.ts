@@ -105,7 +105,7 @@ describe("coalescing concurrent decisions into one statement", () => {
     await new Promise((r) => setTimeout(r, 30));
     sent[0].answer();
     await first;
-    await tick(); // past the turn it landed in (the next test): the two below ask apart from it
+    await new Promise((r) => setImmediate(r)); // past the turn it landed in (the next test): the two below ask apart from it
     const second = coalescer.run(db, { id: 1, key: "a" });
     const third = coalescer.run(db, { id: 2, key: "a" });
     await tick();
@@ -125,19 +125,23 @@ describe("coalescing concurrent decisions into one statement", () => {
       for (let n = 0; n < 3; n++) await coalescer.run(db, { id: 10 * c + n, key: "hot" });
     };
     const callers = Promise.all([0, 1, 2, 3].map(caller));
-    await tick();
+    // Turns of the event loop, not time: a loaded machine may run a 1 ms timer before an immediate.
+    const sentReaches = async (n: number) => {
+      for (let i = 0; i < 1000 && sent.length < n; i++) await new Promise((r) => setImmediate(r));
+    };
+    await sentReaches(1);
     expect(sent.map((s) => s.items)).toEqual([[0]]);
     sent[0].answer();
-    await tick();
+    await sentReaches(2);
     // Caller 0's next decision joins the three that waited, instead of the three leaving without it
     // and it going alone after them.
     const sorted = (i: number) => [...sent[i].items].sort((a, b) => a - b);
     expect(sorted(1)).toEqual([1, 10, 20, 30]);
     sent[1].answer();
-    await tick();
+    await sentReaches(3);
     expect(sorted(2)).toEqual([2, 11, 21, 31]);
     sent[2].answer();
-    await tick();
+    await sentReaches(4);
     expect(sorted(3)).toEqual([12, 22, 32]);
     sent[3].answer();
     await callers;
