@@ -189,14 +189,19 @@ describe("checks in flight together go to Postgres as one statement", () => {
     expect(deadlocks - before).toBe(0);
   }, 180_000);
 
-  it("a run of one key's checks (000104) is decided as one set: each answer, the counter row and the log exactly as the checks one by one leave them", async () => {
+  it("a run of one key's checks (000104, 000105) is decided as one set: each answer, the counter row and the log exactly as the checks one by one leave them", async () => {
     await putPolicy("co-run", { algorithm: "fixed_window", limit: 10, window_ms: YEAR });
     await putPolicy("co-run-log", { algorithm: "fixed_window", limit: 10, window_ms: YEAR, log: true });
     await putPolicy("co-run-tb", { algorithm: "token_bucket", limit: 10, window_ms: YEAR });
-    // An override in force on both keys, ending in an hour: the limit is 12, and a refusal's wait stops at its end.
+    // A short bucket: it refills between the runs, and its statistics window moves on (the counts restart).
+    await putPolicy("co-run-tb-short", { algorithm: "token_bucket", limit: 5, window_ms: 200 });
+    // An override in force on both keys of the fixed window and the token bucket, ending in an hour: the
+    // limit is 12, and a refusal's wait stops at its end (the logged policy keeps its 10).
     const [from, to] = [Date.now() - 3_600_000, Date.now() + 3_600_000].map((t) => new Date(t).toISOString());
-    for (const key of ["set", "one"]) {
-      await sql(suite.db, "SELECT admit_ratelimit_put_override('co-run', $1, 12, $2::timestamptz, $3::timestamptz)", [key, from, to]);
+    for (const policy of ["co-run", "co-run-tb"]) {
+      for (const key of ["set", "one"]) {
+        await sql(suite.db, "SELECT admit_ratelimit_put_override($1, $2, 12, $3::timestamptz, $4::timestamptz)", [policy, key, from, to]);
+      }
     }
     // Costs that cross the limit, a refused large one followed by small ones that still fit, one above the limit.
     const runs = [
@@ -206,7 +211,8 @@ describe("checks in flight together go to Postgres as one statement", () => {
     const client = await connect(suite.db);
     try {
       for (const costs of runs) {
-        const items = (key: string) => ["co-run", "co-run-log", "co-run-tb"].flatMap((p) => costs.map((c, n) => ({ p, k: key, c, i: { n, c } })));
+        const items = (key: string) =>
+          ["co-run", "co-run-log", "co-run-tb", "co-run-tb-short"].flatMap((p) => costs.map((c, n) => ({ p, k: key, c, i: { n, c } })));
         await client.query("BEGIN");
         const { rows } = await client.query("SELECT admit_ratelimit_check_batch($1::jsonb, 2000) AS r", [JSON.stringify(items("set"))]);
         const one: unknown[] = [];
@@ -216,6 +222,7 @@ describe("checks in flight together go to Postgres as one statement", () => {
         }
         await client.query("COMMIT");
         expect(rows[0].r.map((a: { key: string }) => ({ ...a, key: "one" }))).toEqual(one);
+        await new Promise((r) => setTimeout(r, 250));
       }
       const state = async (table: string, columns: string) =>
         (await client.query(`SELECT key, ${columns} FROM ${table} WHERE policy LIKE 'co-run%' ORDER BY policy, key, ${columns}`)).rows;
@@ -227,6 +234,8 @@ describe("checks in flight together go to Postgres as one statement", () => {
       const logRows = await state("ratelimit_log", "policy, allowed, cost, info");
       expect(byKey(logRows, "set")).toEqual(byKey(logRows, "one"));
       expect(byKey(logRows, "set")).toHaveLength(13);
+      // The short bucket's counts are the second run's only: its statistics window moved on between the runs.
+      expect(byKey(counterRows, "set").find((r) => r.policy === "co-run-tb-short")).toMatchObject({ attempted: "3" });
     } finally {
       await client.end();
     }
