@@ -679,29 +679,55 @@ AS $function$
 DECLARE
   v_ids bigint[];
   v_more bigint[];
+  v_need integer := (p_check_out - p_check_in) * p_quantity;
+  -- Where in each night's slots this claim starts: above floor(v_at * capacity).
+  v_at double precision := random();
 BEGIN
+  -- Free tokens above the starting place (an integer bound, so the index range starts there).
   SELECT coalesce(array_agg(t.id), '{}') INTO v_ids
     FROM admit_nights(p_check_in, p_check_out) d
+    LEFT JOIN inventory_nights n ON n.item = p_item AND n.night = d
    CROSS JOIN LATERAL (
      SELECT id FROM inventory_tokens
-      WHERE item = p_item AND night = d::date AND booking_id IS NULL
+      WHERE item = p_item AND night = d AND booking_id IS NULL
+        AND slot > floor(v_at * coalesce(n.capacity, 0))::integer
       ORDER BY slot LIMIT p_quantity
         FOR UPDATE SKIP LOCKED
    ) t;
-  IF cardinality(v_ids) < (p_check_out - p_check_in) * p_quantity THEN
+  -- The nights that came up short there: free tokens from slot 1 up to the starting place.
+  IF cardinality(v_ids) < v_need THEN
     WITH got AS (
-      SELECT night, count(*)::integer AS n FROM inventory_tokens WHERE id = ANY (v_ids) GROUP BY night
+      SELECT night, count(*)::integer AS k FROM inventory_tokens WHERE id = ANY (v_ids) GROUP BY night
     )
     SELECT coalesce(array_agg(t.id), '{}') INTO v_more
       FROM admit_nights(p_check_in, p_check_out) d
-      LEFT JOIN got ON got.night = d::date
+      LEFT JOIN inventory_nights n ON n.item = p_item AND n.night = d
+      LEFT JOIN got ON got.night = d
      CROSS JOIN LATERAL (
        SELECT id FROM inventory_tokens
-        WHERE item = p_item AND night = d::date AND held_until <= clock_timestamp()
-        ORDER BY held_until LIMIT p_quantity - coalesce(got.n, 0)
+        WHERE item = p_item AND night = d AND booking_id IS NULL
+          AND slot <= floor(v_at * coalesce(n.capacity, 0))::integer
+        ORDER BY slot LIMIT p_quantity - coalesce(got.k, 0)
           FOR UPDATE SKIP LOCKED
      ) t
-     WHERE coalesce(got.n, 0) < p_quantity;
+     WHERE coalesce(got.k, 0) < p_quantity;
+    v_ids := v_ids || v_more;
+  END IF;
+  -- Still short: lapsed holds, oldest first (as 000031).
+  IF cardinality(v_ids) < v_need THEN
+    WITH got AS (
+      SELECT night, count(*)::integer AS k FROM inventory_tokens WHERE id = ANY (v_ids) GROUP BY night
+    )
+    SELECT coalesce(array_agg(t.id), '{}') INTO v_more
+      FROM admit_nights(p_check_in, p_check_out) d
+      LEFT JOIN got ON got.night = d
+     CROSS JOIN LATERAL (
+       SELECT id FROM inventory_tokens
+        WHERE item = p_item AND night = d AND held_until <= clock_timestamp()
+        ORDER BY held_until LIMIT p_quantity - coalesce(got.k, 0)
+          FOR UPDATE SKIP LOCKED
+     ) t
+     WHERE coalesce(got.k, 0) < p_quantity;
     v_ids := v_ids || v_more;
   END IF;
   RETURN v_ids;
