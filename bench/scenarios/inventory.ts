@@ -10,8 +10,8 @@
 // Violations = rooms sold beyond capacity, plus any disagreement between the design's own
 // bookkeeping (counter / claimed tokens) and the booking rows, from the database afterwards.
 import { hotNightBurst, INVENTORY_DESIGNS, type InventoryDesign, loadInventoryPeer } from "../inventory-designs";
-import { atEdgeConcurrencies, type BenchContext, ceiling, edge, hasFunctions, lastRound, library, rowKey, type Scenario } from "../measure";
-import type { Row } from "../report";
+import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, rowKey, type Scenario } from "../measure";
+import { COALESCE_OFF, type Row } from "../report";
 
 const NAME = "inventory-hot-night";
 const NIGHT = "2030-03-29";
@@ -95,30 +95,36 @@ export const inventoryHotNight: Scenario = {
         );
       }
     }
-    out.push(
-      ...(await atEdgeConcurrencies(ctx, async (concurrency) => {
-        const stock = await stocked(ctx, ADMIT, "edge", "admit", `http-c${concurrency}`);
-        return edge(ctx, {
-          scenario: NAME,
-          impl: "admit",
-          connection: "http",
-          concurrency,
-          note,
-          violations: violations(ctx, ADMIT, stock),
-          op: async (call, i) =>
-            String(
-              (
-                await call("POST", `/v1/inventory/${encodeURIComponent(stock.item)}/bookings`, {
-                  check_in: NIGHT,
-                  check_out: NEXT,
-                  quantity: 1,
-                  holder: `b${i}`,
-                })
-              ).status,
-            ),
-        });
-      })),
-    );
+    // At each edge concurrency, Admit's Worker (bookings in flight together coalesced: 000106) and its
+    // COALESCE=off twin (each booking its own statement), one right after the other, the first of the
+    // two alternating by round, each on a night of its own.
+    const edgeRow = (concurrency: number, off: boolean) => async () => {
+      const impl = off ? COALESCE_OFF : "admit";
+      const stock = await stocked(ctx, ADMIT, "edge", off ? "admit-coalesce-off" : "admit", `http-c${concurrency}`);
+      return edge(ctx, {
+        scenario: NAME,
+        impl,
+        connection: "http",
+        concurrency,
+        ...(off ? { worker: ctx.coalesceOffWorker, note: `${note}; the same Worker with COALESCE=off: each booking its own statement` } : { note }),
+        violations: violations(ctx, ADMIT, stock),
+        op: async (call, i) =>
+          String(
+            (
+              await call("POST", `/v1/inventory/${encodeURIComponent(stock.item)}/bookings`, {
+                check_in: NIGHT,
+                check_out: NEXT,
+                quantity: 1,
+                holder: `b${i}`,
+              })
+            ).status,
+          ),
+      });
+    };
+    for (const concurrency of ctx.edgeConcurrency) {
+      const rows = [edgeRow(concurrency, false), ...(ctx.coalesceOffWorker ? [edgeRow(concurrency, true)] : [])];
+      for (const row of ctx.round % 2 === 0 ? rows : rows.reverse()) out.push(await row());
+    }
     if (!ctx.profile && lastRound(ctx)) await sellOut(ctx);
     return out;
   },

@@ -1,7 +1,8 @@
-// Inventory's SQL (schema/000030_inventory.sql, redefined by 000031, 000032 and 000070): one typed wrapper per
-// admit_inventory_* function the routes call. The only file in functions/ that names them. Calls that
-// take row locks wait at most db.lockTimeoutMs for them.
+// Inventory's SQL (schema/000030_inventory.sql, redefined by 000031, 000032, 000070 and 000105; the
+// bookings' batch 000106): one typed wrapper per admit_inventory_* function the routes call. The only
+// file in functions/ that names them. Calls that take row locks wait at most db.lockTimeoutMs for them.
 import { type AuditEntry, audited } from "../core/audit";
+import { Coalescer, MAX_IN_FLIGHT, stallMs } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 
 export type BookingStatus = "held" | "confirmed" | "cancelled" | "expired";
@@ -75,14 +76,64 @@ export async function availability(db: Queryable, item: string, from: string, to
   return nights;
 }
 
+export const BOOK_SQL = "SELECT admit_inventory_book($1, $2::date, $3::date, $4::integer, $5, $6::integer, $7::integer) AS r";
+/** The one statement of the bookings that were in flight together (functions/core/coalesce.ts; 000106). */
+export const BOOK_BATCH_SQL = "SELECT admit_inventory_book_batch($1::jsonb, $2::integer) AS r";
+/**
+ * The most bookings in one statement: each booking's claim is a subtransaction with an xid of its
+ * own, and past 64 in one transaction other backends' snapshots look them up in pg_subtrans (000106).
+ */
+export const MAX_BOOKING_BATCH = 16;
+
+interface BookItem {
+  item: string;
+  check_in: string;
+  check_out: string;
+  quantity: number;
+  holder: string;
+  hold_ms: number | null;
+  lockTimeoutMs: number;
+}
+
+const bookings = new Coalescer<BookItem, BookResult>(
+  {
+    alone: async (db, b, withinMs) => {
+      const [{ r }] = await db.query<{ r: BookResult }>(BOOK_SQL, [b.item, b.check_in, b.check_out, b.quantity, b.holder, b.hold_ms, b.lockTimeoutMs], {
+        write: true,
+        withinMs,
+      });
+      return r;
+    },
+    together: async (db, items, withinMs) => {
+      const [{ r }] = await db.query<{ r: BookResult[] }>(
+        BOOK_BATCH_SQL,
+        [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))],
+        { write: true, withinMs },
+      );
+      return r;
+    },
+    // Bookings of one item keep their arrival order (a batch decides every item in arrival order).
+    group: (b) => b.item,
+    exclusive: () => false,
+    write: () => true,
+  },
+  { inFlight: MAX_IN_FLIGHT, batch: MAX_BOOKING_BATCH, stallMs },
+);
+
+/** What this isolate's booking coalescer has done (tests, the bench). */
+export const bookCoalescing = bookings.stats;
+
 /** Takes `quantity` rooms on every night of the stay, or none (listing the short nights). */
 export async function book(db: Queryable, item: string, s: Stay): Promise<BookResult> {
-  const [{ r }] = await db.query<{ r: BookResult }>(
-    "SELECT admit_inventory_book($1, $2::date, $3::date, $4::integer, $5, $6::integer, $7::integer) AS r",
-    [item, s.checkIn, s.checkOut, s.quantity, s.holder, s.holdMs ?? null, db.lockTimeoutMs],
-    { write: true },
-  );
-  return r;
+  return bookings.run(db, {
+    item,
+    check_in: s.checkIn,
+    check_out: s.checkOut,
+    quantity: s.quantity,
+    holder: s.holder,
+    hold_ms: s.holdMs ?? null,
+    lockTimeoutMs: db.lockTimeoutMs,
+  });
 }
 
 /** Confirms a hold that has not expired; otherwise says what the booking is now. `id` must be a UUID. */

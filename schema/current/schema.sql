@@ -630,6 +630,22 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.admit_inventory_book_batch(p_items jsonb, p_lock_timeout_ms integer)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_res json[] := '{}';
+  e jsonb;
+BEGIN
+  FOR e IN SELECT t.x FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(x, i) ORDER BY t.i LOOP
+    v_res := v_res || admit_inventory_book(e ->> 'item', (e ->> 'check_in')::date, (e ->> 'check_out')::date, (e ->> 'quantity')::integer,
+                                           e ->> 'holder', (e ->> 'hold_ms')::integer, p_lock_timeout_ms);
+  END LOOP;
+  RETURN array_to_json(v_res);
+END
+$function$;
+
 CREATE OR REPLACE FUNCTION public.admit_inventory_booking_json(b inventory_bookings)
  RETURNS json
  LANGUAGE sql

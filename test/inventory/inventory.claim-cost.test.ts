@@ -20,8 +20,7 @@ async function pagesPerBooking(item: string, n: number): Promise<number> {
   const c = await connect(db);
   try {
     await c.query("BEGIN");
-    const fetched = async () =>
-      Number((await c.query("SELECT pg_stat_get_xact_blocks_fetched('inventory_tokens_free'::regclass) AS f")).rows[0].f);
+    const fetched = async () => Number((await c.query("SELECT pg_stat_get_xact_blocks_fetched('inventory_tokens_free'::regclass) AS f")).rows[0].f);
     const before = await fetched();
     for (let i = 0; i < n; i++) {
       const { r } = (await c.query(BOOK, [item, NIGHT, NEXT, 1, `measured-${i}`, LOCK_MS])).rows[0];

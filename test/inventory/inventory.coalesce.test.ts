@@ -1,0 +1,113 @@
+// Bookings in flight together go to Postgres as one statement (functions/core/coalesce.ts,
+// admit_inventory_book_batch in schema/000106), against real Postgres with real simultaneous requests:
+// still never a room sold twice, every 201 stored and nothing else, a refusal only when the night is
+// really full, and an item whose rooms are held elsewhere answers for its own requests only.
+import { describe, expect, it } from "vitest";
+import { BOOK_SQL, bookCoalescing, MAX_BOOKING_BATCH } from "../../functions/inventory/sql";
+import { bindings, connect, SUITE_BUDGET_MS, servedApp, sql, whileHolding, withServedApp } from "../support";
+
+const suite = servedApp("inventory_coalesce", { COALESCE: "on" });
+
+const NIGHT = "2031-09-01";
+const NEXT = "2031-09-02";
+
+function tally(results: Array<{ status: number }>) {
+  const counts: Record<number, number> = {};
+  for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
+}
+
+const stock = (item: string, quantity: number) => suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from: NIGHT, to: NEXT, quantity });
+const booking = (holder: string, quantity = 1) => ({ check_in: NIGHT, check_out: NEXT, quantity, holder });
+
+describe("bookings in flight together go to Postgres as one statement", () => {
+  it("300 at once: 200 one-room bookings of a 50-room night (exactly 50 × 201) and 100 of items of their own (each 201), in batches", async () => {
+    expect((await stock("co/hotel", 50)).status).toBe(200);
+    for (let i = 0; i < 100; i++) expect((await stock(`co/own-${i}`, 1)).status).toBe(200);
+    const before = { ...bookCoalescing };
+    const calls = [
+      ...Array.from({ length: 200 }, (_, i) => ["co/hotel", booking(`h${i}`)] as const),
+      ...Array.from({ length: 100 }, (_, i) => [`co/own-${i}`, booking("x")] as const),
+    ];
+    const results = await Promise.all(calls.map(([item, b]) => suite.api("POST", `/v1/inventory/${encodeURIComponent(item)}/bookings`, b)));
+    expect(tally(results.slice(0, 200))).toEqual({ 201: 50, 409: 150 });
+    expect(tally(results.slice(200))).toEqual({ 201: 100 });
+    // Every refusal says the night is full, and the database holds exactly the 201s, each on a room of its own.
+    for (const r of results.slice(0, 200).filter((x) => x.status === 409)) expect(r.json.short).toEqual([{ date: NIGHT, available: 0 }]);
+    const created = results
+      .slice(0, 200)
+      .filter((r) => r.status === 201)
+      .map((r) => r.json.booking_id)
+      .sort();
+    const stored = await sql<{ id: string; rooms: number }>(
+      suite.db,
+      "SELECT b.id::text, (SELECT count(*) FROM inventory_tokens t WHERE t.booking_id = b.id)::int AS rooms FROM inventory_bookings b WHERE b.item = 'co/hotel' ORDER BY b.id",
+    );
+    expect(stored.map((b) => b.id)).toEqual(created);
+    expect(stored.every((b) => b.rooms === 1)).toBe(true);
+    const batched = bookCoalescing.batched - before.batched;
+    console.log("inventory coalescing:", { statements: bookCoalescing.alone - before.alone + (bookCoalescing.batches - before.batches), batched });
+    expect(bookCoalescing.batches - before.batches).toBeGreaterThan(0);
+    expect(bookCoalescing.alone - before.alone + batched).toBe(300);
+    expect(batched / (bookCoalescing.batches - before.batches)).toBeLessThanOrEqual(MAX_BOOKING_BATCH);
+  }, 120_000);
+
+  it("a batch answers as the same bookings one by one would: rooms, refusals with their counts, holds", async () => {
+    // Two items stocked alike: one booked through the batch function, its twin through the one-booking function, in the same order.
+    const items = (item: string) => [
+      [item, NIGHT, "2031-09-04", 2, "a", null],
+      [item, NIGHT, NEXT, 1, "b", 60_000],
+      [item, "2031-09-02", "2031-09-04", 2, "c", null],
+      [item, NIGHT, NEXT, 1, "d", null],
+      [item, "2031-09-03", "2031-09-05", 1, "e", null],
+      [item, NIGHT, "2031-09-05", 1, "f", null],
+    ];
+    for (const item of ["co/batch", "co/alone"]) {
+      expect((await suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from: NIGHT, to: "2031-09-04", quantity: 3 })).status).toBe(200);
+      expect((await suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from: "2031-09-04", to: "2031-09-05", quantity: 1 })).status).toBe(
+        200,
+      );
+    }
+    const [{ r: batch }] = await sql<{ r: any[] }>(suite.db, "SELECT admit_inventory_book_batch($1::jsonb, 2000) AS r", [
+      JSON.stringify(
+        items("co/batch").map(([item, check_in, check_out, quantity, holder, hold_ms]) => ({ item, check_in, check_out, quantity, holder, hold_ms })),
+      ),
+    ]);
+    const c = await connect(suite.db);
+    const alone: any[] = [];
+    try {
+      for (const args of items("co/alone")) alone.push((await c.query(BOOK_SQL, [...args, 2000])).rows[0].r);
+    } finally {
+      await c.end();
+    }
+    const shape = (r: any) =>
+      r.created
+        ? { created: true, quantity: r.booking.quantity, holder: r.booking.holder, status: r.booking.status, nights: [r.booking.check_in, r.booking.check_out] }
+        : r;
+    expect(batch.map(shape)).toEqual(alone.map(shape));
+    expect(batch.filter((r) => !r.created).length).toBeGreaterThan(0);
+    const nights = (item: string) => sql(suite.db, "SELECT admit_inventory_availability($1, $2::date, '2031-09-05'::date) AS a", [item, NIGHT]);
+    expect(await nights("co/batch")).toEqual(await nights("co/alone"));
+  });
+
+  it("an item whose rooms are held elsewhere: its bookings answer lock-timeout, the others in the same batches are booked", async () => {
+    expect((await stock("co/held", 5)).status).toBe(200);
+    for (let i = 0; i < 80; i++) if (i % 8 !== 0) expect((await stock(`co/free-${i}`, 1)).status).toBe(200);
+    const before = { ...bookCoalescing };
+    const results = await whileHolding(suite.db, "SELECT 1 FROM inventory_tokens WHERE item = 'co/held' FOR UPDATE", [], () =>
+      withServedApp(bindings(suite.db, { COALESCE: "on", LOCK_TIMEOUT_MS: "300", DB_BUDGET_MS: SUITE_BUDGET_MS }), (api) =>
+        Promise.all(
+          Array.from({ length: 80 }, (_, i) => {
+            const item = i % 8 === 0 ? "co/held" : `co/free-${i}`;
+            return api("POST", `/v1/inventory/${encodeURIComponent(item)}/bookings`, booking("h"));
+          }),
+        ),
+      ),
+    );
+    expect(tally(results.filter((_, i) => i % 8 === 0))).toEqual({ 503: 10 });
+    expect(tally(results.filter((_, i) => i % 8 !== 0))).toEqual({ 201: 70 });
+    console.log("inventory isolation:", { batches: bookCoalescing.batches - before.batches, fallbacks: bookCoalescing.fallbacks - before.fallbacks });
+    expect(await sql(suite.db, "SELECT count(*)::int AS n FROM inventory_bookings WHERE item LIKE 'co/free-%'")).toEqual([{ n: 70 }]);
+    expect(await sql(suite.db, "SELECT count(*)::int AS n FROM inventory_bookings WHERE item = 'co/held'")).toEqual([{ n: 0 }]);
+  }, 120_000);
+});
