@@ -11,6 +11,7 @@ import {
   ALONE,
   atCeilingCost,
   atOwnCpu,
+  BURST_FLOOR,
   burstTarget,
   COALESCE_OFF,
   COALESCED,
@@ -231,6 +232,8 @@ describe("report", () => {
     expect(byName["burst-1000 semaphore 4 permits: p99 ≤ 0.5× COALESCE=off"]).toMatchObject({ value: 0.6, met: false });
     expect(byName["burst-1000 semaphore 4 permits: p99 ≤ 0.5× COALESCE=off"].detail).toContain("admit p99 600 ms ÷ COALESCE=off p99 1000 ms");
     expect(Object.keys(byName).filter((n) => n.includes("p99 ≤"))).toHaveLength(2);
+    // Without a floor row, no floor in the detail.
+    expect(byName["burst-1000 semaphore 4 permits: p99 ≤ 0.5× COALESCE=off"].detail).not.toContain("the floor");
     // The same exact answers through each Worker, as targets of their own.
     expect(byName["burst-1000 ratelimit fixed_window limit 50: 0 × 5xx, exactly 50×200, 950×429, the database agrees"]).toMatchObject({ met: true });
     expect(byName["burst-1000 ratelimit fixed_window limit 50, admit (COALESCE=off): 0 × 5xx, exactly 50×200, 950×429, the database agrees"]).toMatchObject({
@@ -241,6 +244,40 @@ describe("report", () => {
     // Rows of different impls never merge.
     expect(mergeRounds([rows], () => undefined)).toHaveLength(5);
     expect(mergeRounds([rows.slice(0, 2), rows.slice(0, 2)], () => undefined)).toHaveLength(2);
+  });
+
+  it("burst-1000's floor (GET / at once, no database) has no p99 target of its own and is printed beside each burst's", () => {
+    const burst = (over: Partial<Row>) =>
+      row({
+        scenario: "burst-1000",
+        burst: "reservation one interval",
+        layer: "edge",
+        connection: "http",
+        concurrency: 1000,
+        expected: { "201": 1, "409": 999 },
+        outcomes: { "201": 1, "409": 999 },
+        errors_5xx: 0,
+        db_mismatch: null,
+        p99_ms: 700,
+        ...over,
+      });
+    const rows = [
+      burst({}),
+      burst({ impl: COALESCE_OFF, p99_ms: 1000 }),
+      burst({ burst: BURST_FLOOR, expected: { "200": 1000 }, outcomes: { "200": 1000 }, p99_ms: 420 }),
+    ];
+    const targets = evaluateTargets(rows);
+    const p99 = targets.filter((t) => t.name.includes("p99 ≤"));
+    expect(p99.map((t) => t.name)).toEqual(["burst-1000 reservation one interval: p99 ≤ 0.5× COALESCE=off"]);
+    expect(p99[0]).toMatchObject({ value: 0.7, met: false });
+    expect(p99[0].detail).toContain(
+      `the floor (${BURST_FLOOR}, same run): p99 420 ms — above it admit 280 ms, COALESCE=off 580 ms; 0.5× off leaves 80 ms above the floor`,
+    );
+    // The floor is still held to its answers: 1000 × 200, no 5xx.
+    expect(targets.find((t) => t.name.startsWith(`burst-1000 ${BURST_FLOOR}`))).toMatchObject({ met: true });
+    expect(burstTarget(burst({ burst: BURST_FLOOR, expected: { "200": 1000 }, outcomes: { "200": 999, "503": 1 }, errors_5xx: 1 }))).toMatchObject({
+      met: false,
+    });
   });
 
   it("the driver alone: Admit's hot-key ratio says what the bare Worker makes of it, and its violations count as Admit's", () => {

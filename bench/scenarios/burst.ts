@@ -3,7 +3,10 @@
 // - rate limit, fixed window, limit 50, one key        → exactly 50 × 200, 950 × 429;
 // - rate limit, token bucket, capacity 50, one key     → exactly 50 × 200, 950 × 429;
 // - reservation, one resource, the same interval       → exactly 1 × 201, 999 × 409;
-// - semaphore of 4 permits, claims outliving the burst → exactly 4 × 201 (slots 0–3), 996 × 429.
+// - semaphore of 4 permits, claims outliving the burst → exactly 4 × 201 (slots 0–3), 996 × 429;
+// - the floor: GET / (no database, no Admit code past the router), through Admit's Worker only → 1000 × 200:
+//   what a thousand connections at once cost workerd alone, the part of every burst's p99 that
+//   coalescing cannot touch (its p99 is printed beside each burst's p99 target).
 // Each row has the answers by status, `errors_5xx` (target 0), p50/p95/p99, and what the database
 // held afterwards checked against the answers (`db_mismatch`, null when they agree).
 // Each burst runs twice, on a thing of its own each time: through Admit's Worker (impl "admit",
@@ -15,7 +18,7 @@ import http from "node:http";
 import { lockKey } from "../../functions/core/keys";
 import { httpRequest, runLoad } from "../load";
 import { type BenchContext, hasFunctions, lastRound, rowKey, type Scenario } from "../measure";
-import { COALESCE_OFF, cpuPerDecision, type Row, round, summarize, tally } from "../report";
+import { BURST_FLOOR, COALESCE_OFF, cpuPerDecision, type Row, round, summarize, tally } from "../report";
 import { DUPLICATE_PERMITS } from "./permits";
 import { EXCESS_ADMISSIONS } from "./ratelimit";
 import { ADMIT_OVERLAPS } from "./reservation-burst";
@@ -35,6 +38,10 @@ interface Answer {
 interface Burst {
   name: string;
   expected: Record<string, number>;
+  /** GET, without a body or a token (the floor); default POST with a JSON body. */
+  get?: true;
+  /** Through Admit's Worker only (the floor: nothing to coalesce). */
+  admitOnly?: true;
   /** Makes the contested thing; returns the request to send (the same for every request but the holder). */
   setup(
     ctx: BenchContext,
@@ -135,7 +142,17 @@ const semaphore: Burst = {
   },
 };
 
-export const BURSTS: Burst[] = [rateLimit("fixed_window"), rateLimit("token_bucket"), reservation, semaphore];
+const floor: Burst = {
+  name: BURST_FLOOR,
+  expected: { "200": 1000 },
+  get: true,
+  admitOnly: true,
+  async setup() {
+    return { path: "/", body: () => undefined, check: async () => ({ mismatch: null, violations: 0 }) };
+  },
+};
+
+export const BURSTS: Burst[] = [rateLimit("fixed_window"), rateLimit("token_bucket"), reservation, semaphore, floor];
 
 /** Where a burst is sent: Admit's Worker ("admit") or another one, e.g. its COALESCE=off twin. */
 interface Via {
@@ -169,13 +186,9 @@ async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent, to: 
   await ctx.bridge.resetStats();
   const cpu = ctx.cpu ? ctx.cpu() : () => null;
   const load = await runLoad({ concurrency: BURST_SIZE, requests: BURST_SIZE, timeLimitMs: 60_000 }, async (i) => {
-    const res = await httpRequest(
-      url + s.path,
-      "POST",
-      { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      JSON.stringify(s.body(i)),
-      agent,
-    );
+    const res = burst.get
+      ? await httpRequest(url + s.path, "GET", {}, undefined, agent)
+      : await httpRequest(url + s.path, "POST", { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, JSON.stringify(s.body(i)), agent);
     let json: any;
     try {
       json = JSON.parse(res.text);
@@ -229,7 +242,7 @@ export const burst1000: Scenario = {
     const rows: Row[] = [];
     const vias: Via[] = [{ impl: "admit", worker: ctx.worker! }, ...(ctx.coalesceOffWorker ? [{ impl: COALESCE_OFF, worker: ctx.coalesceOffWorker }] : [])];
     for (const [n, b] of BURSTS.entries()) {
-      for (const to of n % 2 === 0 ? vias : [...vias].reverse()) {
+      for (const to of b.admitOnly ? vias.slice(0, 1) : n % 2 === 0 ? vias : [...vias].reverse()) {
         // Sockets of its own for each burst: a kept-alive socket the Worker closed while idle between
         // two bursts would be reset on reuse, an error of the bench rather than of the Worker.
         const agent = new http.Agent({ keepAlive: true, maxSockets: BURST_SIZE });
