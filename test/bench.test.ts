@@ -84,6 +84,23 @@ describe("latency figures", () => {
   });
 });
 
+/** A burst-1000 row (the fixed-window burst through Admit's Worker, answered exactly), with `over` on top. */
+function burstRow(over: Partial<Row>): Row {
+  return row({
+    scenario: "burst-1000",
+    burst: "ratelimit fixed_window limit 50",
+    layer: "edge",
+    connection: "http",
+    concurrency: 1000,
+    expected: { "200": 50, "429": 950 },
+    outcomes: { "200": 50, "429": 950 },
+    errors_5xx: 0,
+    db_mismatch: null,
+    p99_ms: 400,
+    ...over,
+  });
+}
+
 describe("report", () => {
   it("a markdown table with one line per row, skipped rows saying why", () => {
     const table = markdownTable([row({}), row({ layer: "ceiling", impl: "pgbench", skipped: "pgbench not installed", throughput_rps: null })]);
@@ -205,20 +222,7 @@ describe("report", () => {
   });
 
   it("burst-1000 with coalescing and without: each burst's p99 at most half the COALESCE=off Worker's, each held to its exact answers, the rows kept apart", () => {
-    const burst = (over: Partial<Row>) =>
-      row({
-        scenario: "burst-1000",
-        burst: "ratelimit fixed_window limit 50",
-        layer: "edge",
-        connection: "http",
-        concurrency: 1000,
-        expected: { "200": 50, "429": 950 },
-        outcomes: { "200": 50, "429": 950 },
-        errors_5xx: 0,
-        db_mismatch: null,
-        p99_ms: 400,
-        ...over,
-      });
+    const burst = burstRow;
     const rows = [
       burst({}),
       burst({ impl: COALESCE_OFF, p99_ms: 1000 }),
@@ -248,19 +252,7 @@ describe("report", () => {
 
   it("burst-1000's floor (GET / at once, no database) has no p99 target of its own and is printed beside each burst's", () => {
     const burst = (over: Partial<Row>) =>
-      row({
-        scenario: "burst-1000",
-        burst: "reservation one interval",
-        layer: "edge",
-        connection: "http",
-        concurrency: 1000,
-        expected: { "201": 1, "409": 999 },
-        outcomes: { "201": 1, "409": 999 },
-        errors_5xx: 0,
-        db_mismatch: null,
-        p99_ms: 700,
-        ...over,
-      });
+      burstRow({ burst: "reservation one interval", expected: { "201": 1, "409": 999 }, outcomes: { "201": 1, "409": 999 }, p99_ms: 700, ...over });
     const rows = [
       burst({}),
       burst({ impl: COALESCE_OFF, p99_ms: 1000 }),

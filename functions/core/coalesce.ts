@@ -77,6 +77,14 @@ export interface BatchKind<I, A> {
   write(item: I): boolean;
 }
 
+/**
+ * A batch statement's parameters, for kinds whose items carry their own lock timeout: the items as
+ * one JSON array (without it) and the shortest of them, which the whole statement waits at most.
+ */
+export function batchParams<I extends { lockTimeoutMs: number }>(items: I[]): [string, number] {
+  return [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))];
+}
+
 interface Waiting<I, A> {
   item: I;
   db: Queryable;

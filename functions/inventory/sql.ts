@@ -2,7 +2,7 @@
 // bookings' batch 000106): one typed wrapper per admit_inventory_* function the routes call. The only
 // file in functions/ that names them. Calls that take row locks wait at most db.lockTimeoutMs for them.
 import { type AuditEntry, audited } from "../core/audit";
-import { Coalescer, MAX_IN_FLIGHT, stallMs } from "../core/coalesce";
+import { batchParams, Coalescer, MAX_IN_FLIGHT, stallMs } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 
 export type BookingStatus = "held" | "confirmed" | "cancelled" | "expired";
@@ -105,11 +105,7 @@ const bookings = new Coalescer<BookItem, BookResult>(
       return r;
     },
     together: async (db, items, withinMs) => {
-      const [{ r }] = await db.query<{ r: BookResult[] }>(
-        BOOK_BATCH_SQL,
-        [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))],
-        { write: true, withinMs },
-      );
+      const [{ r }] = await db.query<{ r: BookResult[] }>(BOOK_BATCH_SQL, batchParams(items), { write: true, withinMs });
       return r;
     },
     // Bookings of one item keep their arrival order (a batch decides every item in arrival order).

@@ -4,7 +4,7 @@
 // ratelimits/sql.ts, for rateLimit({ concurrency }) — a capability imports core/ only, and those
 // calls run under the check's budget (lock timeout and time limit), which these do not take.
 import { type AuditEntry, audited } from "../core/audit";
-import { Coalescer } from "../core/coalesce";
+import { batchParams, Coalescer } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
@@ -102,11 +102,7 @@ const acquires = new Coalescer<AcquireItem, PermitOutcome<unknown>>({
     return r;
   },
   together: async (db, items, withinMs) => {
-    const [{ r }] = await db.query<{ r: PermitOutcome<unknown>[] }>(
-      ACQUIRE_BATCH_SQL,
-      [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))],
-      { write: true, withinMs },
-    );
+    const [{ r }] = await db.query<{ r: PermitOutcome<unknown>[] }>(ACQUIRE_BATCH_SQL, batchParams(items), { write: true, withinMs });
     return r;
   },
   // One advisory lock per lease or semaphore: its acquires keep their order.

@@ -1,6 +1,6 @@
 // Reservations' SQL (schema/000002_reservations.sql): one typed wrapper per admit_* function.
 // The only file in functions/ that names them.
-import { Coalescer } from "../core/coalesce";
+import { batchParams, Coalescer } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
@@ -62,11 +62,7 @@ const reservations = new Coalescer<NewReservation & { key: string; lockTimeoutMs
     return result;
   },
   together: async (db, items, withinMs) => {
-    const [{ r }] = await db.query<{ r: ReserveResult[] }>(
-      RESERVE_BATCH_SQL,
-      [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))],
-      { write: true, withinMs },
-    );
+    const [{ r }] = await db.query<{ r: ReserveResult[] }>(RESERVE_BATCH_SQL, batchParams(items), { write: true, withinMs });
     return r;
   },
   // One advisory lock per resource: reservations of one resource keep their order.
