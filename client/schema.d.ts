@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Book or hold rooms for a stay
-         * @description All or nothing, in one SQL call: the night rows are locked in date order, expired holds on them released, every night checked, then all taken. With `hold_ms` the booking is `held` until `expires_at`; confirm it before then.
+         * @description All or nothing, in one SQL call: on every night, `quantity` free rooms (never taken, or a lapsed hold) are claimed, skipping rooms other buyers hold at that moment; a night short even after waiting for those buyers is the 409, and nothing is taken. With `hold_ms` the booking is `held` until `expires_at`; confirm it before then.
          */
         post: operations["createBooking"];
         delete?: never;
