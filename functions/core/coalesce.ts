@@ -30,6 +30,10 @@
 //   database unreachable) is every decision's, as it would have been for each;
 // - a handle inside an explicit transaction, on DB_TRANSPORT=websocket, or with COALESCE=off has no
 //   coalesceKey: never coalesced.
+// - its answer known meanwhile without the database (`runUnless`'s `known`: a rate-limit check its
+//   isolate's deny cache now refuses, learnt from an earlier batch of the burst): a decision still
+//   queued leaves the queue unsent and answers from there, as if it had arrived now. One already in a
+//   flight takes the database's answer.
 import { lostAnswer, type Queryable, sqlState } from "./db";
 import { ProblemError } from "./errors";
 
@@ -87,6 +91,8 @@ export function batchParams<I extends { lockTimeoutMs: number }>(items: I[]): [s
 
 interface Waiting<I, A> {
   item: I;
+  /** Whether its answer is now known without the database (it then leaves the queue unsent). */
+  known?: () => boolean;
   db: Queryable;
   deadline: number;
   /** The flight carrying it, once a carrier took it into a batch. */
@@ -99,6 +105,8 @@ interface Waiting<I, A> {
 interface Flight {
   landed: Promise<void>;
   departed: number;
+  /** When it lands at the latest: its carrier's deadline, which bounds the statement (Infinity: unbounded). */
+  until: number;
 }
 
 interface Lane<I, A> {
@@ -158,6 +166,8 @@ function statsOver(lanes: Map<string, { queue: unknown[] }>): CoalesceStats {
 const nextTurn: (() => Promise<void>) | null = typeof setImmediate === "function" ? () => new Promise((r) => setImmediate(r)) : null;
 
 const TIMED_OUT = Symbol("timed out");
+/** What `runUnless` answers for a decision that left the queue unsent because its answer became known. */
+export const UNSENT = Symbol("unsent");
 const STALLED = Symbol("stalled");
 
 export class Coalescer<I, A> {
@@ -182,32 +192,49 @@ export class Coalescer<I, A> {
 
   /** Decides `item` on `db`: at once alone, or in a batch of its database. */
   async run(db: Queryable, item: I, withinMs?: number): Promise<A> {
+    return (await this.runUnless(db, item, withinMs)) as A;
+  }
+
+  /**
+   * As run(), but while the decision waits in the queue (before any statement carries it) `known` is
+   * asked each time it wakes and whenever a batch is taken: once true it leaves the queue unsent and
+   * this answers UNSENT (the caller answers from what it now knows).
+   */
+  async runUnless(db: Queryable, item: I, withinMs?: number, known?: () => boolean): Promise<A | typeof UNSENT> {
     const key = db.coalesceKey;
     if (key === undefined) return this.kind.alone(db, item, withinMs);
     // A lane per database the isolate talks to (a handful): kept, with what its statements usually take.
     let lane = this.lanes.get(key);
     if (!lane) this.lanes.set(key, (lane = { flights: new Set(), queue: [], usualMs: 0, landing: null }));
-    if (lane.queue.length === 0 && !lane.landing && this.wayFree(lane, Date.now()) === true) {
+    const started = Date.now();
+    const deadline = started + Math.min(withinMs ?? Infinity, db.remainingMs?.() ?? Infinity);
+    if (lane.queue.length === 0 && !lane.landing && this.wayFree(lane, started) === true) {
       this.stats.alone++;
-      const { land } = this.depart(lane);
+      const { land } = this.depart(lane, deadline);
       try {
         return await this.kind.alone(db, item, withinMs);
       } finally {
         land();
       }
     }
-    const started = Date.now();
-    const w: Waiting<I, A> = { item, db, deadline: started + Math.min(withinMs ?? Infinity, db.remainingMs?.() ?? Infinity), flight: null };
+    const w: Waiting<I, A> = { item, known, db, deadline, flight: null };
     lane.queue.push(w);
-    // This request's own deadline timer (a timer belongs to the request that set it).
+    // This request's own deadline timer (a timer belongs to the request that set it), set only once
+    // something it waits for may land after its deadline: each statement is bounded by its
+    // carrier's deadline, and under a burst with one budget every carrier arrived earlier and runs
+    // out of time earlier, so most decisions wake from a landing in time and never set one.
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = Number.isFinite(w.deadline)
-      ? new Promise<typeof TIMED_OUT>((resolve) => {
-          timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, w.deadline - started));
-        })
-      : null;
+    let timeout: Promise<typeof TIMED_OUT> | undefined;
+    const ownTimer = () =>
+      (timeout ??= new Promise<typeof TIMED_OUT>((resolve) => {
+        timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, deadline - Date.now()));
+      }));
     try {
       while (!w.result) {
+        if (!w.flight && known?.()) {
+          this.dequeue(lane, w);
+          return UNSENT;
+        }
         if (!w.flight && Date.now() >= w.deadline) {
           // Its time ran out before a way was free: nothing was sent for it (503); it carries nothing.
           this.dequeue(lane, w);
@@ -225,8 +252,9 @@ export class Coalescer<I, A> {
           await this.carry(lane, w);
           continue;
         }
-        const flights: Promise<unknown>[] = w.flight ? [w.flight.landed] : [...lane.flights].map((f) => f.landed);
-        if (timeout) flights.push(timeout);
+        const awaited = w.flight ? [w.flight] : [...lane.flights];
+        const flights: Promise<unknown>[] = awaited.map((f) => f.landed);
+        if (Number.isFinite(deadline) && (timeout || awaited.some((f) => f.until > deadline))) flights.push(ownTimer());
         // The first in the queue also wakes when the statements in the air will count as stalled.
         let stallTimer: ReturnType<typeof setTimeout> | undefined;
         if (Number.isFinite(free) && lane.queue[0] === w) {
@@ -249,9 +277,9 @@ export class Coalescer<I, A> {
   }
 
   /** A statement leaves for the lane's database: its flight, and the function (called by the same request) that says it landed. */
-  private depart(lane: Lane<I, A>): { flight: Flight; land: () => void } {
+  private depart(lane: Lane<I, A>, until: number): { flight: Flight; land: () => void } {
     let resolve!: () => void;
-    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)), departed: Date.now() };
+    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)), departed: Date.now(), until };
     lane.flights.add(flight);
     const land = () => {
       if (!lane.flights.delete(flight)) return;
@@ -271,7 +299,9 @@ export class Coalescer<I, A> {
   /** Takes the next batch off the queue and sends it from `carrier`'s request, settling each of its decisions. */
   private async carry(lane: Lane<I, A>, carrier: Waiting<I, A>): Promise<void> {
     const batch = this.take(lane);
-    const { flight, land } = this.depart(lane);
+    // Every queued decision's answer became known (each answers when it wakes): nothing to send.
+    if (batch.length === 0) return;
+    const { flight, land } = this.depart(lane, carrier.deadline);
     for (const w of batch) w.flight = flight;
     try {
       await this.send(batch, carrier.deadline);
@@ -285,13 +315,22 @@ export class Coalescer<I, A> {
     lane.queue = lane.queue.filter((x) => x !== w);
   }
 
-  /** The next batch: the queue in order, an item joining unless its group is taken by an exclusive one (or it is exclusive and its group is taken), or an earlier item of its group stayed behind. */
+  /**
+   * The next batch: the queue in order, an item joining unless its group is taken by an exclusive one
+   * (or it is exclusive and its group is taken), or an earlier item of its group stayed behind. An
+   * item whose answer is now known stays in the queue without holding its group back: it leaves
+   * when it wakes (every queued decision wakes when a flight lands).
+   */
   private take(lane: Lane<I, A>): Waiting<I, A>[] {
     const taken: Waiting<I, A>[] = [];
     const left: Waiting<I, A>[] = [];
     const groups = new Map<string, boolean>();
     const behind = new Set<string>();
     for (const w of lane.queue) {
+      if (w.known?.()) {
+        left.push(w);
+        continue;
+      }
       const g = this.kind.group(w.item);
       const exclusive = this.kind.exclusive(w.item);
       const there = groups.get(g);

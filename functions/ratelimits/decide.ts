@@ -2,6 +2,8 @@
 // it knows the answer is "denied", otherwise from ONE SQL statement on the database clock.
 // SQL (through sql.ts): schema/000010_ratelimits.sql (the single-policy check; its fixed-window
 // path: 000011), 000015 (the multi-policy check), 000016 (the check's budget settings).
+
+import { UNSENT } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { type ProblemError, problem } from "../core/errors";
 import { type Budget, lockTimeoutWithin } from "./budget";
@@ -144,23 +146,28 @@ export async function checkRateLimit(
   budget?: Budget,
 ): Promise<RateLimitDecision | null> {
   const cost = input.cost ?? 1;
-  const started = Date.now();
-  const hit = cache?.lookup(input.policy, input.key, cost, started);
-  if (hit) {
+  const denied = (now: number) => cache?.lookup(input.policy, input.key, cost, now);
+  const fromHit = (hit: DenyEntry, now: number): RateLimitDecision => {
     cache!.hits++;
-    const result = fromCache(input.policy, input.key, hit, started);
+    const result = fromCache(input.policy, input.key, hit, now);
     return { cached: true, window_ms: hit.windowMs, result, policies: [{ result, window_ms: hit.windowMs, until: hit.until }], db_ms: 0 };
-  }
-  if (cache) cache.dbCalls++;
+  };
+  const started = Date.now();
+  const hit = denied(started);
+  if (hit) return fromHit(hit, started);
   const marks = mark(cache);
   const t0 = performance.now();
-  const r = await sql.check(db, input.policy, {
-    key: input.key,
-    cost,
-    info: input.info,
-    lockTimeoutMs: lockTimeoutWithin(db, budget),
-    withinMs: budget?.timeoutMs,
-  });
+  const args = { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
+  // While it waits to join a batch of a burst, a denial an earlier batch taught the cache answers it instead.
+  const known = cache ? () => denied(Date.now()) !== undefined : undefined;
+  let r = await sql.check(db, input.policy, args, known);
+  while (r === UNSENT) {
+    const now = Date.now();
+    const late = denied(now);
+    if (late) return fromHit(late, now);
+    r = await sql.check(db, input.policy, args, known); // the entry lapsed meanwhile (a moment): ask after all
+  }
+  if (cache) cache.dbCalls++;
   if (!r) {
     cache?.forget(input.policy);
     denyCache.policies.delete(input.policy);

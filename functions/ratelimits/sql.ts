@@ -2,7 +2,7 @@
 // wrapper each: the only file in functions/ that names them. The statement texts are matched by the
 // bridge's fault tests (e.g. `admit_ratelimit_check`, `admit_permit_acquire`): keep them as they are.
 import { type AuditEntry, audited } from "../core/audit";
-import { Coalescer } from "../core/coalesce";
+import { Coalescer, type UNSENT } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 
@@ -229,9 +229,12 @@ const checks = new Coalescer<CheckItem, CheckRow | null | CheckMultiRow>({
 /** What this isolate's check coalescer has done (tests, the bench). */
 export const checkCoalescing = checks.stats;
 
-/** One policy, one decision; null when the policy does not exist. A peek (cost 0) is not a write. */
-export async function check(db: Queryable, policy: string, a: CheckArgs): Promise<CheckRow | null> {
-  return (await checks.run(db, { policy, a }, a.withinMs)) as CheckRow | null;
+/**
+ * One policy, one decision; null when the policy does not exist. A peek (cost 0) is not a write.
+ * UNSENT when, while it waited to join a batch, `known` said its answer no longer needs the database.
+ */
+export async function check(db: Queryable, policy: string, a: CheckArgs, known?: () => boolean): Promise<CheckRow | null | typeof UNSENT> {
+  return (await checks.runUnless(db, { policy, a }, a.withinMs, known)) as CheckRow | null | typeof UNSENT;
 }
 
 /** Several policies of one key in one decision, all-or-nothing. */

@@ -3,8 +3,8 @@
 // The statements here are stand-ins that record what they were asked: this suite judges the
 // scheduling only. The decisions themselves, against real Postgres under real bursts, are judged
 // by test/ratelimits/ratelimits.coalesce.test.ts.
-import { describe, expect, it } from "vitest";
-import { type BatchKind, type CoalesceLimits, Coalescer, stallMs } from "../../functions/core/coalesce";
+import { describe, expect, it, vi } from "vitest";
+import { type BatchKind, type CoalesceLimits, Coalescer, stallMs, UNSENT } from "../../functions/core/coalesce";
 import type { Queryable } from "../../functions/core/db";
 import { ProblemError, problem } from "../../functions/core/errors";
 
@@ -255,5 +255,60 @@ describe("coalescing concurrent decisions into one statement", () => {
     sent[1].answer();
     expect(await first).toBe("answer 0");
     expect(await patient).toBe("answer 2");
+  });
+  it("a queued decision whose answer became known leaves unsent: the next batch goes without it, and one already in a flight takes the statement's answer", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
+    let known = false;
+    const first = coalescer.runUnless(db, { id: 0, key: "k" }, undefined, () => known);
+    const queued = Array.from({ length: 4 }, (_, i) => coalescer.runUnless(db, { id: i + 1, key: i % 2 ? "k" : "other" }, undefined, i < 2 ? () => known : undefined));
+    await tick();
+    expect(sent.map((s) => s.items)).toEqual([[0]]);
+    known = true; // e.g. the deny cache learnt a denial meanwhile
+    sent[0].answer();
+    await tick();
+    // 1 and 2 left the queue; 3 and 4 (no `known`) go together.
+    expect(sent.map((s) => s.items)).toEqual([[0], [3, 4]]);
+    sent[1].answer();
+    expect(await first).toBe("answer 0"); // in the air when its answer became known: the statement's answer
+    expect(await Promise.all(queued)).toEqual([UNSENT, UNSENT, "answer 3", "answer 4"]);
+    expect(coalescer.stats.waiting).toBe(0);
+  });
+
+  it("every queued decision's answer known: no statement at all", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
+    let known = false;
+    const first = coalescer.run(db, { id: 0, key: "k" });
+    const queued = Array.from({ length: 3 }, (_, i) => coalescer.runUnless(db, { id: i + 1, key: "k" }, undefined, () => known));
+    await tick();
+    known = true;
+    sent[0].answer();
+    expect(await Promise.all(queued)).toEqual([UNSENT, UNSENT, UNSENT]);
+    expect(await first).toBe("answer 0");
+    expect(sent).toHaveLength(1);
+  });
+
+  it("a queued decision sets a deadline timer of its own only when what it waits for may land after its deadline", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64, stallMs: () => Infinity });
+    const first = coalescer.run(db, { id: 0, key: "k" }); // in the air until its deadline at the latest (remainingMs: 5 000)
+    await tick();
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    try {
+      // Later, with the same budget: the statement in the air lands before their deadlines.
+      const same = Array.from({ length: 5 }, (_, i) => coalescer.run(db, { id: i + 1, key: "k" }));
+      await Promise.resolve();
+      expect(timers).not.toHaveBeenCalled();
+      // A tighter budget than the statement in the air: its own timer.
+      const tight = coalescer.run(db, { id: 9, key: "k" }, 30).catch((e: unknown) => e);
+      await Promise.resolve();
+      expect(timers).toHaveBeenCalledTimes(1);
+      expect(((await tight) as ProblemError).problem.status).toBe(503);
+      sent[0].answer();
+      await tick();
+      sent[1].answer();
+      expect(await Promise.all(same)).toEqual([1, 2, 3, 4, 5].map((i) => `answer ${i}`));
+    } finally {
+      timers.mockRestore();
+    }
+    expect(await first).toBe("answer 0");
   });
 });

@@ -1,8 +1,10 @@
 // The in-isolate deny cache: a burst on an exhausted key stops reaching Postgres, it only ever
 // short-circuits denials (never admits), respects cost, and local changes clear it.
 import { describe, expect, it } from "vitest";
+import { RequestDb } from "../../functions/core/db";
 import { tallyFor } from "../../functions/core/tally";
-import { DenyCache, denyCache } from "../../functions/ratelimits";
+import { checkRateLimit, DenyCache, denyCache } from "../../functions/ratelimits";
+import { checkCoalescing } from "../../functions/ratelimits/sql";
 import { bindings, SUITE_BUDGET_MS, servedApp, sql, until, whileHolding, withServedApp } from "../support";
 
 const suite = servedApp("ratelimits_cache"); // deny cache on (the default)
@@ -157,6 +159,31 @@ describe("what a cached denial covers", () => {
     expect(results.map((r) => r.headers.get("admit-cache"))).toEqual(Array(5).fill("miss"));
     expect(await sql(suite.db, "SELECT count(*)::int AS n FROM ratelimit_log WHERE policy = 'logged'")).toEqual([{ n: 5 }]);
   });
+});
+
+describe("checks queued behind a statement (coalescing on)", () => {
+  it("300 checks at once on one key, limit 1: the denial the first answer taught the cache answers the checks still queued, unsent", async () => {
+    await putPolicy("queued", { algorithm: "fixed_window", limit: 1, window_ms: YEAR });
+    const sentBefore = checkCoalescing.alone + checkCoalescing.batched;
+    // All 300 are asked in one turn, so all but the first wait in the coalescer's queue while the first is in the air.
+    const dbs = Array.from({ length: 300 }, () => new RequestDb(bindings(suite.db, { COALESCE: "on", DB_BUDGET_MS: SUITE_BUDGET_MS })));
+    const decisions = await Promise.all(dbs.map((db) => checkRateLimit(db, { policy: "queued", key: "k" })));
+    await Promise.all(dbs.map((db) => db.close()));
+    const sent = checkCoalescing.alone + checkCoalescing.batched - sentBefore;
+    const by = (allowed: boolean, reason: string) => decisions.filter((d) => d?.result.allowed === allowed && d.result.reason === reason).length;
+    expect(by(true, "limit")).toBe(1);
+    expect(by(false, "limit") + by(false, "cache")).toBe(299);
+    // Each was either sent or answered by the cache while queued. Before, every check queued when
+    // the first left was sent after it: 300 decisions to Postgres, none from the cache. (How many go
+    // out before the first answer lands depends on its speed: past its stall time a second
+    // statement takes up to MAX_BATCH of them, and the rest still wait for the first.)
+    expect(by(false, "cache")).toBeGreaterThan(0);
+    expect(sent + by(false, "cache")).toBe(300);
+    // Postgres saw exactly the decisions that were sent, and admitted one.
+    const [row] = await sql<{ admitted: number; attempted: number }>(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'queued'");
+    expect(row).toEqual({ admitted: 1, attempted: sent });
+    for (const d of decisions.filter((d) => d?.result.reason === "cache")) expect(d?.result).toMatchObject({ allowed: false, remaining: 0, limit: 1 });
+  }, 120_000);
 });
 
 describe("DenyCache (local elapsed time only)", () => {
