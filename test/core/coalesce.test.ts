@@ -260,7 +260,9 @@ describe("coalescing concurrent decisions into one statement", () => {
     const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
     let known = false;
     const first = coalescer.runUnless(db, { id: 0, key: "k" }, undefined, () => known);
-    const queued = Array.from({ length: 4 }, (_, i) => coalescer.runUnless(db, { id: i + 1, key: i % 2 ? "k" : "other" }, undefined, i < 2 ? () => known : undefined));
+    const queued = Array.from({ length: 4 }, (_, i) =>
+      coalescer.runUnless(db, { id: i + 1, key: i % 2 ? "k" : "other" }, undefined, i < 2 ? () => known : undefined),
+    );
     await tick();
     expect(sent.map((s) => s.items)).toEqual([[0]]);
     known = true; // e.g. the deny cache learnt a denial meanwhile

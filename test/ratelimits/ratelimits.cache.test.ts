@@ -180,7 +180,10 @@ describe("checks queued behind a statement (coalescing on)", () => {
     expect(by(false, "cache")).toBeGreaterThan(0);
     expect(sent + by(false, "cache")).toBe(300);
     // Postgres saw exactly the decisions that were sent, and admitted one.
-    const [row] = await sql<{ admitted: number; attempted: number }>(suite.db, "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'queued'");
+    const [row] = await sql<{ admitted: number; attempted: number }>(
+      suite.db,
+      "SELECT admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'queued'",
+    );
     expect(row).toEqual({ admitted: 1, attempted: sent });
     for (const d of decisions.filter((d) => d?.result.reason === "cache")) expect(d?.result).toMatchObject({ allowed: false, remaining: 0, limit: 1 });
   }, 120_000);
