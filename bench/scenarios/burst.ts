@@ -12,6 +12,7 @@
 // Each burst runs twice, on a thing of its own each time: through Admit's Worker (impl "admit",
 // concurrent checks coalesced) and through its twin with COALESCE=off (impl "admit (COALESCE=off)"),
 // one right after the other, the first alternating by burst; both are held to the same answers.
+// Before each measured burst, an unmeasured one of the same kind on a thing of its own (WARMUP_SIZE).
 // Run once per scenario (its last round), not in a pooler profile. Loopback only; every request
 // times out after 60 s and each burst after 60 s.
 import http from "node:http";
@@ -25,6 +26,13 @@ import { ADMIT_OVERLAPS } from "./reservation-burst";
 
 export const BURST_SCENARIO = "burst-1000";
 export const BURST_SIZE = 1000;
+/**
+ * Before each measured burst, one of this many requests at once on a thing of its own, unmeasured:
+ * each Worker's first burst of a kind ran its isolate's code cold — in one run the first fixed-window
+ * burst took 1 250 µs of Worker CPU per request and the same burst right after 610–670 — which is
+ * what an isolate that has been serving traffic no longer pays.
+ */
+export const WARMUP_SIZE = 1000;
 /** Long windows, so a burst never straddles two (fixed) and the bucket refills nothing meanwhile (~50 per week). */
 const WEEK_MS = 604_800_000;
 const HOUR_MS = 3_600_000;
@@ -160,9 +168,32 @@ interface Via {
   worker: { url: string; token: string };
 }
 
+/** The burst's i-th request. */
+function send(burst: Burst, to: Via, path: string, body: unknown, agent: http.Agent) {
+  const { url, token } = to.worker;
+  return burst.get
+    ? httpRequest(url + path, "GET", {}, undefined, agent)
+    : httpRequest(url + path, "POST", { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, JSON.stringify(body), agent);
+}
+
+/** The warm-up: WARMUP_SIZE requests at once on a thing of its own, on sockets of their own, unmeasured and unchecked. */
+async function warmUp(ctx: BenchContext, burst: Burst, to: Via): Promise<void> {
+  const s = await burst.setup(
+    ctx,
+    rowKey(ctx, "warm", burst.name.split(" ")[0], burst.name.split(" ")[1], to.impl === "admit" ? "on" : "off", String(Date.now())),
+  );
+  const agent = new http.Agent({ keepAlive: true, maxSockets: WARMUP_SIZE });
+  try {
+    await runLoad({ concurrency: WARMUP_SIZE, requests: WARMUP_SIZE, timeLimitMs: 60_000 }, async (i) =>
+      String((await send(burst, to, s.path, s.body(i), agent)).status),
+    );
+  } finally {
+    agent.destroy();
+  }
+}
+
 /** One burst: BURST_SIZE requests at once, each on a socket of its own, answers timed and checked. */
 async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent, to: Via): Promise<Row> {
-  const { url, token } = to.worker;
   const id = rowKey(ctx, burst.name.split(" ")[0], burst.name.split(" ")[1], ...(to.impl === "admit" ? [] : ["off"]), String(Date.now()));
   const s = await burst.setup(ctx, id);
   const row: Row = {
@@ -186,9 +217,7 @@ async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent, to: 
   await ctx.bridge.resetStats();
   const cpu = ctx.cpu ? ctx.cpu() : () => null;
   const load = await runLoad({ concurrency: BURST_SIZE, requests: BURST_SIZE, timeLimitMs: 60_000 }, async (i) => {
-    const res = burst.get
-      ? await httpRequest(url + s.path, "GET", {}, undefined, agent)
-      : await httpRequest(url + s.path, "POST", { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, JSON.stringify(s.body(i)), agent);
+    const res = await send(burst, to, s.path, s.body(i), agent);
     let json: any;
     try {
       json = JSON.parse(res.text);
@@ -243,12 +272,11 @@ export const burst1000: Scenario = {
     const vias: Via[] = [{ impl: "admit", worker: ctx.worker! }, ...(ctx.coalesceOffWorker ? [{ impl: COALESCE_OFF, worker: ctx.coalesceOffWorker }] : [])];
     for (const [n, b] of BURSTS.entries()) {
       for (const to of b.admitOnly ? vias.slice(0, 1) : n % 2 === 0 ? vias : [...vias].reverse()) {
+        await warmUp(ctx, b, to);
         // Sockets of its own for each burst: a kept-alive socket the Worker closed while idle between
         // two bursts would be reset on reuse, an error of the bench rather than of the Worker.
         const agent = new http.Agent({ keepAlive: true, maxSockets: BURST_SIZE });
         try {
-          // The isolate is warm from the other rows; a few calls make sure of it before each burst.
-          for (let i = 0; i < 4; i++) await httpRequest(`${to.worker.url}/`, "GET", {}, undefined, agent);
           rows.push(await runBurst(ctx, b, agent, to));
         } finally {
           agent.destroy();
