@@ -110,8 +110,6 @@ interface Waiting<I, A> {
 interface Flight {
   landed: Promise<void>;
   departed: number;
-  /** When it lands at the latest: its carrier's deadline, which bounds the statement (Infinity: unbounded). */
-  until: number;
 }
 
 interface Lane<I, A> {
@@ -215,7 +213,7 @@ export class Coalescer<I, A> {
     const deadline = started + Math.min(withinMs ?? Infinity, db.remainingMs?.() ?? Infinity);
     if (lane.queue.length === 0 && !lane.landing && this.wayFree(lane, started) === true) {
       this.stats.alone++;
-      const { land } = this.depart(lane, deadline);
+      const { land } = this.depart(lane);
       try {
         return await this.kind.alone(db, item, withinMs);
       } finally {
@@ -224,16 +222,16 @@ export class Coalescer<I, A> {
     }
     const w: Waiting<I, A> = { item, known, db, deadline, flight: null };
     lane.queue.push(w);
-    // This request's own deadline timer (a timer belongs to the request that set it), set only once
-    // something it waits for may land after its deadline: each statement is bounded by its
-    // carrier's deadline, and under a burst with one budget every carrier arrived earlier and runs
-    // out of time earlier, so most decisions wake from a landing in time and never set one.
+    // This request's own deadline timer (a timer belongs to the request that set it). Always set,
+    // even where every statement it waits for is bounded by an earlier deadline: without one of its
+    // own, workerd cancelled waiting requests under sustained load (a full bench: 500s in the bursts
+    // and ~100 000 "promise resolved from a different request context" warnings; docs/performance.md).
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let timeout: Promise<typeof TIMED_OUT> | undefined;
-    const ownTimer = () =>
-      (timeout ??= new Promise<typeof TIMED_OUT>((resolve) => {
-        timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, deadline - Date.now()));
-      }));
+    const timeout = Number.isFinite(deadline)
+      ? new Promise<typeof TIMED_OUT>((resolve) => {
+          timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, deadline - started));
+        })
+      : null;
     try {
       while (!w.result) {
         if (!w.flight && known?.()) {
@@ -257,9 +255,8 @@ export class Coalescer<I, A> {
           await this.carry(lane, w);
           continue;
         }
-        const awaited = w.flight ? [w.flight] : [...lane.flights];
-        const flights: Promise<unknown>[] = awaited.map((f) => f.landed);
-        if (Number.isFinite(deadline) && (timeout || awaited.some((f) => f.until > deadline))) flights.push(ownTimer());
+        const flights: Promise<unknown>[] = w.flight ? [w.flight.landed] : [...lane.flights].map((f) => f.landed);
+        if (timeout) flights.push(timeout);
         // The first in the queue also wakes when the statements in the air will count as stalled.
         let stallTimer: ReturnType<typeof setTimeout> | undefined;
         if (Number.isFinite(free) && lane.queue[0] === w) {
@@ -282,9 +279,9 @@ export class Coalescer<I, A> {
   }
 
   /** A statement leaves for the lane's database: its flight, and the function (called by the same request) that says it landed. */
-  private depart(lane: Lane<I, A>, until: number): { flight: Flight; land: () => void } {
+  private depart(lane: Lane<I, A>): { flight: Flight; land: () => void } {
     let resolve!: () => void;
-    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)), departed: Date.now(), until };
+    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)), departed: Date.now() };
     lane.flights.add(flight);
     const land = () => {
       if (!lane.flights.delete(flight)) return;
@@ -306,7 +303,7 @@ export class Coalescer<I, A> {
     const batch = this.take(lane);
     // Every queued decision's answer became known (each answers when it wakes): nothing to send.
     if (batch.length === 0) return;
-    const { flight, land } = this.depart(lane, carrier.deadline);
+    const { flight, land } = this.depart(lane);
     for (const w of batch) w.flight = flight;
     try {
       await this.send(batch, carrier.deadline);

@@ -3,7 +3,7 @@
 // The statements here are stand-ins that record what they were asked: this suite judges the
 // scheduling only. The decisions themselves, against real Postgres under real bursts, are judged
 // by test/ratelimits/ratelimits.coalesce.test.ts.
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type BatchKind, type CoalesceLimits, Coalescer, stallMs, UNSENT } from "../../functions/core/coalesce";
 import type { Queryable } from "../../functions/core/db";
 import { ProblemError, problem } from "../../functions/core/errors";
@@ -287,30 +287,5 @@ describe("coalescing concurrent decisions into one statement", () => {
     expect(await Promise.all(queued)).toEqual([UNSENT, UNSENT, UNSENT]);
     expect(await first).toBe("answer 0");
     expect(sent).toHaveLength(1);
-  });
-
-  it("a queued decision sets a deadline timer of its own only when what it waits for may land after its deadline", async () => {
-    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64, stallMs: () => Infinity });
-    const first = coalescer.run(db, { id: 0, key: "k" }); // in the air until its deadline at the latest (remainingMs: 5 000)
-    await tick();
-    const timers = vi.spyOn(globalThis, "setTimeout");
-    try {
-      // Later, with the same budget: the statement in the air lands before their deadlines.
-      const same = Array.from({ length: 5 }, (_, i) => coalescer.run(db, { id: i + 1, key: "k" }));
-      await Promise.resolve();
-      expect(timers).not.toHaveBeenCalled();
-      // A tighter budget than the statement in the air: its own timer.
-      const tight = coalescer.run(db, { id: 9, key: "k" }, 30).catch((e: unknown) => e);
-      await Promise.resolve();
-      expect(timers).toHaveBeenCalledTimes(1);
-      expect(((await tight) as ProblemError).problem.status).toBe(503);
-      sent[0].answer();
-      await tick();
-      sent[1].answer();
-      expect(await Promise.all(same)).toEqual([1, 2, 3, 4, 5].map((i) => `answer ${i}`));
-    } finally {
-      timers.mockRestore();
-    }
-    expect(await first).toBe("answer 0");
   });
 });
