@@ -2,7 +2,6 @@
 // it knows the answer is "denied", otherwise from ONE SQL statement on the database clock.
 // SQL (through sql.ts): schema/000010_ratelimits.sql (the single-policy check; its fixed-window
 // path: 000011), 000015 (the multi-policy check), 000016 (the check's budget settings).
-
 import { UNSENT } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { type ProblemError, problem } from "../core/errors";
@@ -155,6 +154,7 @@ export async function checkRateLimit(
   const started = Date.now();
   const hit = denied(started);
   if (hit) return fromHit(hit, started);
+  if (cache) cache.dbCalls++;
   const marks = mark(cache);
   const t0 = performance.now();
   const args = { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
@@ -164,10 +164,12 @@ export async function checkRateLimit(
   while (r === UNSENT) {
     const now = Date.now();
     const late = denied(now);
-    if (late) return fromHit(late, now);
+    if (late) {
+      cache!.dbCalls--; // it never went
+      return fromHit(late, now);
+    }
     r = await sql.check(db, input.policy, args, known); // the entry lapsed meanwhile (a moment): ask after all
   }
-  if (cache) cache.dbCalls++;
   if (!r) {
     cache?.forget(input.policy);
     denyCache.policies.delete(input.policy);
