@@ -194,29 +194,40 @@ export async function checkRateLimits(
   budget?: Budget,
 ): Promise<RateLimitDecision | { missing: string[] }> {
   const cost = input.cost ?? 1;
+  // The cache's denials of this check's policies, when it may answer (see above), or undefined.
+  const denied = (now: number) => {
+    if (!cache || !input.policies.every((p) => denyCache.policies.get(p)?.log === false)) return undefined;
+    const hits = input.policies.map((p) => cache.lookup(p, input.key, cost, now));
+    return hits.some(Boolean) ? hits : undefined;
+  };
+  const fromHits = (hits: Array<DenyEntry | undefined>, now: number): RateLimitDecision => {
+    cache!.hits++;
+    const policies = input.policies.map((p, i) => {
+      const hit = hits[i];
+      const result: PolicyResult = hit ? fromCache(p, input.key, hit, now) : { policy: p, key: input.key, reason: "not-checked" };
+      return { result, window_ms: hit ? hit.windowMs : null, until: hit?.until };
+    });
+    return multiDecision(policies, true, 0);
+  };
   const started = Date.now();
-  if (cache && input.policies.every((p) => denyCache.policies.get(p)?.log === false)) {
-    const hits = input.policies.map((p) => cache.lookup(p, input.key, cost, started));
-    if (hits.some(Boolean)) {
-      cache.hits++;
-      const policies = input.policies.map((p, i) => {
-        const hit = hits[i];
-        const result: PolicyResult = hit ? fromCache(p, input.key, hit, started) : { policy: p, key: input.key, reason: "not-checked" };
-        return { result, window_ms: hit ? hit.windowMs : null, until: hit?.until };
-      });
-      return multiDecision(policies, true, 0);
-    }
-  }
+  const hits = denied(started);
+  if (hits) return fromHits(hits, started);
   if (cache) cache.dbCalls++;
   const marks = mark(cache);
   const t0 = performance.now();
-  const r = await sql.checkMulti(db, input.policies, {
-    key: input.key,
-    cost,
-    info: input.info,
-    lockTimeoutMs: lockTimeoutWithin(db, budget),
-    withinMs: budget?.timeoutMs,
-  });
+  const args = { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
+  // As a single check: while it waits to join a batch, a denial an earlier batch taught the cache answers it instead.
+  const known = cache ? () => denied(Date.now()) !== undefined : undefined;
+  let r = await sql.checkMulti(db, input.policies, args, known);
+  while (r === UNSENT) {
+    const now = Date.now();
+    const late = denied(now);
+    if (late) {
+      cache!.dbCalls--; // it never went
+      return fromHits(late, now);
+    }
+    r = await sql.checkMulti(db, input.policies, args, known); // the entries lapsed meanwhile: ask after all
+  }
   if ("missing" in r) {
     for (const p of r.missing) {
       cache?.forget(p);

@@ -237,9 +237,9 @@ export async function check(db: Queryable, policy: string, a: CheckArgs, known?:
   return (await checks.runUnless(db, { policy, a }, a.withinMs, known)) as CheckRow | null | typeof UNSENT;
 }
 
-/** Several policies of one key in one decision, all-or-nothing. */
-export async function checkMulti(db: Queryable, policies: string[], a: CheckArgs): Promise<CheckMultiRow> {
-  return (await checks.run(db, { policies, a }, a.withinMs)) as CheckMultiRow;
+/** Several policies of one key in one decision, all-or-nothing; UNSENT as check() says. */
+export async function checkMulti(db: Queryable, policies: string[], a: CheckArgs, known?: () => boolean): Promise<CheckMultiRow | typeof UNSENT> {
+  return (await checks.runUnless(db, { policies, a }, a.withinMs, known)) as CheckMultiRow | typeof UNSENT;
 }
 
 /** Gives back units of the current window; null when the policy does not exist. */

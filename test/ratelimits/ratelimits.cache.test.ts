@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { RequestDb } from "../../functions/core/db";
 import { tallyFor } from "../../functions/core/tally";
-import { checkRateLimit, DenyCache, denyCache } from "../../functions/ratelimits";
+import { checkRateLimit, checkRateLimits, DenyCache, denyCache } from "../../functions/ratelimits";
 import { checkCoalescing } from "../../functions/ratelimits/sql";
 import { bindings, SUITE_BUDGET_MS, servedApp, sql, until, whileHolding, withServedApp } from "../support";
 
@@ -186,6 +186,30 @@ describe("checks queued behind a statement (coalescing on)", () => {
     );
     expect(row).toEqual({ admitted: 1, attempted: sent });
     for (const d of decisions.filter((d) => d?.result.reason === "cache")) expect(d?.result).toMatchObject({ allowed: false, remaining: 0, limit: 1 });
+  }, 120_000);
+  it("the same for multi-policy checks: 200 at once on two policies, one with limit 1 — one admitted, the queued ones answered by the cache, unsent", async () => {
+    await putPolicy("queued-a", { algorithm: "fixed_window", limit: 1, window_ms: YEAR });
+    await putPolicy("queued-b", { algorithm: "fixed_window", limit: 1000, window_ms: YEAR });
+    const sentBefore = checkCoalescing.alone + checkCoalescing.batched;
+    const dbs = Array.from({ length: 200 }, () => new RequestDb(bindings(suite.db, { COALESCE: "on", DB_BUDGET_MS: SUITE_BUDGET_MS })));
+    const decisions = await Promise.all(dbs.map((db) => checkRateLimits(db, { policies: ["queued-a", "queued-b"], key: "m" })));
+    await Promise.all(dbs.map((db) => db.close()));
+    const sent = checkCoalescing.alone + checkCoalescing.batched - sentBefore;
+    const answered = decisions.filter((d) => "result" in d) as Array<Exclude<(typeof decisions)[number], { missing: string[] }>>;
+    expect(answered).toHaveLength(200);
+    expect(answered.filter((d) => d.result.allowed)).toHaveLength(1);
+    const cached = answered.filter((d) => d.cached);
+    expect(cached.length).toBeGreaterThan(0);
+    expect(sent + cached.length).toBe(200);
+    // All-or-nothing held: policy b counted exactly the checks Postgres decided, and admitted only the one a admitted.
+    const rows = await sql<{ policy: string; admitted: number; attempted: number }>(
+      suite.db,
+      "SELECT policy, admitted::int, attempted::int FROM ratelimit_counters WHERE policy IN ('queued-a', 'queued-b') ORDER BY policy",
+    );
+    expect(rows).toEqual([
+      { policy: "queued-a", admitted: 1, attempted: sent },
+      { policy: "queued-b", admitted: 1, attempted: sent },
+    ]);
   }, 120_000);
 });
 
