@@ -134,6 +134,31 @@ export function mostRestrictive(results: PolicyResult[]): PolicyResult {
 }
 
 /**
+ * Sends a check (`send`, given `known`) and returns the database's row; or the cache's answer when
+ * the check left the coalescer's queue unsent because, while it waited to join a batch of a burst,
+ * an earlier batch taught the cache a denial that covers it (`denied`; `answer` builds the decision).
+ */
+async function sentUnlessDenied<H, R>(
+  cache: DenyCache | null,
+  denied: (now: number) => H | undefined,
+  answer: (hits: H, now: number) => RateLimitDecision,
+  send: (known?: () => boolean) => Promise<R | typeof UNSENT>,
+): Promise<{ row: R } | { cached: RateLimitDecision }> {
+  const known = cache ? () => denied(Date.now()) !== undefined : undefined;
+  for (;;) {
+    const r = await send(known);
+    if (r !== UNSENT) return { row: r };
+    const now = Date.now();
+    const hits = denied(now);
+    if (hits !== undefined) {
+      cache!.dbCalls--; // counted before sending; it never went
+      return { cached: answer(hits, now) };
+    }
+    // The entry lapsed between the queue and here (a moment): ask the database after all.
+  }
+}
+
+/**
  * One decision: from the deny cache when it knows the answer is "denied", otherwise ONE SQL
  * statement (policy + override lookup, counting and log row together, on the database clock).
  * Returns null when the policy does not exist.
@@ -158,18 +183,9 @@ export async function checkRateLimit(
   const marks = mark(cache);
   const t0 = performance.now();
   const args = { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
-  // While it waits to join a batch of a burst, a denial an earlier batch taught the cache answers it instead.
-  const known = cache ? () => denied(Date.now()) !== undefined : undefined;
-  let r = await sql.check(db, input.policy, args, known);
-  while (r === UNSENT) {
-    const now = Date.now();
-    const late = denied(now);
-    if (late) {
-      cache!.dbCalls--; // it never went
-      return fromHit(late, now);
-    }
-    r = await sql.check(db, input.policy, args, known); // the entry lapsed meanwhile (a moment): ask after all
-  }
+  const sent = await sentUnlessDenied(cache, denied, fromHit, (known) => sql.check(db, input.policy, args, known));
+  if ("cached" in sent) return sent.cached;
+  const r = sent.row;
   if (!r) {
     cache?.forget(input.policy);
     denyCache.policies.delete(input.policy);
@@ -216,18 +232,9 @@ export async function checkRateLimits(
   const marks = mark(cache);
   const t0 = performance.now();
   const args = { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
-  // As a single check: while it waits to join a batch, a denial an earlier batch taught the cache answers it instead.
-  const known = cache ? () => denied(Date.now()) !== undefined : undefined;
-  let r = await sql.checkMulti(db, input.policies, args, known);
-  while (r === UNSENT) {
-    const now = Date.now();
-    const late = denied(now);
-    if (late) {
-      cache!.dbCalls--; // it never went
-      return fromHits(late, now);
-    }
-    r = await sql.checkMulti(db, input.policies, args, known); // the entries lapsed meanwhile: ask after all
-  }
+  const sent = await sentUnlessDenied(cache, denied, fromHits, (known) => sql.checkMulti(db, input.policies, args, known));
+  if ("cached" in sent) return sent.cached;
+  const r = sent.row;
   if ("missing" in r) {
     for (const p of r.missing) {
       cache?.forget(p);

@@ -155,7 +155,10 @@ describe("checks in flight together go to Postgres as one statement", () => {
 
   it("no deadlock: 600 simultaneous checks over 4 keys × 3 policies, single and multi-policy in every order, while the policies are rewritten", async () => {
     const policies = ["co-d1", "co-d2", "co-d3"];
-    for (const p of policies) await putPolicy(p, { algorithm: "fixed_window", limit: 1_000_000, window_ms: YEAR });
+    // It judges deadlocks, not latency: a neighbour's load must not turn slow checks into 503s (the
+    // default check budget is 5 s; one run beside a clean clone's npm test had 111 × 503).
+    const timeout_ms = Number(SUITE_BUDGET_MS);
+    for (const p of policies) await putPolicy(p, { algorithm: "fixed_window", limit: 1_000_000, window_ms: YEAR, timeout_ms });
     const [{ deadlocks: before }] = await sql<{ deadlocks: number }>(
       suite.db,
       "SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()",
@@ -175,7 +178,7 @@ describe("checks in flight together go to Postgres as one statement", () => {
     const [results] = await Promise.all([
       Promise.all(bodies.map((b) => suite.api("POST", "/v1/ratelimits/check", b))),
       (async () => {
-        for (let i = 0; i < 10; i++) await putPolicy(policies[i % 3], { algorithm: "fixed_window", limit: 1_000_000 + i, window_ms: YEAR });
+        for (let i = 0; i < 10; i++) await putPolicy(policies[i % 3], { algorithm: "fixed_window", limit: 1_000_000 + i, window_ms: YEAR, timeout_ms });
       })(),
     ]);
     expect(tally(results)).toEqual({ 200: 600 });
