@@ -289,19 +289,7 @@ describe("report", () => {
 
   it("a burst is met only with no 5xx, exactly the expected answers and a database that agrees", () => {
     const burst = (over: Partial<Row>) =>
-      row({
-        scenario: "burst-1000",
-        burst: "reservation one interval",
-        layer: "edge",
-        connection: "http",
-        concurrency: 1000,
-        expected: { "201": 1, "409": 999 },
-        outcomes: { "201": 1, "409": 999 },
-        errors_5xx: 0,
-        db_mismatch: null,
-        p99_ms: 900,
-        ...over,
-      });
+      burstRow({ burst: "reservation one interval", expected: { "201": 1, "409": 999 }, outcomes: { "201": 1, "409": 999 }, p99_ms: 900, ...over });
     expect(burstTarget(burst({}))).toMatchObject({
       name: "burst-1000 reservation one interval: 0 × 5xx, exactly 1×201, 999×409, the database agrees",
       value: 0,
