@@ -137,6 +137,7 @@ export function mostRestrictive(results: PolicyResult[]): PolicyResult {
  * Sends a check (`send`, given `known`) and returns the database's row; or the cache's answer when
  * the check left the coalescer's queue unsent because, while it waited to join a batch of a burst,
  * an earlier batch taught the cache a denial that covers it (`denied`; `answer` builds the decision).
+ * Counts the check as a database call unless it never went.
  */
 async function sentUnlessDenied<H, R>(
   cache: DenyCache | null,
@@ -145,13 +146,14 @@ async function sentUnlessDenied<H, R>(
   send: (known?: () => boolean) => Promise<R | typeof UNSENT>,
 ): Promise<{ row: R } | { cached: RateLimitDecision }> {
   const known = cache ? () => denied(Date.now()) !== undefined : undefined;
+  if (cache) cache.dbCalls++;
   for (;;) {
     const r = await send(known);
     if (r !== UNSENT) return { row: r };
     const now = Date.now();
     const hits = denied(now);
     if (hits !== undefined) {
-      cache!.dbCalls--; // counted before sending; it never went
+      cache!.dbCalls--; // it never went
       return { cached: answer(hits, now) };
     }
     // The entry lapsed between the queue and here (a moment): ask the database after all.
@@ -179,7 +181,6 @@ export async function checkRateLimit(
   const started = Date.now();
   const hit = denied(started);
   if (hit) return fromHit(hit, started);
-  if (cache) cache.dbCalls++;
   const marks = mark(cache);
   const t0 = performance.now();
   const args = { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
@@ -228,7 +229,6 @@ export async function checkRateLimits(
   const started = Date.now();
   const hits = denied(started);
   if (hits) return fromHits(hits, started);
-  if (cache) cache.dbCalls++;
   const marks = mark(cache);
   const t0 = performance.now();
   const args = { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
