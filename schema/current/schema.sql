@@ -636,11 +636,15 @@ CREATE OR REPLACE FUNCTION public.admit_inventory_book_batch(p_items jsonb, p_lo
 AS $function$
 DECLARE
   v_res json[] := '{}';
+  v_r json;
+  v_holding boolean := false;
   e jsonb;
 BEGIN
   FOR e IN SELECT t.x FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(x, i) ORDER BY t.i LOOP
-    v_res := v_res || admit_inventory_book(e ->> 'item', (e ->> 'check_in')::date, (e ->> 'check_out')::date, (e ->> 'quantity')::integer,
-                                           e ->> 'holder', (e ->> 'hold_ms')::integer, p_lock_timeout_ms);
+    v_r := admit_inventory_book(e ->> 'item', (e ->> 'check_in')::date, (e ->> 'check_out')::date, (e ->> 'quantity')::integer,
+                                e ->> 'holder', (e ->> 'hold_ms')::integer, CASE WHEN v_holding THEN 1 ELSE p_lock_timeout_ms END);
+    v_holding := v_holding OR (v_r ->> 'created')::boolean;
+    v_res := v_res || v_r;
   END LOOP;
   RETURN array_to_json(v_res);
 END

@@ -111,3 +111,51 @@ describe("bookings in flight together go to Postgres as one statement", () => {
     expect(await sql(suite.db, "SELECT count(*)::int AS n FROM inventory_bookings WHERE item = 'co/held'")).toEqual([{ n: 0 }]);
   }, 120_000);
 });
+
+describe("a batch never waits for rooms while it holds rooms", () => {
+  it("a stock change locking two nights' rooms in (night, slot) order, against a batch that took the second night and is short on the first: no deadlock, the batch fails at once (sent again alone)", async () => {
+    const item = "co/cycle";
+    expect((await suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from: NIGHT, to: "2031-09-03", quantity: 1 })).status).toBe(200);
+    // What a lowering of stock does in its slow pass: the nights' free rooms, locked in (night, slot) order, first night first.
+    const change = await connect(suite.db);
+    const batch = await connect(suite.db);
+    try {
+      await change.query("BEGIN");
+      await change.query("SELECT id FROM inventory_tokens WHERE item = $1 AND night = $2::date ORDER BY slot FOR UPDATE", [item, NIGHT]);
+      const [{ pid }] = (await batch.query("SELECT pg_backend_pid() AS pid")).rows;
+      // The batch books the second night (it then holds that room), then the first: its claim skips the locked room and comes up short.
+      const sent = batch
+        .query("SELECT admit_inventory_book_batch($1::jsonb, 10000) AS r", [
+          JSON.stringify([
+            { item, check_in: "2031-09-02", check_out: "2031-09-03", quantity: 1, holder: "second-night", hold_ms: null },
+            { item, check_in: NIGHT, check_out: NEXT, quantity: 1, holder: "first-night", hold_ms: null },
+          ]),
+        ])
+        .then(
+          () => ({ code: "ok" }),
+          (e: { code?: string }) => ({ code: e.code }),
+        );
+      // Until the batch has failed or waits for the first night's room.
+      let settled: { code?: string } | null = null;
+      void sent.then((s) => (settled = s));
+      for (let i = 0; i < 200 && !settled; i++) {
+        const [{ waiting }] = (await change.query("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid]))
+          .rows;
+        if (waiting > 0) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // The stock change goes on to the second night. Had the batch waited holding that night's room, this closed a cycle (40P01 after deadlock_timeout).
+      const next = await change.query("SELECT id FROM inventory_tokens WHERE item = $1 AND night = '2031-09-02'::date ORDER BY slot FOR UPDATE", [item]).then(
+        () => "locked",
+        (e: { code?: string }) => e.code,
+      );
+      expect(next).toBe("locked");
+      // The batch gave up its wait instead (a lock wait it may not make: 55P03, which the coalescer answers by sending each booking again alone).
+      expect(await sent).toEqual({ code: "55P03" });
+    } finally {
+      await change.query("ROLLBACK").catch(() => {});
+      await change.end();
+      await batch.end();
+    }
+  }, 60_000);
+});
