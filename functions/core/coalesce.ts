@@ -50,7 +50,7 @@ export const MAX_IN_FLIGHT = 2;
  * The most decisions in one statement. A burst of 1 000 at once went in ~16 statements of 64, one
  * after another, each waking every decision still queued; with 256, in 4–5 (none of these kinds
  * opens a subtransaction per item, which would overflow other sessions' snapshots past 64:
- * inventory's bookings, which do, keep 16).
+ * inventory's bookings, which do, keep 32).
  */
 export const MAX_BATCH = 256;
 /** A statement is stalled once it has been out this many times as long as the lane's statements usually take… */

@@ -80,10 +80,14 @@ export const BOOK_SQL = "SELECT admit_inventory_book($1, $2::date, $3::date, $4:
 /** The one statement of the bookings that were in flight together (functions/core/coalesce.ts; 000106). */
 export const BOOK_BATCH_SQL = "SELECT admit_inventory_book_batch($1::jsonb, $2::integer) AS r";
 /**
- * The most bookings in one statement: each booking's claim is a subtransaction with an xid of its
- * own, and past 64 in one transaction other backends' snapshots look them up in pg_subtrans (000106).
+ * The most bookings in one statement. A booking made leaves one subtransaction xid (its claim's; a
+ * claim that came up short was rolled back and leaves none), and past 64 in one transaction other
+ * backends' snapshots look them up in pg_subtrans (000106): 32 stays well under it. Twice 16: at 64
+ * clients on one night every batch of 16 was full and the Worker paid a statement per 16 bookings;
+ * with 32 the clients fall into two halves that alternate (one answered while the other is in
+ * Postgres), and 64 measured the same 0.033 statements per booking (docs/performance.md).
  */
-export const MAX_BOOKING_BATCH = 16;
+export const MAX_BOOKING_BATCH = 32;
 
 interface BookItem {
   item: string;

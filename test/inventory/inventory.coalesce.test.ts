@@ -159,3 +159,33 @@ describe("a batch never waits for rooms while it holds rooms", () => {
     }
   }, 60_000);
 });
+
+describe("a full batch stays within Postgres's cache of subtransactions", () => {
+  it(`MAX_BOOKING_BATCH bookings in one statement, booked and refused mixed: at most one subtransaction xid each, never overflowed (past 64 other sessions' snapshots read pg_subtrans)`, async () => {
+    const item = "co/subxacts";
+    expect((await stock(item, Math.floor(MAX_BOOKING_BATCH / 2))).status).toBe(200);
+    const c = await connect(suite.db);
+    try {
+      await c.query("BEGIN");
+      const [{ r }] = (
+        await c.query("SELECT admit_inventory_book_batch($1::jsonb, 10000) AS r", [
+          JSON.stringify(Array.from({ length: MAX_BOOKING_BATCH }, (_, i) => ({ ...booking(`s${i}`), item, hold_ms: null }))),
+        ])
+      ).rows;
+      expect(r.filter((x: { created: boolean }) => x.created)).toHaveLength(Math.floor(MAX_BOOKING_BATCH / 2));
+      // This session's own entry (pg_stat_get_backend_subxact, Postgres 16+), read inside the transaction that made them.
+      const [sub] = (
+        await c.query(
+          "SELECT s.subxact_count::int AS count, s.subxact_overflowed AS overflowed FROM pg_stat_get_backend_idset() id, pg_stat_get_backend_subxact(id) s WHERE pg_stat_get_backend_pid(id) = pg_backend_pid()",
+        )
+      ).rows;
+      console.log("subtransactions of a full booking batch:", sub);
+      expect(sub.overflowed).toBe(false);
+      expect(sub.count).toBeLessThanOrEqual(MAX_BOOKING_BATCH);
+      expect(MAX_BOOKING_BATCH).toBeLessThanOrEqual(64);
+    } finally {
+      await c.query("ROLLBACK").catch(() => {});
+      await c.end();
+    }
+  }, 60_000);
+});
