@@ -36,7 +36,7 @@ export interface PoliciesFile {
   policies: Record<string, Policy>;
 }
 
-/** The defaults PUT /v1/ratelimits/policies/{name} fills in (functions/ratelimits/routes.ts). */
+/** The defaults PUT /v1/ratelimits/policies/{name} fills in (functions/ratelimits/schemas.ts). */
 const DEFAULTS = { log: false, history_ms: 7 * 86_400_000, timeout_ms: 5_000, on_unavailable: "deny" };
 const FIELDS = ["algorithm", "limit", "window_ms", "log", "history_ms", "timeout_ms", "on_unavailable"] as const;
 

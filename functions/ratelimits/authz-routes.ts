@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
 import { scoped } from "../core/scopes";
 import { AUTHZ_DENY_STATUSES, AUTHZ_SCOPE, MAX_TRUSTED_HOPS } from "./authz";
-import { CheckResult, ENFORCED_HEADER, PolicyName, RL_HEADERS, Unenforced } from "./routes";
+import { CheckResult, ENFORCED_HEADER, PolicyName, RL_HEADERS, Unenforced } from "./schemas";
 
 const NoKey = z
   .object({ allowed: z.literal(true), reason: z.literal("no-key"), detail: z.string() })

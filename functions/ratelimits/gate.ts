@@ -14,7 +14,8 @@ import { DEFAULT_TIMEOUT_MS, type DenyCache } from "./cache";
 import { checkRateLimit, checkRateLimits, quotaExceeded, type RateLimitDecision, type RateLimitResult } from "./decide";
 import { rateLimitHeaders, withConcurrency } from "./headers";
 import { observe, type Via } from "./observe";
-import { checkRateLimit as checkRoute, PolicyName } from "./routes";
+import { checkRateLimit as checkRoute } from "./routes";
+import { PolicyName } from "./schemas";
 import type { AcquireRow, FailMode } from "./sql";
 import * as sql from "./sql";
 

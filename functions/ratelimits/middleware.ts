@@ -11,7 +11,7 @@ import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
 import { type GateAnswer, type GateInput, gate, gateBudget, policyNames, validGateInput } from "./gate";
 import { NOT_ENFORCED_HEADER } from "./headers";
-import { PolicyName } from "./routes";
+import { PolicyName } from "./schemas";
 import type { FailMode } from "./sql";
 import * as sql from "./sql";
 
