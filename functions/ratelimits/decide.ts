@@ -160,6 +160,11 @@ async function sentUnlessDenied<H, R>(
   }
 }
 
+/** What a check sends with its policy or policies: the key, cost and info, and the waits its budget allows. */
+function checkArgs(db: Queryable, input: { key: string; info?: CheckInput["info"] }, cost: number, budget?: Budget): sql.CheckArgs {
+  return { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
+}
+
 /**
  * One decision: from the deny cache when it knows the answer is "denied", otherwise ONE SQL
  * statement (policy + override lookup, counting and log row together, on the database clock).
@@ -183,7 +188,7 @@ export async function checkRateLimit(
   if (hit) return fromHit(hit, started);
   const marks = mark(cache);
   const t0 = performance.now();
-  const args = { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
+  const args = checkArgs(db, input, cost, budget);
   const sent = await sentUnlessDenied(cache, denied, fromHit, (known) => sql.check(db, input.policy, args, known));
   if ("cached" in sent) return sent.cached;
   const r = sent.row;
@@ -231,7 +236,7 @@ export async function checkRateLimits(
   if (hits) return fromHits(hits, started);
   const marks = mark(cache);
   const t0 = performance.now();
-  const args = { key: input.key, cost, info: input.info, lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget?.timeoutMs };
+  const args = checkArgs(db, input, cost, budget);
   const sent = await sentUnlessDenied(cache, denied, fromHits, (known) => sql.checkMulti(db, input.policies, args, known));
   if ("cached" in sent) return sent.cached;
   const r = sent.row;
