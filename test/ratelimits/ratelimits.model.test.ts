@@ -110,5 +110,7 @@ describe("rate limits: concurrent batches against a sequential model", () => {
       }),
       { numRuns: 25 },
     );
-  }, 180_000);
+    // It judges linearizability, not speed: 25 runs took 147–161 s in three clean-clone CI runs on 2
+    // cores and 182 s in a fourth, past the 180 s this had. A budget, not a retry.
+  }, 600_000);
 });
