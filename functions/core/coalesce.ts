@@ -34,6 +34,12 @@
 //   isolate's deny cache now refuses, learnt from an earlier batch of the burst): a decision still
 //   queued leaves the queue unsent and answers from there, as if it had arrived now. One already in a
 //   flight takes the database's answer.
+// - what its answer teaches the isolate (`runUnless`'s `learn`: a denial for the deny cache) is
+//   applied by the carrier the moment the batch lands, before any waiting request wakes: the
+//   decisions still queued then find their answer known at once, instead of the first of them to
+//   wake sending them as a statement the database then refuses (seen in a burst of 1 000 checks on
+//   one key: 256 more sent 3 ms after the batch that refused them landed; docs/performance.md,
+//   "Bursts: what a batch teaches").
 import { lostAnswer, type Queryable, sqlState } from "./db";
 import { ProblemError } from "./errors";
 
@@ -94,10 +100,18 @@ export function batchParams<I extends { lockTimeoutMs: number }>(items: I[]): [s
   return [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))];
 }
 
+/** What `runUnless` may ask of a queued decision: whether its answer became known, and what its answer teaches. */
+export interface Ask<A> {
+  known?: () => boolean;
+  learn?: (answer: A) => void;
+}
+
 interface Waiting<I, A> {
   item: I;
   /** Whether its answer is now known without the database (it then leaves the queue unsent). */
   known?: () => boolean;
+  /** What its answer teaches the isolate, applied when its batch lands (in the carrier's request: memory only, no I/O). */
+  learn?: (answer: A) => void;
   db: Queryable;
   deadline: number;
   /** The flight carrying it, once a carrier took it into a batch. */
@@ -201,9 +215,11 @@ export class Coalescer<I, A> {
   /**
    * As run(), but while the decision waits in the queue (before any statement carries it) `known` is
    * asked each time it wakes and whenever a batch is taken: once true it leaves the queue unsent and
-   * this answers UNSENT (the caller answers from what it now knows).
+   * this answers UNSENT (the caller answers from what it now knows). `learn` is given the answer as
+   * soon as a batch that carried the decision lands, by the request that carried it (not when this
+   * one wakes): what it teaches must be in memory only (no I/O: it runs in another request's context).
    */
-  async runUnless(db: Queryable, item: I, withinMs?: number, known?: () => boolean): Promise<A | typeof UNSENT> {
+  async runUnless(db: Queryable, item: I, withinMs?: number, { known, learn }: Ask<A> = {}): Promise<A | typeof UNSENT> {
     const key = db.coalesceKey;
     if (key === undefined) return this.kind.alone(db, item, withinMs);
     // A lane per database the isolate talks to (a handful): kept, with what its statements usually take.
@@ -220,7 +236,7 @@ export class Coalescer<I, A> {
         land();
       }
     }
-    const w: Waiting<I, A> = { item, known, db, deadline, flight: null };
+    const w: Waiting<I, A> = { item, known, learn, db, deadline, flight: null };
     lane.queue.push(w);
     // This request's own deadline timer (a timer belongs to the request that set it). Always set,
     // even where every statement it waits for is bounded by an earlier deadline: without one of its
@@ -399,7 +415,14 @@ function isOutcomeUnknown(err: unknown): boolean {
 }
 
 function settle<I, A>(w: Waiting<I, A>, answer: A): void {
-  w.result ??= { answer };
+  if (w.result) return;
+  w.result = { answer };
+  try {
+    w.learn?.(answer);
+  } catch (err) {
+    // A lesson not learnt costs a later decision a statement, never this one its answer.
+    console.error(`admit coalesce: learning from an answer failed: ${(err as Error)?.message ?? err}`);
+  }
 }
 
 function fail<I, A>(w: Waiting<I, A>, error: unknown): void {

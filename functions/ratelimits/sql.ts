@@ -2,7 +2,7 @@
 // wrapper each: the only file in functions/ that names them. The statement texts are matched by the
 // bridge's fault tests (e.g. `admit_ratelimit_check`, `admit_permit_acquire`): keep them as they are.
 import { type AuditEntry, audited } from "../core/audit";
-import { Coalescer, type UNSENT } from "../core/coalesce";
+import { type Ask, Coalescer, type UNSENT } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 
@@ -201,9 +201,12 @@ interface CheckItem {
   a: CheckArgs;
 }
 
-const checks = new Coalescer<CheckItem, CheckRow | null | CheckMultiRow>({
+/** A check's answer: one policy's row (null: no such policy), or several policies'. */
+type CheckAnswer = CheckRow | null | CheckMultiRow;
+
+const checks = new Coalescer<CheckItem, CheckAnswer>({
   alone: async (db, { policy, policies, a }, withinMs) => {
-    const [{ r }] = await db.query<{ r: CheckRow | null | CheckMultiRow }>(
+    const [{ r }] = await db.query<{ r: CheckAnswer }>(
       policies ? CHECK_MULTI_SQL : CHECK_SQL,
       [policies ?? policy, a.key, a.cost, a.info === undefined ? null : JSON.stringify(a.info), a.lockTimeoutMs],
       { write: a.cost > 0, withinMs },
@@ -212,11 +215,10 @@ const checks = new Coalescer<CheckItem, CheckRow | null | CheckMultiRow>({
   },
   together: async (db, items, withinMs) => {
     const json = items.map(({ policy, policies, a }) => ({ ...(policies ? { ps: policies } : { p: policy }), k: a.key, c: a.cost, i: a.info }));
-    const [{ r }] = await db.query<{ r: (CheckRow | null | CheckMultiRow)[] }>(
-      CHECK_BATCH_SQL,
-      [JSON.stringify(json), Math.min(...items.map((x) => x.a.lockTimeoutMs))],
-      { write: items.some((x) => x.a.cost > 0), withinMs },
-    );
+    const [{ r }] = await db.query<{ r: CheckAnswer[] }>(CHECK_BATCH_SQL, [JSON.stringify(json), Math.min(...items.map((x) => x.a.lockTimeoutMs))], {
+      write: items.some((x) => x.a.cost > 0),
+      withinMs,
+    });
     return r;
   },
   // A check locks the counter rows of its key (one per policy): checks of one key keep their order,
@@ -231,15 +233,16 @@ export const checkCoalescing = checks.stats;
 
 /**
  * One policy, one decision; null when the policy does not exist. A peek (cost 0) is not a write.
- * UNSENT when, while it waited to join a batch, `known` said its answer no longer needs the database.
+ * UNSENT when, while it waited to join a batch, `ask.known` said its answer no longer needs the
+ * database; `ask.learn` gets the answer when its batch lands (functions/core/coalesce.ts).
  */
-export async function check(db: Queryable, policy: string, a: CheckArgs, known?: () => boolean): Promise<CheckRow | null | typeof UNSENT> {
-  return (await checks.runUnless(db, { policy, a }, a.withinMs, known)) as CheckRow | null | typeof UNSENT;
+export async function check(db: Queryable, policy: string, a: CheckArgs, ask?: Ask<CheckRow | null>): Promise<CheckRow | null | typeof UNSENT> {
+  return (await checks.runUnless(db, { policy, a }, a.withinMs, ask as Ask<CheckAnswer>)) as CheckRow | null | typeof UNSENT;
 }
 
 /** Several policies of one key in one decision, all-or-nothing; UNSENT as check() says. */
-export async function checkMulti(db: Queryable, policies: string[], a: CheckArgs, known?: () => boolean): Promise<CheckMultiRow | typeof UNSENT> {
-  return (await checks.runUnless(db, { policies, a }, a.withinMs, known)) as CheckMultiRow | typeof UNSENT;
+export async function checkMulti(db: Queryable, policies: string[], a: CheckArgs, ask?: Ask<CheckMultiRow>): Promise<CheckMultiRow | typeof UNSENT> {
+  return (await checks.runUnless(db, { policies, a }, a.withinMs, ask as Ask<CheckAnswer>)) as CheckMultiRow | typeof UNSENT;
 }
 
 /** Gives back units of the current window; null when the policy does not exist. */

@@ -259,9 +259,9 @@ describe("coalescing concurrent decisions into one statement", () => {
   it("a queued decision whose answer became known leaves unsent: the next batch goes without it, and one already in a flight takes the statement's answer", async () => {
     const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
     let known = false;
-    const first = coalescer.runUnless(db, { id: 0, key: "k" }, undefined, () => known);
+    const first = coalescer.runUnless(db, { id: 0, key: "k" }, undefined, { known: () => known });
     const queued = Array.from({ length: 4 }, (_, i) =>
-      coalescer.runUnless(db, { id: i + 1, key: i % 2 ? "k" : "other" }, undefined, i < 2 ? () => known : undefined),
+      coalescer.runUnless(db, { id: i + 1, key: i % 2 ? "k" : "other" }, undefined, i < 2 ? { known: () => known } : undefined),
     );
     await tick();
     expect(sent.map((s) => s.items)).toEqual([[0]]);
@@ -276,11 +276,52 @@ describe("coalescing concurrent decisions into one statement", () => {
     expect(coalescer.stats.waiting).toBe(0);
   });
 
+  it("what a batch's answers teach is learnt as it lands, before anyone waiting wakes: the decisions queued behind it leave unsent", async () => {
+    // A burst on one key in workerd: the decisions a batch carried resume (and would teach the deny
+    // cache) only after the ones still queued have woken, and the first of those to wake sent them
+    // all as a second statement the database refused. The carrier learns for them instead.
+    const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
+    let denied = false;
+    const learnt: string[] = [];
+    let settledBeforeLearning = 0;
+    const done = new Set<number>();
+    const ask = {
+      known: () => denied,
+      learn: (a: string) => {
+        learnt.push(a);
+        denied = true;
+        settledBeforeLearning += done.size;
+      },
+    };
+    // Which of the decisions after the first (in the batch, or behind it) have resumed.
+    const decide = (id: number) =>
+      coalescer.runUnless(db, { id, key: "k" }, undefined, ask).then((r) => {
+        if (id > 0) done.add(id);
+        return r;
+      });
+    const first = decide(0);
+    const batched = [decide(1), decide(2)];
+    await tick();
+    sent[0].answer();
+    await tick();
+    expect(sent.map((s) => s.items)).toEqual([[0], [1, 2]]);
+    const behind = [decide(3), decide(4)];
+    await tick();
+    sent[1].answer();
+    expect(await Promise.all(behind)).toEqual([UNSENT, UNSENT]);
+    expect(await Promise.all(batched)).toEqual(["answer 1", "answer 2"]);
+    expect(await first).toBe("answer 0");
+    expect(sent).toHaveLength(2); // no statement for 3 and 4
+    // The first went alone (nothing in the air): its caller learns from its answer itself.
+    expect(learnt).toEqual(["answer 1", "answer 2"]);
+    expect(settledBeforeLearning).toBe(0); // every lesson before any caller resumed
+  });
+
   it("every queued decision's answer known: no statement at all", async () => {
     const { sent, coalescer, db } = harness({ inFlight: 1, batch: 64 });
     let known = false;
     const first = coalescer.run(db, { id: 0, key: "k" });
-    const queued = Array.from({ length: 3 }, (_, i) => coalescer.runUnless(db, { id: i + 1, key: "k" }, undefined, () => known));
+    const queued = Array.from({ length: 3 }, (_, i) => coalescer.runUnless(db, { id: i + 1, key: "k" }, undefined, { known: () => known }));
     await tick();
     known = true;
     sent[0].answer();
