@@ -215,13 +215,14 @@ export class Coalescer<I, A> {
   /**
    * As run(), but while the decision waits in the queue (before any statement carries it) `known` is
    * asked each time it wakes and whenever a batch is taken: once true it leaves the queue unsent and
-   * this answers UNSENT (the caller answers from what it now knows). `learn` is given the answer as
-   * soon as a batch that carried the decision lands, by the request that carried it (not when this
-   * one wakes): what it teaches must be in memory only (no I/O: it runs in another request's context).
+   * this answers UNSENT (the caller answers from what it now knows). `learn` is given every answer
+   * once, as soon as it comes back: sent alone, here; in a batch, by the request that carried it,
+   * as the batch lands (not when this one wakes). What it teaches must be in memory only (no I/O: it
+   * may run in another request's context).
    */
   async runUnless(db: Queryable, item: I, withinMs?: number, { known, learn }: Ask<A> = {}): Promise<A | typeof UNSENT> {
     const key = db.coalesceKey;
-    if (key === undefined) return this.kind.alone(db, item, withinMs);
+    if (key === undefined) return taught(await this.kind.alone(db, item, withinMs), learn);
     // A lane per database the isolate talks to (a handful): kept, with what its statements usually take.
     let lane = this.lanes.get(key);
     if (!lane) this.lanes.set(key, (lane = { flights: new Set(), queue: [], usualMs: 0, landing: null }));
@@ -231,7 +232,7 @@ export class Coalescer<I, A> {
       this.stats.alone++;
       const { land } = this.depart(lane);
       try {
-        return await this.kind.alone(db, item, withinMs);
+        return taught(await this.kind.alone(db, item, withinMs), learn);
       } finally {
         land();
       }
@@ -417,12 +418,18 @@ function isOutcomeUnknown(err: unknown): boolean {
 function settle<I, A>(w: Waiting<I, A>, answer: A): void {
   if (w.result) return;
   w.result = { answer };
+  taught(answer, w.learn);
+}
+
+/** Gives `answer` to `learn`, and returns it. */
+function taught<A>(answer: A, learn: ((answer: A) => void) | undefined): A {
   try {
-    w.learn?.(answer);
+    learn?.(answer);
   } catch (err) {
     // A lesson not learnt costs a later decision a statement, never this one its answer.
     console.error(`admit coalesce: learning from an answer failed: ${(err as Error)?.message ?? err}`);
   }
+  return answer;
 }
 
 function fail<I, A>(w: Waiting<I, A>, error: unknown): void {

@@ -2,7 +2,7 @@
 // it knows the answer is "denied", otherwise from ONE SQL statement on the database clock.
 // SQL (through sql.ts): schema/000010_ratelimits.sql (the single-policy check; its fixed-window
 // path: 000011), 000015 (the multi-policy check), 000016 (the check's budget settings).
-import { type Ask, UNSENT } from "../core/coalesce";
+import { UNSENT } from "../core/coalesce";
 import type { Queryable } from "../core/db";
 import { type ProblemError, problem } from "../core/errors";
 import { type Budget, lockTimeoutWithin } from "./budget";
@@ -134,33 +134,22 @@ export function mostRestrictive(results: PolicyResult[]): PolicyResult {
 }
 
 /**
- * Sends a check (`send`, given `known` and `learn`) and returns the database's row; or the cache's
- * answer when the check left the coalescer's queue unsent because, while it waited to join a batch
- * of a burst, an earlier batch taught the cache a denial that covers it (`denied`; `answer` builds
- * the decision). The row is remembered (`remember`) once: by the request that carried its batch, as
- * the batch lands (so the decisions still queued find the denial before they wake), or here.
+ * Sends a check (`send`, given `known`) and returns the database's row; or the cache's answer when
+ * the check left the coalescer's queue unsent because, while it waited to join a batch of a burst,
+ * an earlier batch taught the cache a denial that covers it (`denied`; `answer` builds the decision).
  * Counts the check as a database call unless it never went.
  */
 async function sentUnlessDenied<H, R>(
   cache: DenyCache | null,
   denied: (now: number) => H | undefined,
   answer: (hits: H, now: number) => RateLimitDecision,
-  remember: (row: R) => void,
-  send: (ask: Ask<R>) => Promise<R | typeof UNSENT>,
+  send: (known?: () => boolean) => Promise<R | typeof UNSENT>,
 ): Promise<{ row: R } | { cached: RateLimitDecision }> {
   const known = cache ? () => denied(Date.now()) !== undefined : undefined;
-  let learnt = false;
-  const learn = (row: R) => {
-    learnt = true;
-    remember(row);
-  };
   if (cache) cache.dbCalls++;
   for (;;) {
-    const r = await send({ known, learn });
-    if (r !== UNSENT) {
-      if (!learnt) remember(r);
-      return { row: r };
-    }
+    const r = await send(known);
+    if (r !== UNSENT) return { row: r };
     const now = Date.now();
     const hits = denied(now);
     if (hits !== undefined) {
@@ -200,10 +189,11 @@ export async function checkRateLimit(
   const marks = mark(cache);
   const t0 = performance.now();
   const args = checkArgs(db, input, cost, budget);
+  // The deny cache learns from the answer as soon as it comes back (in a batch: as the batch lands).
   const learn = (r: sql.CheckRow | null) => {
     if (r) remember(cache, r, r.allowed, cost, Date.now(), marks);
   };
-  const sent = await sentUnlessDenied(cache, denied, fromHit, learn, (ask) => sql.check(db, input.policy, args, ask));
+  const sent = await sentUnlessDenied(cache, denied, fromHit, (known) => sql.check(db, input.policy, args, { known, learn }));
   if ("cached" in sent) return sent.cached;
   const r = sent.row;
   if (!r) {
@@ -255,7 +245,7 @@ export async function checkRateLimits(
     const now = Date.now();
     for (const x of r.results) remember(cache, x, x.allowed, cost, now, marks);
   };
-  const sent = await sentUnlessDenied(cache, denied, fromHits, learn, (ask) => sql.checkMulti(db, input.policies, args, ask));
+  const sent = await sentUnlessDenied(cache, denied, fromHits, (known) => sql.checkMulti(db, input.policies, args, { known, learn }));
   if ("cached" in sent) return sent.cached;
   const r = sent.row;
   if ("missing" in r) {
