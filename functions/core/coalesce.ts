@@ -17,9 +17,15 @@
 // "Cannot perform I/O on behalf of a different request" and whole batches failing, once one carrier
 // had resumed in the wrong context every later one did. So no request settles a promise another
 // request made: each statement on its way (a flight) has one promise, made and settled by the request
-// that sent it, and a waiting request awaits the flights (and a deadline timer of its own). When a
-// flight lands, the requests waiting wake each in its own context; the first to find a free way sends
-// the next batch itself (it carries it) and the others of that batch await its flight.
+// that sent it, and a waiting request awaits the flights (and a deadline timer of its own). One
+// queued request, the next carrier, awaits the flights in the air; when one lands it wakes in its own
+// context and sends the next batch itself (it carries it). Every other queued request awaits the next
+// carrier's gate, a promise that request made and opens when the batch it carried lands: each waiting
+// request wakes once, where it woke at every landing before (a wake costs a waiting request ~100 µs
+// of Worker CPU in workerd; docs/performance.md, "One wake per queued decision"). The gate opens at
+// once when the carrier leaves decisions behind (answer known, past MAX_BATCH, held back by their
+// group) or leaves the queue without carrying (a timeout, an answer known): they leave, or one of
+// them becomes the next carrier.
 //
 // Per decision, as alone:
 // - its budget: a decision still queued when its time runs out answers 503 (nothing was sent); one
@@ -126,9 +132,21 @@ interface Flight {
   departed: number;
 }
 
+/**
+ * The queued decision that will carry the next batch, and its gate: a promise its request made and
+ * only its request settles, which every other queued decision waits on instead of the flights.
+ */
+interface Gate<I, A> {
+  owner: Waiting<I, A>;
+  opened: Promise<void>;
+  open: () => void;
+}
+
 interface Lane<I, A> {
   flights: Set<Flight>;
   queue: Waiting<I, A>[];
+  /** The next carrier's gate, while one is chosen (cleared when it takes its batch or leaves the queue). */
+  next: Gate<I, A> | null;
   /** How long its statements usually take (ms): a moving average of the last ones. */
   usualMs: number;
   /** Node: set while the turn in which a flight landed lasts (nextTurn); nothing leaves before it ends. */
@@ -144,6 +162,8 @@ export interface CoalesceStats {
   batched: number;
   /** Batches that failed on a lock wait or conflict and were sent again one by one. */
   fallbacks: number;
+  /** Times a queued decision woke from waiting (for the flights in the air, or the next carrier's gate). */
+  wakes: number;
   /** Decisions waiting for a batch now (read from the queues). */
   readonly waiting: number;
 }
@@ -165,6 +185,7 @@ function statsOver(lanes: Map<string, { queue: unknown[] }>): CoalesceStats {
     batches: 0,
     batched: 0,
     fallbacks: 0,
+    wakes: 0,
     get waiting() {
       let n = 0;
       for (const lane of lanes.values()) n += lane.queue.length;
@@ -225,7 +246,7 @@ export class Coalescer<I, A> {
     if (key === undefined) return taught(await this.kind.alone(db, item, withinMs), learn);
     // A lane per database the isolate talks to (a handful): kept, with what its statements usually take.
     let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, (lane = { flights: new Set(), queue: [], usualMs: 0, landing: null }));
+    if (!lane) this.lanes.set(key, (lane = { flights: new Set(), queue: [], next: null, usualMs: 0, landing: null }));
     const started = Date.now();
     const deadline = started + Math.min(withinMs ?? Infinity, db.remainingMs?.() ?? Infinity);
     if (lane.queue.length === 0 && !lane.landing && this.wayFree(lane, started) === true) {
@@ -249,6 +270,8 @@ export class Coalescer<I, A> {
           timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, deadline - started));
         })
       : null;
+    // The gate this request made, if it became the next carrier (opened on every way out of here).
+    let gate: Gate<I, A> | undefined;
     try {
       while (!w.result) {
         if (!w.flight && known?.()) {
@@ -260,6 +283,24 @@ export class Coalescer<I, A> {
           this.dequeue(lane, w);
           throw lostAnswer(Date.now() - started, false);
         }
+        // One queued decision, the next carrier, waits for the flights in the air; every other waits
+        // on its gate, which opens when the batch it carries lands (or sooner, when it leaves the
+        // queue or leaves decisions behind): a wake-up per decision, not one per flight landing
+        // (each costs a waiting request ~100 µs of Worker CPU in workerd; docs/performance.md).
+        const next = w.flight ? null : lane.next;
+        if (next && next.owner !== w) {
+          const woke = await (timeout ? Promise.race([next.opened, timeout]) : next.opened);
+          this.stats.wakes++;
+          if (woke === TIMED_OUT && !w.result) {
+            if (!w.flight) this.dequeue(lane, w);
+            throw lostAnswer(Date.now() - started, w.flight !== null && this.kind.write(item));
+          }
+          continue;
+        }
+        if (!w.flight && !next) {
+          gate = openGate(w);
+          lane.next = gate;
+        }
         const free = w.flight ? Infinity : this.wayFree(lane, Date.now());
         if (free === true) {
           if (lane.landing) {
@@ -269,17 +310,20 @@ export class Coalescer<I, A> {
           }
           // A way is free: this request sends the next batch (itself in it, unless an earlier
           // decision of its group holds it back) and waits for it in its own context.
-          await this.carry(lane, w);
+          const carrying = gate;
+          gate = undefined;
+          await this.carry(lane, w, carrying);
           continue;
         }
         const flights: Promise<unknown>[] = w.flight ? [w.flight.landed] : [...lane.flights].map((f) => f.landed);
         if (timeout) flights.push(timeout);
-        // The first in the queue also wakes when the statements in the air will count as stalled.
+        // The next carrier also wakes when the statements in the air will count as stalled.
         let stallTimer: ReturnType<typeof setTimeout> | undefined;
-        if (Number.isFinite(free) && lane.queue[0] === w) {
+        if (Number.isFinite(free) && !w.flight) {
           flights.push(new Promise<typeof STALLED>((resolve) => (stallTimer = setTimeout(() => resolve(STALLED), free))));
         }
         const woke = await Promise.race(flights);
+        this.stats.wakes++;
         clearTimeout(stallTimer);
         if (woke === TIMED_OUT && !w.result) {
           // Still queued: nothing was sent (503). In a flight: its answer is lost (504 for a write).
@@ -290,6 +334,8 @@ export class Coalescer<I, A> {
       }
     } finally {
       clearTimeout(timer);
+      // Leaving the queue uncarried (an answer, a timeout, UNSENT): the others choose a next carrier.
+      if (gate) this.close(lane, gate);
     }
     if ("error" in w.result) throw w.result.error;
     return w.result.answer;
@@ -315,18 +361,34 @@ export class Coalescer<I, A> {
     return { flight, land };
   }
 
-  /** Takes the next batch off the queue and sends it from `carrier`'s request, settling each of its decisions. */
-  private async carry(lane: Lane<I, A>, carrier: Waiting<I, A>): Promise<void> {
+  /**
+   * Takes the next batch off the queue and sends it from `carrier`'s request, settling each of its
+   * decisions, then opens the carrier's gate (those it carried wake answered). Decisions left in the
+   * queue (their answer known, past the batch's size, held back by their group) wake at once: they
+   * leave, or choose the next carrier.
+   */
+  private async carry(lane: Lane<I, A>, carrier: Waiting<I, A>, gate: Gate<I, A> | undefined): Promise<void> {
     const batch = this.take(lane);
+    if (gate) {
+      if (lane.next === gate) lane.next = null;
+      if (lane.queue.length > 0) gate.open();
+    }
     // Every queued decision's answer became known (each answers when it wakes): nothing to send.
-    if (batch.length === 0) return;
+    if (batch.length === 0) return gate?.open();
     const { flight, land } = this.depart(lane);
     for (const w of batch) w.flight = flight;
     try {
       await this.send(batch, carrier.deadline);
     } finally {
       land();
+      gate?.open();
     }
+  }
+
+  /** A next carrier leaves the queue without carrying: its gate opens and the lane has no next carrier. */
+  private close(lane: Lane<I, A>, gate: Gate<I, A>): void {
+    if (lane.next === gate) lane.next = null;
+    gate.open();
   }
 
   /** A waiting decision leaves the queue unsent (its time ran out). */
@@ -413,6 +475,13 @@ export class Coalescer<I, A> {
 
 function isOutcomeUnknown(err: unknown): boolean {
   return err instanceof ProblemError && err.problem.type === "/problems/outcome-unknown";
+}
+
+/** A gate made by the request that calls this (and opened only by it). */
+function openGate<I, A>(owner: Waiting<I, A>): Gate<I, A> {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { owner, opened, open };
 }
 
 function settle<I, A>(w: Waiting<I, A>, answer: A): void {

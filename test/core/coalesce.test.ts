@@ -59,7 +59,7 @@ describe("coalescing concurrent decisions into one statement", () => {
     sent[1].answer();
     sent[2].answer();
     expect(await Promise.all(answers)).toEqual(["answer 0", "answer 1", "answer 2", "answer 3", "answer 4", "answer 5"]);
-    expect(coalescer.stats).toEqual({ alone: 2, batches: 1, batched: 4, fallbacks: 0, waiting: 0 });
+    expect(coalescer.stats).toEqual({ alone: 2, batches: 1, batched: 4, fallbacks: 0, wakes: 4, waiting: 0 });
   });
 
   it("one statement at a time while the one in the air is young; the second way opens once it has been out past its stall time", async () => {
@@ -316,6 +316,58 @@ describe("coalescing concurrent decisions into one statement", () => {
     // Every answer once, the one that went alone (nothing in the air) too.
     expect(learnt).toEqual(["answer 0", "answer 1", "answer 2"]);
     expect(settledBeforeLearning).toBe(0); // every lesson before any caller resumed
+  });
+
+  it("a queued decision wakes once: the next carrier waits for the flight in the air, every other for the batch that carries it", async () => {
+    // In workerd each wake of a waiting request costs it ~100 µs of CPU (docs/performance.md, "One
+    // wake per queued decision"). Before the next carrier's gate, every queued decision woke at
+    // every landing: here 30 wakes for 16 decisions.
+    const { sent, coalescer, db } = harness({ inFlight: 1 });
+    const decide = (id: number) => coalescer.run(db, { id, key: `k${id}` });
+    const first = decide(0);
+    const second = Array.from({ length: 8 }, (_, i) => decide(1 + i));
+    await tick();
+    sent[0].answer();
+    await tick();
+    expect(sent.map((s) => s.items)).toEqual([[0], [1, 2, 3, 4, 5, 6, 7, 8]]);
+    // Queued while the batch is in the air: they go as the next one when it lands.
+    const third = Array.from({ length: 8 }, (_, i) => decide(9 + i));
+    await tick();
+    sent[1].answer();
+    await tick();
+    expect(sent[2].items).toEqual([9, 10, 11, 12, 13, 14, 15, 16]);
+    sent[2].answer();
+    expect(await Promise.all([first, ...second, ...third])).toEqual(Array.from({ length: 17 }, (_, i) => `answer ${i}`));
+    expect(coalescer.stats).toMatchObject({ alone: 1, batches: 2, batched: 16, wakes: 16 });
+  });
+
+  it("the next carrier leaving the queue unsent (its answer known, its time run out) wakes the others, and one of them carries", async () => {
+    const { sent, coalescer, db } = harness({ inFlight: 1 });
+    let firstKnown = false;
+    const first = coalescer.run(db, { id: 0, key: "a" });
+    // The first queued is the next carrier; its answer becomes known while the statement is in the air.
+    const carrier = coalescer.runUnless(db, { id: 1, key: "b" }, undefined, { known: () => firstKnown });
+    const others = [2, 3].map((id) => coalescer.run(db, { id, key: `k${id}` }));
+    await tick();
+    firstKnown = true;
+    sent[0].answer();
+    await tick();
+    expect(await carrier).toBe(UNSENT);
+    expect(sent.map((s) => s.items)).toEqual([[0], [2, 3]]);
+    sent[1].answer();
+    expect(await Promise.all([first, ...others])).toEqual(["answer 0", "answer 2", "answer 3"]);
+
+    // Alone at the head of the queue, its time runs out: the one behind it is not left waiting.
+    const { sent: sent2, coalescer: c2, db: db2 } = harness({ inFlight: 1 });
+    const inAir = c2.run(db2, { id: 0, key: "a" });
+    const short = c2.runUnless(db2, { id: 1, key: "b" }, 10);
+    const behind = c2.run(db2, { id: 2, key: "c" });
+    await expect(short).rejects.toMatchObject({ problem: { status: 503 } });
+    sent2[0].answer();
+    await tick();
+    expect(sent2.map((s) => s.items)).toEqual([[0], [2]]);
+    sent2[1].answer();
+    expect(await Promise.all([inAir, behind])).toEqual(["answer 0", "answer 2"]);
   });
 
   it("every queued decision's answer known: no statement at all", async () => {
