@@ -635,16 +635,83 @@ CREATE OR REPLACE FUNCTION public.admit_inventory_book_batch(p_items jsonb, p_lo
  LANGUAGE plpgsql
 AS $function$
 DECLARE
+  v_items jsonb[];
   v_res json[] := '{}';
   v_r json;
   v_holding boolean := false;
+  v_n integer;
+  v_i integer := 1;
+  v_j integer;
+  v_k integer;
   e jsonb;
+  v_item text;
+  v_in date;
+  v_out date;
+  v_q integer;
+  v_ids bigint[];
+  v_made json[];
 BEGIN
-  FOR e IN SELECT t.x FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(x, i) ORDER BY t.i LOOP
-    v_r := admit_inventory_book(e ->> 'item', (e ->> 'check_in')::date, (e ->> 'check_out')::date, (e ->> 'quantity')::integer,
-                                e ->> 'holder', (e ->> 'hold_ms')::integer, CASE WHEN v_holding THEN 1 ELSE p_lock_timeout_ms END);
-    v_holding := v_holding OR (v_r ->> 'created')::boolean;
-    v_res := v_res || v_r;
+  SELECT array_agg(t.x ORDER BY t.i) INTO v_items FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(x, i);
+  v_n := coalesce(cardinality(v_items), 0);
+  WHILE v_i <= v_n LOOP
+    e := v_items[v_i];
+    v_item := e ->> 'item';
+    v_in := (e ->> 'check_in')::date;
+    v_out := (e ->> 'check_out')::date;
+    v_q := (e ->> 'quantity')::integer;
+    -- The run: this booking and the ones right after it that book the same item, stay and quantity.
+    v_j := v_i;
+    WHILE v_j < v_n
+      AND v_items[v_j + 1] ->> 'item' = v_item
+      AND (v_items[v_j + 1] ->> 'check_in')::date = v_in
+      AND (v_items[v_j + 1] ->> 'check_out')::date = v_out
+      AND (v_items[v_j + 1] ->> 'quantity')::integer = v_q LOOP
+      v_j := v_j + 1;
+    END LOOP;
+    v_k := 0;
+    IF v_j > v_i AND v_q >= 1 AND v_out > v_in THEN
+      v_ids := admit_inventory_claim(v_item, v_in, v_out, (v_j - v_i + 1) * v_q);
+      -- Rooms locked (used or not): from here on a booking of this statement waits for no lock (000107).
+      v_holding := v_holding OR cardinality(v_ids) > 0;
+      SELECT least(v_j - v_i + 1, min(x.c / v_q))::integer INTO v_k
+        FROM (SELECT d, (SELECT count(*) FROM inventory_tokens WHERE id = ANY (v_ids) AND night = d::date) AS c
+                FROM admit_nights(v_in, v_out) d) x;
+      v_k := coalesce(v_k, 0);
+      IF v_k > 0 THEN
+        WITH src AS (
+          SELECT gen_random_uuid() AS id, u.o, (u.x ->> 'hold_ms')::integer AS hold_ms, u.x ->> 'holder' AS holder
+            FROM unnest(v_items[v_i : v_i + v_k - 1]) WITH ORDINALITY AS u(x, o)
+        ), made AS (
+          INSERT INTO inventory_bookings (id, item, holder, check_in, check_out, quantity, status, expires_at, confirmed_at)
+          SELECT s.id, v_item, s.holder, v_in, v_out, v_q,
+                 CASE WHEN s.hold_ms IS NULL THEN 'confirmed' ELSE 'held' END,
+                 CASE WHEN s.hold_ms IS NULL THEN NULL ELSE clock_timestamp() + make_interval(secs => s.hold_ms / 1000.0) END,
+                 CASE WHEN s.hold_ms IS NULL THEN clock_timestamp() END
+            FROM src s ORDER BY s.o
+          RETURNING *
+        ), rooms AS (
+          -- Each night's claimed rooms in slot order: the first `quantity` to the run's first booking, and so on.
+          SELECT t.id, (row_number() OVER (PARTITION BY t.night ORDER BY t.slot) - 1) / v_q + 1 AS o
+            FROM inventory_tokens t WHERE t.id = ANY (v_ids)
+        ), taken AS (
+          UPDATE inventory_tokens t SET booking_id = m.id, held_until = m.expires_at
+            FROM rooms r JOIN src s ON s.o = r.o JOIN made m ON m.id = s.id
+           WHERE t.id = r.id
+        )
+        SELECT array_agg(json_build_object('created', true, 'booking', admit_inventory_booking_json(m::inventory_bookings)) ORDER BY s.o) INTO v_made
+          FROM made m JOIN src s ON s.id = m.id;
+        v_res := v_res || v_made;
+      END IF;
+    END IF;
+    -- The rest of the run (all of a run of one), one by one as 000107 decides them.
+    FOR v_x IN v_i + v_k .. v_j LOOP
+      e := v_items[v_x];
+      v_r := admit_inventory_book(e ->> 'item', (e ->> 'check_in')::date, (e ->> 'check_out')::date, (e ->> 'quantity')::integer,
+                                  e ->> 'holder', (e ->> 'hold_ms')::integer, CASE WHEN v_holding THEN 1 ELSE p_lock_timeout_ms END);
+      v_holding := v_holding OR (v_r ->> 'created')::boolean;
+      v_res := v_res || v_r;
+    END LOOP;
+    v_i := v_j + 1;
   END LOOP;
   RETURN array_to_json(v_res);
 END

@@ -90,6 +90,103 @@ describe("bookings in flight together go to Postgres as one statement", () => {
     expect(await nights("co/batch")).toEqual(await nights("co/alone"));
   });
 
+  it("runs of bookings alike (a burst on one stay) are made together and answer as the same bookings one by one: rooms, refusals with their counts, holds, lapsed holds", async () => {
+    // schema/000108: consecutive bookings of one item, stay and quantity claim their rooms at once;
+    // the first ones the rooms fill are made together, the rest of the run one by one.
+    const items = (item: string) => [
+      // 5 rooms on the 1st and 2nd: two of these three fit (2 + 2), the third is refused with 1 left on each night.
+      [item, NIGHT, "2031-09-03", 2, "a1", null],
+      [item, NIGHT, "2031-09-03", 2, "a2", 60_000],
+      [item, NIGHT, "2031-09-03", 2, "a3", null],
+      // One room left on the 2nd: the first of the two gets it.
+      [item, "2031-09-02", "2031-09-03", 1, "b1", 60_000],
+      [item, "2031-09-02", "2031-09-03", 1, "b2", null],
+      [item, "2031-09-03", "2031-09-05", 1, "c", null],
+      // 5 rooms on the 3rd, one taken by "c", one of them a lapsed hold's: all four fit.
+      [item, "2031-09-03", "2031-09-04", 1, "d1", 60_000],
+      [item, "2031-09-03", "2031-09-04", 1, "d2", null],
+      [item, "2031-09-03", "2031-09-04", 1, "d3", 60_000],
+      [item, "2031-09-03", "2031-09-04", 1, "d4", null],
+      // 2 rooms on the 4th: "c" took the free one, the lapsed hold's is left: the first of these gets it.
+      [item, "2031-09-04", "2031-09-05", 1, "e1", null],
+      [item, "2031-09-04", "2031-09-05", 1, "e2", null],
+      [item, "2031-09-04", "2031-09-05", 1, "e3", null],
+    ];
+    const c = await connect(suite.db);
+    try {
+      for (const item of ["co/run-batch", "co/run-alone"]) {
+        expect((await suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from: NIGHT, to: "2031-09-04", quantity: 5 })).status).toBe(200);
+        expect((await suite.api("PUT", `/v1/inventory/${encodeURIComponent(item)}/stock`, { from: "2031-09-04", to: "2031-09-05", quantity: 2 })).status).toBe(
+          200,
+        );
+        // Holds that lapse before the bookings: their rooms are free again.
+        for (const [from, to] of [
+          ["2031-09-03", "2031-09-04"],
+          ["2031-09-04", "2031-09-05"],
+        ])
+          expect((await c.query(BOOK_SQL, [item, from, to, 1, "lapsing", 1, 2000])).rows[0].r.created).toBe(true);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      const [{ r: batch }] = await sql<{ r: any[] }>(suite.db, "SELECT admit_inventory_book_batch($1::jsonb, 2000) AS r", [
+        JSON.stringify(
+          items("co/run-batch").map(([item, check_in, check_out, quantity, holder, hold_ms]) => ({ item, check_in, check_out, quantity, holder, hold_ms })),
+        ),
+      ]);
+      const alone: any[] = [];
+      for (const args of items("co/run-alone")) alone.push((await c.query(BOOK_SQL, [...args, 2000])).rows[0].r);
+      const shape = (r: any) =>
+        r.created
+          ? {
+              created: true,
+              quantity: r.booking.quantity,
+              holder: r.booking.holder,
+              status: r.booking.status,
+              nights: [r.booking.check_in, r.booking.check_out],
+            }
+          : r;
+      expect(batch.map(shape)).toEqual(alone.map(shape));
+      expect(batch.map((r) => r.created)).toEqual([true, true, false, true, false, true, true, true, true, true, true, false, false]);
+      expect(batch[2].short).toEqual([
+        { date: NIGHT, available: 1 },
+        { date: "2031-09-02", available: 1 },
+      ]);
+      const nights = (item: string) => sql(suite.db, "SELECT admit_inventory_availability($1, $2::date, '2031-09-05'::date) AS a", [item, NIGHT]);
+      expect(await nights("co/run-batch")).toEqual(await nights("co/run-alone"));
+      // Every booking made holds exactly quantity × nights rooms, each room one booking's, held until its hold's expiry.
+      const rooms = await sql<{ holder: string; rooms: number; nights: number; quantity: number; holds: boolean }>(
+        suite.db,
+        `SELECT b.holder, count(t.id)::int AS rooms, (b.check_out - b.check_in)::int AS nights, b.quantity,
+                bool_and(t.held_until IS NOT DISTINCT FROM b.expires_at) AS holds
+           FROM inventory_bookings b JOIN inventory_tokens t ON t.booking_id = b.id
+          WHERE b.item = 'co/run-batch' AND b.holder <> 'lapsing' GROUP BY b.id ORDER BY b.holder`,
+      );
+      expect(rooms.map((r) => r.holder)).toEqual(["a1", "a2", "b1", "c", "d1", "d2", "d3", "d4", "e1"]);
+      for (const r of rooms) expect(r).toMatchObject({ rooms: r.nights * r.quantity, holds: true });
+
+      // A run with room for all is made together: none of its bookings went through admit_inventory_book,
+      // whose claim is a subtransaction each (000107's batch: 8 subtransaction xids here).
+      expect((await stock("co/run-made", 8)).status).toBe(200);
+      await c.query("BEGIN");
+      const [{ r: made }] = (
+        await c.query("SELECT admit_inventory_book_batch($1::jsonb, 2000) AS r", [
+          JSON.stringify(Array.from({ length: 8 }, (_, i) => ({ ...booking(`m${i}`), item: "co/run-made", hold_ms: null }))),
+        ])
+      ).rows;
+      const [sub] = (
+        await c.query(
+          "SELECT s.subxact_count::int AS count FROM pg_stat_get_backend_idset() id, pg_stat_get_backend_subxact(id) s WHERE pg_stat_get_backend_pid(id) = pg_backend_pid()",
+        )
+      ).rows;
+      await c.query("COMMIT");
+      expect(made.map((r: { created: boolean; booking: { holder: string } }) => r.created && r.booking.holder)).toEqual(
+        Array.from({ length: 8 }, (_, i) => `m${i}`),
+      );
+      expect(sub.count).toBe(0);
+    } finally {
+      await c.end();
+    }
+  });
+
   it("an item whose rooms are held elsewhere: its bookings answer lock-timeout, the others in the same batches are booked", async () => {
     expect((await stock("co/held", 5)).status).toBe(200);
     for (let i = 0; i < 80; i++) if (i % 8 !== 0) expect((await stock(`co/free-${i}`, 1)).status).toBe(200);
