@@ -272,13 +272,16 @@ export function ratioTarget(rows: Row[], name: string, a: Match, b: Match, min: 
     return { name, value: null, min, met: null, detail: `not measured (${!ra ? label(a) : label(b)} missing)` };
   }
   const value = round(ra.throughput_rps / rb.throughput_rps, 2);
-  return {
-    name,
-    value,
-    min,
-    met: value >= min,
-    detail: `${label(a)} ${Math.round(ra.throughput_rps)} req/s ÷ ${label(b)} ${Math.round(rb.throughput_rps)} req/s`,
-  };
+  const detail = `${label(a)} ${Math.round(ra.throughput_rps)} req/s ÷ ${label(b)} ${Math.round(rb.throughput_rps)} req/s`;
+  // A rate of failures is no rate: a Worker gone answers ECONNREFUSED faster than any decision.
+  const failed = [ra, rb].flatMap((r) => failuresOf(r).map(([k, n]) => `${label(r)} answered ${k}×${n}`));
+  if (failed.length) return { name, value, min, met: false, detail: `NOT judged: ${failed.join(", ")}; ${detail}` };
+  return { name, value, min, met: value >= min, detail };
+}
+
+/** What a row answered that is no answer: a request that got none (`error:…`), or a 5xx. */
+export function failuresOf(r: Row): Array<[string, number]> {
+  return Object.entries(r.outcomes ?? {}).filter(([k, n]) => n > 0 && (k.startsWith("error") || /^5\d\d$/.test(k)));
 }
 
 const PARTS = ["postgres", "bridge", "worker", "client", "pgbench", "pgbouncer", "other", "idle"];
@@ -438,6 +441,25 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
             .map((r) => `${r.scenario} ${label(r)}`)
             .join(", ")}`
         : ""),
+  });
+  // Every measured row's answers were answers (the bursts are held to their exact answers below).
+  const failing = rows.filter((r) => !r.skipped && r.errors_5xx === undefined && failuresOf(r).length > 0);
+  const failures = failing.reduce((s, r) => s + failuresOf(r).reduce((t, [, n]) => t + n, 0), 0);
+  out.push({
+    name: "every row answered: no request without an answer, no 5xx",
+    value: failures,
+    max: 0,
+    met: failures === 0,
+    detail: failing.length
+      ? failing
+          .map(
+            (r) =>
+              `${r.scenario} ${label(r)} c=${r.concurrency}: ${failuresOf(r)
+                .map(([k, n]) => `${k}×${n}`)
+                .join(", ")}`,
+          )
+          .join("; ")
+      : `${rows.filter((r) => !r.skipped && r.errors_5xx === undefined).length} rows`,
   });
   const hot = "ratelimit-hot";
   for (const c of concurrencies(rows, { scenario: hot, layer: "edge" })) {

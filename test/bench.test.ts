@@ -317,6 +317,24 @@ describe("report", () => {
     expect(mismatch([["slots", [0, 1, 2, 3], [0, 1, 2]]])).toBe("slots: database [0,1,2,3], answers [0,1,2]");
   });
 
+  it("a row whose requests got no answer (a Worker gone: ECONNREFUSED, faster than any decision) or 5xx meets no ratio, and fails the every-row-answered target", () => {
+    // Seen in a run whose Workers wrangler dev restarted mid-run: reservation-burst c=16 read 2.71× the no-op, "met".
+    const edge = (over: Partial<Row>) => row({ layer: "edge", connection: "http", http_requests_per_decision: 0, ...over });
+    const rows = [
+      edge({ scenario: "edge-noop", impl: "noop", connection: "none", throughput_rps: 3000, outcomes: { 200: 9000 } }),
+      edge({ scenario: "reservation-burst", throughput_rps: 8000, outcomes: { "error:ECONNREFUSED": 24000 } }),
+      edge({ scenario: "inventory-hot-night", throughput_rps: 1200, outcomes: { 201: 3000, 503: 2 } }),
+      edge({ scenario: "ratelimit-10k-keys", throughput_rps: 1200, outcomes: { 200: 3000, 429: 600 } }),
+    ];
+    const byName = Object.fromEntries(evaluateTargets(rows).map((x) => [x.name, x]));
+    expect(byName["reservation-burst c=16: edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 2.67, met: false });
+    expect(byName["reservation-burst c=16: edge http ≥ 0.35× the edge no-op"].detail).toContain("answered error:ECONNREFUSED×24000");
+    expect(byName["inventory-hot-night c=16: edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 0.4, met: false });
+    expect(byName["ratelimit-10k-keys c=16: edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 0.4, met: true });
+    expect(byName["every row answered: no request without an answer, no 5xx"]).toMatchObject({ value: 24002, met: false });
+    expect(evaluateTargets(rows.slice(3)).find((t) => t.name.startsWith("every row answered"))).toMatchObject({ value: 0, met: true });
+  });
+
   it("a violation in any Admit row (peers excepted) fails the zero-violation target", () => {
     const t = evaluateTargets([row({ violations: 2 }), row({ impl: "seed000-naive", violations: 40 })]);
     expect(t[0]).toMatchObject({ value: 2, met: false });
