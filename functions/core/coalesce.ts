@@ -27,7 +27,7 @@
 // group) or leaves the queue without carrying (a timeout, an answer known): they leave, or one of
 // them becomes the next carrier.
 //
-// Per decision, as alone:
+// Per decision, as alone (the sending and settling of a batch: coalesce-send.ts):
 // - its budget: a decision still queued when its time runs out answers 503 (nothing was sent); one
 //   whose batch was sent answers as a lost answer does (504 for a write: it may have been applied);
 // - its failure: a batch Postgres refused for one of its items (a lock wait, a serialization
@@ -46,8 +46,8 @@
 //   wake sending them as a statement the database then refuses (seen in a burst of 1 000 checks on
 //   one key: 256 more sent 3 ms after the batch that refused them landed; docs/performance.md,
 //   "Bursts: what a batch teaches").
-import { lostAnswer, type Queryable, sqlState } from "./db";
-import { ProblemError } from "./errors";
+import { type Flight, sendBatch, taught, type Waiting } from "./coalesce-send";
+import { lostAnswer, type Queryable } from "./db";
 
 /**
  * Statements of one kind on their way to one database at most. One at a time, normally: while it is
@@ -112,26 +112,6 @@ export interface Ask<A> {
   learn?: (answer: A) => void;
 }
 
-interface Waiting<I, A> {
-  item: I;
-  /** Whether its answer is now known without the database (it then leaves the queue unsent). */
-  known?: () => boolean;
-  /** What its answer teaches the isolate, applied when its batch lands (in the carrier's request: memory only, no I/O). */
-  learn?: (answer: A) => void;
-  db: Queryable;
-  deadline: number;
-  /** The flight carrying it, once a carrier took it into a batch. */
-  flight: Flight | null;
-  /** Its answer or failure, once its flight landed. */
-  result?: { answer: A } | { error: unknown };
-}
-
-/** A statement on its way: its promise is made and settled by the request that sent it, and by no other. */
-interface Flight {
-  landed: Promise<void>;
-  departed: number;
-}
-
 /**
  * The queued decision that will carry the next batch, and its gate: a promise its request made and
  * only its request settles, which every other queued decision waits on instead of the flights.
@@ -166,16 +146,6 @@ export interface CoalesceStats {
   wakes: number;
   /** Decisions waiting for a batch now (read from the queues). */
   readonly waiting: number;
-}
-
-/** What Postgres refused for one decision of a batch, not for all (a lock wait, a conflict, a value): nothing was applied. */
-const ITEM_PROBLEMS = new Set(["/problems/lock-timeout", "/problems/concurrent-conflict", "/problems/conflict", "/problems/validation"]);
-
-/** A failure that applied nothing and belongs to some decision of the batch, not to all: send each again alone. */
-function retryAlone(err: unknown): boolean {
-  if (err instanceof ProblemError) return ITEM_PROBLEMS.has(err.problem.type);
-  const state = sqlState(err);
-  return state !== undefined && (state === "55P03" || state.startsWith("40") || state.startsWith("23") || state.startsWith("22"));
 }
 
 /** Counters of what a coalescer did, and what waits in its lanes now. */
@@ -343,8 +313,8 @@ export class Coalescer<I, A> {
 
   /** A statement leaves for the lane's database: its flight, and the function (called by the same request) that says it landed. */
   private depart(lane: Lane<I, A>): { flight: Flight; land: () => void } {
-    let resolve!: () => void;
-    const flight: Flight = { landed: new Promise<void>((r) => (resolve = r)), departed: Date.now() };
+    const { promise: landed, fire: resolve } = signal();
+    const flight: Flight = { landed, departed: Date.now() };
     lane.flights.add(flight);
     const land = () => {
       if (!lane.flights.delete(flight)) return;
@@ -371,14 +341,14 @@ export class Coalescer<I, A> {
     const batch = this.take(lane);
     if (gate) {
       if (lane.next === gate) lane.next = null;
-      if (lane.queue.length > 0) gate.open();
+      // Decisions left behind, or nothing to send (every queued answer became known): they wake now.
+      if (lane.queue.length > 0 || batch.length === 0) gate.open();
     }
-    // Every queued decision's answer became known (each answers when it wakes): nothing to send.
-    if (batch.length === 0) return gate?.open();
+    if (batch.length === 0) return;
     const { flight, land } = this.depart(lane);
     for (const w of batch) w.flight = flight;
     try {
-      await this.send(batch, carrier.deadline);
+      await sendBatch(this.kind, this.stats, batch, carrier.deadline);
     } finally {
       land();
       gate?.open();
@@ -426,81 +396,17 @@ export class Coalescer<I, A> {
     lane.queue = left;
     return taken;
   }
-
-  /**
-   * Sends a batch from the carrier's request and settles each of its decisions. The carrier waits
-   * for it (its request holds the fetch), so the statement gets the carrier's time left; a decision
-   * whose own time runs out first answers from its own timer.
-   */
-  private async send(batch: Waiting<I, A>[], carrierDeadline: number): Promise<void> {
-    const ms = (deadline: number) => {
-      const left = Math.min(deadline, carrierDeadline) - Date.now();
-      return Number.isFinite(left) ? Math.max(1, left) : undefined;
-    };
-    const first = batch[0];
-    try {
-      if (batch.length === 1) {
-        this.stats.alone++;
-        settle(first, await this.kind.alone(first.db, first.item, ms(first.deadline)));
-        return;
-      }
-      this.stats.batches++;
-      this.stats.batched += batch.length;
-      const answers = await this.kind.together(
-        first.db,
-        batch.map((w) => w.item),
-        ms(Math.max(...batch.map((w) => w.deadline))) ?? 60_000,
-      );
-      for (const [i, w] of batch.entries()) settle(w, answers[i]);
-    } catch (err) {
-      if (batch.length > 1 && retryAlone(err)) {
-        this.stats.fallbacks++;
-        await Promise.all(
-          batch.map(async (w) => {
-            try {
-              settle(w, await this.kind.alone(w.db, w.item, ms(w.deadline)));
-            } catch (e) {
-              fail(w, e);
-            }
-          }),
-        );
-        return;
-      }
-      if (batch.length > 1)
-        console.error(`admit coalesce: a statement of ${batch.length} decisions failed, each answers it: ${(err as Error)?.message ?? err}`);
-      for (const w of batch) fail(w, !this.kind.write(w.item) && isOutcomeUnknown(err) ? lostAnswer(null, false) : err);
-    }
-  }
 }
 
-function isOutcomeUnknown(err: unknown): boolean {
-  return err instanceof ProblemError && err.problem.type === "/problems/outcome-unknown";
+/** A promise and the function that settles it: made by the request that calls this, settled only by it (a flight, a gate). */
+function signal(): { promise: Promise<void>; fire: () => void } {
+  let fire!: () => void;
+  const promise = new Promise<void>((resolve) => (fire = resolve));
+  return { promise, fire };
 }
 
 /** A gate made by the request that calls this (and opened only by it). */
 function openGate<I, A>(owner: Waiting<I, A>): Gate<I, A> {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
+  const { promise: opened, fire: open } = signal();
   return { owner, opened, open };
-}
-
-function settle<I, A>(w: Waiting<I, A>, answer: A): void {
-  if (w.result) return;
-  w.result = { answer };
-  taught(answer, w.learn);
-}
-
-/** Gives `answer` to `learn`, and returns it. */
-function taught<A>(answer: A, learn: ((answer: A) => void) | undefined): A {
-  try {
-    learn?.(answer);
-  } catch (err) {
-    // A lesson not learnt costs a later decision a statement, never this one its answer.
-    console.error(`admit coalesce: learning from an answer failed: ${(err as Error)?.message ?? err}`);
-  }
-  return answer;
-}
-
-function fail<I, A>(w: Waiting<I, A>, error: unknown): void {
-  w.result ??= { error };
 }
