@@ -443,23 +443,17 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
         : ""),
   });
   // Every measured row's answers were answers (the bursts are held to their exact answers below).
-  const failing = rows.filter((r) => !r.skipped && r.errors_5xx === undefined && failuresOf(r).length > 0);
-  const failures = failing.reduce((s, r) => s + failuresOf(r).reduce((t, [, n]) => t + n, 0), 0);
+  const answering = rows.filter((r) => !r.skipped && r.errors_5xx === undefined);
+  const failing = answering.map((r) => ({ r, failed: failuresOf(r) })).filter((x) => x.failed.length > 0);
+  const failures = failing.reduce((s, x) => s + x.failed.reduce((t, [, n]) => t + n, 0), 0);
   out.push({
     name: "every row answered: no request without an answer, no 5xx",
     value: failures,
     max: 0,
     met: failures === 0,
     detail: failing.length
-      ? failing
-          .map(
-            (r) =>
-              `${r.scenario} ${label(r)} c=${r.concurrency}: ${failuresOf(r)
-                .map(([k, n]) => `${k}×${n}`)
-                .join(", ")}`,
-          )
-          .join("; ")
-      : `${rows.filter((r) => !r.skipped && r.errors_5xx === undefined).length} rows`,
+      ? failing.map(({ r, failed }) => `${r.scenario} ${label(r)} c=${r.concurrency}: ${failed.map(([k, n]) => `${k}×${n}`).join(", ")}`).join("; ")
+      : `${answering.length} rows`,
   });
   const hot = "ratelimit-hot";
   for (const c of concurrencies(rows, { scenario: hot, layer: "edge" })) {
