@@ -268,7 +268,7 @@ export class Coalescer<I, A> {
           continue;
         }
         if (!w.flight && !next) {
-          gate = openGate(w);
+          gate = makeGate(w);
           lane.next = gate;
         }
         const free = w.flight ? Infinity : this.wayFree(lane, Date.now());
@@ -406,7 +406,7 @@ function signal(): { promise: Promise<void>; fire: () => void } {
 }
 
 /** A gate made by the request that calls this (and opened only by it). */
-function openGate<I, A>(owner: Waiting<I, A>): Gate<I, A> {
+function makeGate<I, A>(owner: Waiting<I, A>): Gate<I, A> {
   const { promise: opened, fire: open } = signal();
   return { owner, opened, open };
 }
