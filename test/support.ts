@@ -133,19 +133,44 @@ export function servedApp(label: string, extra: Partial<Bindings> = {}, { timezo
 export function workerSuite(label: string, opts: { config?: string; vars?: Record<string, string>; direct?: boolean } = {}) {
   const suite = {} as { db: string; worker: WranglerDev; api: ReturnType<typeof client> };
   beforeAll(async () => {
-    suite.db = await freshDatabase(label);
-    suite.worker = await startWranglerDev({
-      config: opts.config,
-      direct: opts.direct,
-      vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS, ...opts.vars },
-      // Setup judges nothing: in a clean clone's npm test on a loaded 2-core machine (2026-11-26) this
-      // hook's 120 s ran out while wrangler dev started beside the other suites'; alone it takes ~10 s.
-      readyTimeoutMs: 150_000,
-    });
+    // Each step bounded on its own, so a hook that runs out says which step took the time (a clean
+    // clone's npm test on a loaded machine, 2026-11-27: this hook's 300 s ran out with no word of where).
+    suite.db = await boundedStep(`${label}: a fresh database (CREATE DATABASE … TEMPLATE, through the bridge)`, 90_000, () => freshDatabase(label));
+    // Its own ready wait (150 s) says so when it runs out; the step's bound (190 s) catches what lies
+    // outside that wait (finding the Worker's own socket).
+    suite.worker = await boundedStep(`${label}: wrangler dev started and answering`, 190_000, () =>
+      startWranglerDev({
+        config: opts.config,
+        direct: opts.direct,
+        vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS, ...opts.vars },
+        // Setup judges nothing: in a clean clone's npm test on a loaded 2-core machine (2026-11-26) this
+        // hook's 120 s ran out while wrangler dev started beside the other suites'; alone it takes ~10 s.
+        readyTimeoutMs: 150_000,
+      }),
+    );
     suite.api = client(suite.worker.url);
   }, 300_000);
   afterAll(async () => suite.worker?.stop());
   return suite;
+}
+
+/** `fn()`, or an error naming `step` once `ms` have passed without it settling. */
+export async function boundedStep<T>(step: string, ms: number, fn: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${step} did not finish within ${ms} ms; the machine may be overloaded (see \`uptime\`), or Postgres or the test bridge stuck`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([fn(), late]);
+  } finally {
+    clearTimeout(timer);
+    const took = Date.now() - started;
+    if (took > ms / 3) console.warn(`[admit] ${step} took ${took} ms`);
+  }
 }
 
 /** Advisory locks (bigint keys) granted to anyone on `url` right now, as signed decimal strings (lockKey's form). */
