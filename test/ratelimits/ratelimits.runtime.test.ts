@@ -127,14 +127,16 @@ const livePermits = async (name: string) =>
 
 describe("rateLimit() with several policies and a concurrency limit, in wrangler dev", () => {
   it("policies: [burst, daily] → all-or-nothing; the 429 is a quota-exceeded problem; headers are one list item per policy", async () => {
-    await suite.api("PUT", "/v1/ratelimits/policies/fixture-burst", { algorithm: "fixed_window", limit: 2, window_ms: 60_000, timeout_ms: 60_000 });
+    // An hour, not a minute: windows start at multiples of their length, and three requests a minute's
+    // end fell between would find the burst window fresh again.
+    await suite.api("PUT", "/v1/ratelimits/policies/fixture-burst", { algorithm: "fixed_window", limit: 2, window_ms: 3_600_000, timeout_ms: 60_000 });
     await suite.api("PUT", "/v1/ratelimits/policies/fixture-daily", { algorithm: "fixed_window", limit: 5, window_ms: 86_400_000, timeout_ms: 60_000 });
     const results = [];
     for (let i = 0; i < 3; i++) results.push(await get("/both/hello", "multi-a"));
     expect(results.map((r) => r.status)).toEqual([200, 200, 429]);
     expect(results[0].json).toEqual({ hello: "both" });
     expect(sfList(results[0].headers.get("ratelimit-policy"))).toEqual([
-      ["fixture-burst", { q: 2, w: 60 }],
+      ["fixture-burst", { q: 2, w: 3_600 }],
       ["fixture-daily", { q: 5, w: 86_400 }],
     ]);
     expect(sfList(results[1].headers.get("ratelimit")).map(([n, p]) => [n, p.r])).toEqual([

@@ -190,7 +190,8 @@ describe("the gateway example over the Service Binding", () => {
       state: "released",
     });
 
-    await suite.api("PUT", "/v1/ratelimits/policies/rpc-one", { algorithm: "fixed_window", limit: 1, window_ms: 60_000, timeout_ms: 60_000 });
+    // A year's window: two checks a minute's end fell between would both be allowed.
+    await suite.api("PUT", "/v1/ratelimits/policies/rpc-one", { algorithm: "fixed_window", limit: 1, window_ms: 366 * 86_400_000, timeout_ms: 60_000 });
     expect((await rpc("checkRateLimit", { policy: "rpc-one", key: "k" })).json.result).toMatchObject({ allowed: true, remaining: 0, reason: "limit" });
     expect((await rpc("checkRateLimit", { policy: "rpc-one", key: "k" })).json.result).toMatchObject({ allowed: false, remaining: 0 });
     expect((await rpc("checkRateLimit", { policy: "no-such-policy", key: "k" })).json.result.error).toMatchObject({ status: 404, type: "/problems/not-found" });
