@@ -165,11 +165,13 @@ export async function boundedStep<T>(step: string, ms: number, fn: () => Promise
     );
   });
   try {
-    return await Promise.race([fn(), late]);
-  } finally {
-    clearTimeout(timer);
+    const result = await Promise.race([fn(), late]);
+    // Slow but in time: said, so a run that later runs out shows how close the others came.
     const took = Date.now() - started;
     if (took > ms / 3) console.warn(`[admit] ${step} took ${took} ms`);
+    return result;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
