@@ -48,7 +48,11 @@ export async function sql<R = Record<string, unknown>>(url: string, text: string
  */
 export async function freshDatabase(label: string, { migrated = true, timezone }: { migrated?: boolean; timezone?: string } = {}): Promise<string> {
   const name = `t_${label.replace(/[^a-z0-9]/gi, "_").toLowerCase()}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  await sql(inject("adminUrl"), `CREATE DATABASE ${name}${migrated ? " TEMPLATE admit_template" : ""}`);
+  // Bounded below the hooks' timeout, so a setup that stalls here says so (a clean clone's npm test on
+  // a loaded machine, 2026-11-27: a Worker suite's 300 s hook ran out with no word of where).
+  await boundedStep(`${label}: a fresh database (CREATE DATABASE through the bridge)`, 90_000, () =>
+    sql(inject("adminUrl"), `CREATE DATABASE ${name}${migrated ? " TEMPLATE admit_template" : ""}`),
+  );
   if (timezone) await sql(inject("adminUrl"), `ALTER DATABASE ${name} SET timezone = '${timezone.replace(/'/g, "''")}'`);
   const url = new URL(inject("templateUrl"));
   url.pathname = "/" + name;
@@ -133,21 +137,17 @@ export function servedApp(label: string, extra: Partial<Bindings> = {}, { timezo
 export function workerSuite(label: string, opts: { config?: string; vars?: Record<string, string>; direct?: boolean } = {}) {
   const suite = {} as { db: string; worker: WranglerDev; api: ReturnType<typeof client> };
   beforeAll(async () => {
-    // Each step bounded on its own, so a hook that runs out says which step took the time (a clean
-    // clone's npm test on a loaded machine, 2026-11-27: this hook's 300 s ran out with no word of where).
-    suite.db = await boundedStep(`${label}: a fresh database (CREATE DATABASE … TEMPLATE, through the bridge)`, 90_000, () => freshDatabase(label));
-    // Its own ready wait (150 s) says so when it runs out; the step's bound (190 s) catches what lies
-    // outside that wait (finding the Worker's own socket).
-    suite.worker = await boundedStep(`${label}: wrangler dev started and answering`, 190_000, () =>
-      startWranglerDev({
-        config: opts.config,
-        direct: opts.direct,
-        vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS, ...opts.vars },
-        // Setup judges nothing: in a clean clone's npm test on a loaded 2-core machine (2026-11-26) this
-        // hook's 120 s ran out while wrangler dev started beside the other suites'; alone it takes ~10 s.
-        readyTimeoutMs: 150_000,
-      }),
-    );
+    // Each step says so when it runs out, within the hook's 300 s: the fresh database at 90 s
+    // (freshDatabase), wrangler dev's ready wait at 150 s (the rest of its start is bounded per call).
+    suite.db = await freshDatabase(label);
+    suite.worker = await startWranglerDev({
+      config: opts.config,
+      direct: opts.direct,
+      vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS, ...opts.vars },
+      // Setup judges nothing: in a clean clone's npm test on a loaded 2-core machine (2026-11-26) this
+      // hook's 120 s ran out while wrangler dev started beside the other suites'; alone it takes ~10 s.
+      readyTimeoutMs: 150_000,
+    });
     suite.api = client(suite.worker.url);
   }, 300_000);
   afterAll(async () => suite.worker?.stop());
