@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../dev/local";
-import { type BrowserSession, findChromium, launchBrowser, sql, TOKEN, until, workerSuite } from "./support";
+import { type BrowserSession, findChromium, launchBrowser, roomInWindow, sql, TOKEN, until, workerSuite } from "./support";
 import { newSecret, signedHeaders } from "./webhooks/webhooks.support";
 
 const SHOTS = join(ROOT, "test", "screenshots");
@@ -118,8 +118,7 @@ beforeAll(async () => {
   origin = new URL(suite.worker.url).origin;
   // The rate-limit view shows the current 1-hour window: the data and every assertion on it must
   // fall in one. With under 3 minutes of this hour left, start in the next one (a bounded wait).
-  const leftInHour = 3_600_000 - (Date.now() % 3_600_000);
-  if (leftInHour < 180_000) await new Promise((r) => setTimeout(r, leftInHour + 1_000));
+  await roomInWindow(3_600_000, 180_000);
   await makeData();
   mkdirSync(SHOTS, { recursive: true });
   ({ browser, page, requested, failed, consoleErrors } = await launchBrowser({ viewport: { width: 1280, height: 900 }, timezone: BROWSER_TZ }));

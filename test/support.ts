@@ -175,6 +175,26 @@ export async function boundedStep<T>(step: string, ms: number, fn: () => Promise
   }
 }
 
+/**
+ * How long to wait so that `needMs` fit before the end of the current fixed window of `windowMs`
+ * (windows start at multiples of their length since the epoch, as the database aligns them): 0 when
+ * they fit now, else until 1 s into the next window.
+ */
+export function waitForRoomInWindow(windowMs: number, needMs: number, now = Date.now()): number {
+  const left = windowMs - (now % windowMs);
+  return left >= needMs ? 0 : left + 1_000;
+}
+
+/**
+ * For a test whose checks must land in one fixed window of `windowMs` (counts, a refusal after the
+ * limit, `remaining` going down by one): starts them with `needMs` left in a window, waiting (at most
+ * `needMs` + 1 s) for the next one when fewer are left.
+ */
+export async function roomInWindow(windowMs: number, needMs: number): Promise<void> {
+  const ms = waitForRoomInWindow(windowMs, needMs);
+  if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+}
+
 /** Advisory locks (bigint keys) granted to anyone on `url` right now, as signed decimal strings (lockKey's form). */
 export async function heldAdvisoryKeys(url: string): Promise<string[]> {
   const rows = await sql<{ key: string }>(

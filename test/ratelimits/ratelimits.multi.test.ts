@@ -3,7 +3,7 @@
 // exact under simultaneous bursts, and no deadlock between checks naming overlapping sets in any order.
 import { parseList, Token } from "structured-headers";
 import { describe, expect, it } from "vitest";
-import { servedApp, sql } from "../support";
+import { roomInWindow, servedApp, sql } from "../support";
 
 // Every check reaches Postgres here (the deny cache has its own test below, on a second app).
 const suite = servedApp("ratelimits_multi", { RATELIMIT_DENY_CACHE: "off" });
@@ -127,6 +127,8 @@ describe("POST /v1/ratelimits/check with policies", () => {
   it("headers per draft -11: one Structured Field list item per policy, in the order asked", async () => {
     await putPolicy(suite.api, "burst", { algorithm: "fixed_window", limit: 100, window_ms: 60_000 });
     await putPolicy(suite.api, "daily", { algorithm: "fixed_window", limit: 10_000, window_ms: DAY });
+    // Both checks of "burst" below must fall in one of its minutes (99 left, then 98).
+    await roomInWindow(60_000, 15_000);
     const r = await check({ policies: ["burst", "daily"], key: "h1" });
     expect(r.status).toBe(200);
     expect(sfList(r.headers.get("ratelimit-policy"))).toEqual([

@@ -6,7 +6,7 @@ import { mapSqlError, RequestDb } from "../../functions/core/db";
 import { call } from "../../functions/http/rpc/call";
 import { type RateLimitBinding, rateLimit } from "../../functions/ratelimits";
 import { createSemaphore } from "../../functions/ratelimits/sql";
-import { bindings, client, connect, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
+import { bindings, client, connect, roomInWindow, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 // The deny cache is exercised in ratelimits.cache.test.ts; here every check reaches Postgres.
 const suite = servedApp("ratelimits", { RATELIMIT_DENY_CACHE: "off" });
@@ -327,6 +327,8 @@ describe("usage", () => {
     } finally {
       await c.end();
     }
+    // The check and the read of its minute's usage must fall in one minute.
+    await roomInWindow(60_000, 15_000);
     await check("us", "k");
     const now = await suite.api("GET", "/v1/ratelimits/usage?policy=us&key=k");
     expect(now.status).toBe(200);
@@ -530,7 +532,8 @@ describe("no hangs, honest failures", () => {
   });
 
   it("a key or cost the check route refuses is the same 422 from the middleware on its own handle as over the binding; a negative cost gives no unit back", async () => {
-    await putPolicy("mw-bounds", { algorithm: "fixed_window", limit: 5, window_ms: 60_000 });
+    // A year's window: the six counted requests below must fall in one window.
+    await putPolicy("mw-bounds", { algorithm: "fixed_window", limit: 5, window_ms: 366 * DAY });
     const env = bindings(suite.db, { RATELIMIT_DENY_CACHE: "off" });
     // The binding as the entrypoint runs it (test/rpc/rpc.runtime.test.ts runs it in workerd).
     const binding: RateLimitBinding = {
