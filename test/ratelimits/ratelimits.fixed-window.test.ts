@@ -5,7 +5,7 @@
 // leave must be identical.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, freshDatabase } from "../support";
+import { connect, freshDatabase, roomInWindow } from "../support";
 
 type Pg = Awaited<ReturnType<typeof connect>>;
 let c: Pg;
@@ -111,7 +111,8 @@ describe("fixed-window fast path", () => {
   });
 
   it("hands every other case to the general check: other algorithms, peeks, logged policies, unknown policies", async () => {
-    // Windows of an hour: a 1 s window could roll over between the calls on a loaded machine.
+    // Windows of an hour, with a minute of it left: a window's end between the calls would reset them.
+    await roomInWindow(3_600_000, 60_000);
     await c.query("SELECT admit_ratelimit_put_policy('fw-tb', 'token_bucket', 3, 3600000, false, 0)");
     await c.query("SELECT admit_ratelimit_put_policy('fw-log', 'fixed_window', 3, 3600000, true, 60000)");
     const check = async (policy: string, cost: number) =>
