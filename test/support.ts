@@ -188,11 +188,14 @@ export function waitForRoomInWindow(windowMs: number, needMs: number, now = Date
 /**
  * For a test whose checks must land in one fixed window of `windowMs` (counts, a refusal after the
  * limit, `remaining` going down by one): starts them with `needMs` left in a window, waiting (at most
- * `needMs` + 1 s) for the next one when fewer are left.
+ * `needMs` + 1 s) for the next one when fewer are left. That wait counts against the test's timeout
+ * (60 s unless it sets its own): keep `needMs` well under it.
  */
 export async function roomInWindow(windowMs: number, needMs: number): Promise<void> {
   const ms = waitForRoomInWindow(windowMs, needMs);
-  if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+  if (ms === 0) return;
+  console.warn(`[admit] under ${needMs} ms left in this ${windowMs} ms window: the test starts in the next one, in ${ms} ms`);
+  await new Promise((r) => setTimeout(r, ms));
 }
 
 /** Advisory locks (bigint keys) granted to anyone on `url` right now, as signed decimal strings (lockKey's form). */

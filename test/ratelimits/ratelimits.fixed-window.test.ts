@@ -111,8 +111,8 @@ describe("fixed-window fast path", () => {
   });
 
   it("hands every other case to the general check: other algorithms, peeks, logged policies, unknown policies", async () => {
-    // Windows of an hour, with a minute of it left: a window's end between the calls would reset them.
-    await roomInWindow(3_600_000, 60_000);
+    // Windows of an hour, with 20 s of it left: a window's end between the calls would reset them.
+    await roomInWindow(3_600_000, 20_000);
     await c.query("SELECT admit_ratelimit_put_policy('fw-tb', 'token_bucket', 3, 3600000, false, 0)");
     await c.query("SELECT admit_ratelimit_put_policy('fw-log', 'fixed_window', 3, 3600000, true, 60000)");
     const check = async (policy: string, cost: number) =>
