@@ -40,6 +40,7 @@ import { DUPLICATE_INBOX_ROWS, eventOf } from "../bench/scenarios/webhooks";
 import { DRIVER_WORKER } from "../bench/stack";
 import { type Proc, parseStat } from "../dev/proc";
 import { startWranglerDev } from "../dev/wrangler";
+import { MAX_WINDOW_MS } from "../functions/ratelimits/schemas";
 import { freshDatabase, sql, workerSuite } from "./support";
 
 function row(over: Partial<Row>): Row {
@@ -791,9 +792,9 @@ describe("the driver-alone Worker (bench/peers/driver-worker)", () => {
   const suite = workerSuite("bench_driver_worker", { config: DRIVER_WORKER });
 
   it("answers the check from Admit's statement in the Workers runtime, over HTTP and over a WebSocket Client: 200 admitted, 429 refused, 404 without the policy", async () => {
-    // A window of a year (windows start at multiples of their length since the epoch): with a minute's,
+    // The longest window (windows start at multiples of their length since the epoch): with a minute's,
     // the four checks straddled a minute's end in one clean-clone run and the fourth found a fresh window.
-    await sql(suite.db, `SELECT admit_ratelimit_put_policy('d', 'fixed_window', 2, ${366 * 86_400_000}, false, 604800000)`);
+    await sql(suite.db, `SELECT admit_ratelimit_put_policy('d', 'fixed_window', 2, ${MAX_WINDOW_MS}, false, 604800000)`);
     const check = (path: string, policy: string) => fetch(suite.worker.url + path, { method: "POST", body: JSON.stringify({ policy, key: "k" }) });
     const answers = [];
     for (const path of ["/check/http", "/check/websocket", "/check/http", "/check"]) {

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { lockKey } from "../functions/core/keys";
+import { MAX_WINDOW_MS } from "../functions/ratelimits/schemas";
 import { type SchemeName, SENDERS } from "./webhooks/senders";
 
 /** Runs one statement against the suite's database (through whatever path the suite trusts). */
@@ -303,10 +304,11 @@ export function webhookScheme(scheme: Exclude<SchemeName, "standard-webhooks">):
 
 /**
  * The one policy every rate-limit test key is checked against: 20 units per key per window, logged.
- * A year's window: a key's write and its lookup (usage reads the current window) never fall in two.
+ * The longest window (366 days): a key's write and its lookup (usage reads the current window) never
+ * fall in two.
  */
 export const RL_POLICY = "admit-test-20-per-year";
-const RL_WINDOW_MS = 366 * 86_400_000;
+const RL_WINDOW_MS = MAX_WINDOW_MS;
 
 /**
  * Rate limits (POST /v1/ratelimits/check, fixed window of 20 units): never more consumed than the

@@ -6,7 +6,8 @@ import { DOT_SEGMENT_MESSAGE, isLater, jsonObject, name, Rfc3339 } from "../core
 import { DEFAULT_TIMEOUT_MS } from "./cache";
 import { NOT_ENFORCED_HEADER } from "./headers";
 
-const MAX_WINDOW_MS = 366 * 86_400_000;
+/** The longest window a policy may have (366 days). */
+export const MAX_WINDOW_MS = 366 * 86_400_000;
 const MAX_INFO_BYTES = 2048;
 
 /** A policy's name, and a concurrency limit's (both are sent in RateLimit headers). */

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { mapSqlError, RequestDb } from "../../functions/core/db";
 import { call } from "../../functions/http/rpc/call";
 import { type RateLimitBinding, rateLimit } from "../../functions/ratelimits";
+import { MAX_WINDOW_MS } from "../../functions/ratelimits/schemas";
 import { createSemaphore } from "../../functions/ratelimits/sql";
 import { bindings, client, connect, roomInWindow, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
 
@@ -46,7 +47,7 @@ describe("policies", () => {
       { algorithm: "fixed_window", limit: 0, window_ms: 1000 },
       { algorithm: "fixed_window", limit: 1.5, window_ms: 1000 },
       { algorithm: "fixed_window", limit: 10, window_ms: 0 },
-      { algorithm: "fixed_window", limit: 10, window_ms: 366 * DAY + 1 },
+      { algorithm: "fixed_window", limit: 10, window_ms: MAX_WINDOW_MS + 1 },
       { algorithm: "leaky", limit: 10, window_ms: 1000 },
       { limit: 10, window_ms: 1000 },
     ];
@@ -55,7 +56,7 @@ describe("policies", () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.json.errors.length).toBeGreaterThan(0);
     }
-    expect((await suite.api("PUT", "/v1/ratelimits/policies/v", { algorithm: "fixed_window", limit: 1, window_ms: 366 * DAY })).status).toBe(201);
+    expect((await suite.api("PUT", "/v1/ratelimits/policies/v", { algorithm: "fixed_window", limit: 1, window_ms: MAX_WINDOW_MS })).status).toBe(201);
     expect((await suite.api("PUT", "/v1/ratelimits/policies/v", { algorithm: "fixed_window", limit: 1, window_ms: 1 })).status).toBe(200);
     expect((await suite.api("PUT", `/v1/ratelimits/policies/${encodeURIComponent('a"b')}`, { algorithm: "fixed_window", limit: 1, window_ms: 1 })).status).toBe(
       422,
@@ -113,7 +114,7 @@ describe("check", () => {
     // token_bucket once computed the refused check's row expiry as now + cost·(window/limit): a
     // billion days past now, out of Postgres's timestamp range, answered 422 "the database rejected a value".
     for (const algorithm of ["token_bucket", "fixed_window", "sliding_window"]) {
-      await putPolicy(`huge-${algorithm}`, { algorithm, limit: 1, window_ms: 366 * DAY });
+      await putPolicy(`huge-${algorithm}`, { algorithm, limit: 1, window_ms: MAX_WINDOW_MS });
       for (const attempt of ["first", "again"]) {
         const r = await check(`huge-${algorithm}`, "k", 1_000_000_000);
         expect([r.status, r.json.allowed], `${algorithm} ${attempt}: ${r.text}`).toEqual([429, false]);
@@ -351,9 +352,9 @@ describe("usage", () => {
     ]);
     expect((await suite.api("GET", "/v1/ratelimits/usage?policy=us&key=k&from=2026-01-01T00:00:00Z")).status).toBe(422);
     expect((await suite.api("GET", "/v1/ratelimits/usage?policy=nope&key=k")).status).toBe(404);
-    // A year's window: a bucket's usage is its current window's too, and a minute's end between the
+    // The longest window: a bucket's usage is its current window's too, and a minute's end between the
     // checks would split them.
-    await putPolicy("ustb", { algorithm: "token_bucket", limit: 2, window_ms: 366 * DAY });
+    await putPolicy("ustb", { algorithm: "token_bucket", limit: 2, window_ms: MAX_WINDOW_MS });
     await check("ustb", "k");
     await check("ustb", "k");
     await check("ustb", "k");
@@ -501,7 +502,7 @@ describe("no hangs, honest failures", () => {
   });
 
   it("a key whose counter row is held too long → 503 lock-timeout with Retry-After, nothing applied", async () => {
-    await putPolicy("lk", { algorithm: "fixed_window", limit: 5, window_ms: 366 * DAY });
+    await putPolicy("lk", { algorithm: "fixed_window", limit: 5, window_ms: MAX_WINDOW_MS });
     expect((await check("lk", "k")).status).toBe(200);
     await whileHolding(suite.db, "SELECT 1 FROM ratelimit_counters WHERE policy = 'lk' AND key = 'k' FOR UPDATE", [], () =>
       withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "200", RATELIMIT_DENY_CACHE: "off" }), async (api) => {
@@ -534,8 +535,8 @@ describe("no hangs, honest failures", () => {
   });
 
   it("a key or cost the check route refuses is the same 422 from the middleware on its own handle as over the binding; a negative cost gives no unit back", async () => {
-    // A year's window: the six counted requests below must fall in one window.
-    await putPolicy("mw-bounds", { algorithm: "fixed_window", limit: 5, window_ms: 366 * DAY });
+    // The longest window: the six counted requests below must fall in one window.
+    await putPolicy("mw-bounds", { algorithm: "fixed_window", limit: 5, window_ms: MAX_WINDOW_MS });
     const env = bindings(suite.db, { RATELIMIT_DENY_CACHE: "off" });
     // The binding as the entrypoint runs it (test/rpc/rpc.runtime.test.ts runs it in workerd).
     const binding: RateLimitBinding = {

@@ -10,6 +10,7 @@ import { startWranglerDev, type WranglerDev } from "../../dev/wrangler";
 import gatewayWorker from "../../examples/gateway/index";
 import { lockKey } from "../../functions/core/keys";
 import type { AdmitBinding } from "../../functions/http/rpc/client";
+import { MAX_WINDOW_MS } from "../../functions/ratelimits/schemas";
 import { client, freshDatabase, SUITE_BUDGET_MS, sql, TOKEN, whileHolding } from "../support";
 
 const suite = {} as { db: string; admit: WranglerDev; gateway: WranglerDev; api: ReturnType<typeof client>; registry: string };
@@ -95,7 +96,7 @@ describe("the gateway example over the Service Binding", () => {
     const put = await suite.api("PUT", "/v1/ratelimits/policies/gateway", {
       algorithm: "fixed_window",
       limit: 20,
-      window_ms: 366 * 86_400_000,
+      window_ms: MAX_WINDOW_MS,
       timeout_ms: 60_000,
     });
     expect(put.status).toBe(201);
@@ -190,8 +191,8 @@ describe("the gateway example over the Service Binding", () => {
       state: "released",
     });
 
-    // A year's window: two checks a minute's end fell between would both be allowed.
-    await suite.api("PUT", "/v1/ratelimits/policies/rpc-one", { algorithm: "fixed_window", limit: 1, window_ms: 366 * 86_400_000, timeout_ms: 60_000 });
+    // The longest window: two checks a minute's end fell between would both be allowed.
+    await suite.api("PUT", "/v1/ratelimits/policies/rpc-one", { algorithm: "fixed_window", limit: 1, window_ms: MAX_WINDOW_MS, timeout_ms: 60_000 });
     expect((await rpc("checkRateLimit", { policy: "rpc-one", key: "k" })).json.result).toMatchObject({ allowed: true, remaining: 0, reason: "limit" });
     expect((await rpc("checkRateLimit", { policy: "rpc-one", key: "k" })).json.result).toMatchObject({ allowed: false, remaining: 0 });
     expect((await rpc("checkRateLimit", { policy: "no-such-policy", key: "k" })).json.result.error).toMatchObject({ status: 404, type: "/problems/not-found" });
@@ -207,7 +208,7 @@ describe("the gateway example over the Service Binding", () => {
   // gateway over the binding and over HTTP to Admit's own workerd socket. Here only that both ways
   // answer the same decision, and carry the time taken; how long each takes is the bench's to judge.
   it("the bench's measurement: the same check over the binding and over HTTP from the gateway answers alike, with its time", async () => {
-    await suite.api("PUT", "/v1/ratelimits/policies/rpc-bench", { algorithm: "fixed_window", limit: 4, window_ms: 366 * 86_400_000, timeout_ms: 60_000 });
+    await suite.api("PUT", "/v1/ratelimits/policies/rpc-bench", { algorithm: "fixed_window", limit: 4, window_ms: MAX_WINDOW_MS, timeout_ms: 60_000 });
     const input = { policy: "rpc-bench", key: "k" };
     const http = () => gw("POST", "/measure/http-check", input, { "X-Admit-Url": suite.admit.directUrl ?? suite.admit.url, Authorization: `Bearer ${TOKEN}` });
     const answers = [await rpc("checkRateLimit", input), await http(), await rpc("checkRateLimit", input), await http(), await http()];
