@@ -3,7 +3,7 @@
 // database, and also serves the Admit app, so the check route runs in workerd too.
 import { parseList, Token } from "structured-headers";
 import { describe, expect, it } from "vitest";
-import { sql, until, workerSuite } from "../support";
+import { roomInWindow, sql, until, workerSuite } from "../support";
 
 const suite = workerSuite("ratelimits_runtime", { config: "test/fixtures/ratelimit-worker/wrangler.toml" });
 
@@ -127,16 +127,17 @@ const livePermits = async (name: string) =>
 
 describe("rateLimit() with several policies and a concurrency limit, in wrangler dev", () => {
   it("policies: [burst, daily] → all-or-nothing; the 429 is a quota-exceeded problem; headers are one list item per policy", async () => {
-    // An hour, not a minute: windows start at multiples of their length, and three requests a minute's
-    // end fell between would find the burst window fresh again.
-    await suite.api("PUT", "/v1/ratelimits/policies/fixture-burst", { algorithm: "fixed_window", limit: 2, window_ms: 3_600_000, timeout_ms: 60_000 });
+    await suite.api("PUT", "/v1/ratelimits/policies/fixture-burst", { algorithm: "fixed_window", limit: 2, window_ms: 60_000, timeout_ms: 60_000 });
     await suite.api("PUT", "/v1/ratelimits/policies/fixture-daily", { algorithm: "fixed_window", limit: 5, window_ms: 86_400_000, timeout_ms: 60_000 });
+    // The three requests must fall in one of the burst's minutes (windows start at multiples of their
+    // length): a minute's end between them would find the burst window fresh again.
+    await roomInWindow(60_000, 15_000);
     const results = [];
     for (let i = 0; i < 3; i++) results.push(await get("/both/hello", "multi-a"));
     expect(results.map((r) => r.status)).toEqual([200, 200, 429]);
     expect(results[0].json).toEqual({ hello: "both" });
     expect(sfList(results[0].headers.get("ratelimit-policy"))).toEqual([
-      ["fixture-burst", { q: 2, w: 3_600 }],
+      ["fixture-burst", { q: 2, w: 60 }],
       ["fixture-daily", { q: 5, w: 86_400 }],
     ]);
     expect(sfList(results[1].headers.get("ratelimit")).map(([n, p]) => [n, p.r])).toEqual([
