@@ -15,23 +15,26 @@ export type Classify = (p: Proc) => string | null;
 export interface StackPids {
   postmaster: number | null;
   bridge: number | null;
-  /** Process groups of the wrangler dev instances (wrangler and its workerd processes). */
+  /** Process groups of the wrangler dev instances (wrangler, its esbuild and its workerd processes). */
   wranglers: number[];
   /** The bench's own process: the load generator and the peers' clients. */
   self: number;
 }
 
 /**
- * The parts: `postgres` (the postmaster and its children), `bridge`, `worker` (wrangler dev and its
- * workerd), `client` (the bench's own process), `pgbench` (while running, and once exited, inside the
- * bench's reaped-children time), `pgbouncer`.
+ * The parts: `postgres` (the postmaster and its children), `bridge`, `worker` (the workerd processes
+ * of the wrangler dev instances: the Workers themselves), `wrangler` (the rest of those instances:
+ * wrangler's own Node process and its esbuild, which watches the sources by polling them — ~100 ms
+ * of CPU a second for four instances with no request in flight; no request passes through either,
+ * as the bench reaches each Worker's own socket), `client` (the bench's own process), `pgbench`
+ * (while running, and once exited, inside the bench's reaped-children time), `pgbouncer`.
  */
 export function classifier(s: StackPids): { classify: Classify; children: (p: Proc) => string | null } {
   const classify: Classify = (p) => {
     if (s.postmaster !== null && (p.pid === s.postmaster || p.ppid === s.postmaster)) return "postgres";
     if (p.pid === s.bridge) return "bridge";
     if (p.pid === s.self) return "client";
-    if (s.wranglers.includes(p.pgrp)) return "worker";
+    if (s.wranglers.includes(p.pgrp)) return p.comm === "workerd" ? "worker" : "wrangler";
     if (p.comm === "pgbench") return "pgbench";
     if (p.comm === "pgbouncer") return "pgbouncer";
     return null;

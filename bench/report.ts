@@ -55,7 +55,8 @@ export interface Row {
   note?: string;
   /**
    * Machine time per decision, µs, by part of the stack (bench/cpu.ts): `postgres`, `bridge`,
-   * `worker`, `client`, `pgbench`, `pgbouncer`, then `other` and `idle`; they add up to cores ×
+   * `worker` (workerd), `client`, `pgbench`, `pgbouncer`, `wrangler` (the dev tooling around the
+   * Workers, no part of any decision's path), then `other` and `idle`; they add up to cores ×
    * elapsed ÷ decisions. Absent without /proc.
    */
   cpu_us_per_decision?: Record<string, number>;
@@ -284,7 +285,7 @@ export function failuresOf(r: Row): Array<[string, number]> {
   return Object.entries(r.outcomes ?? {}).filter(([k, n]) => n > 0 && (k.startsWith("error") || /^5\d\d$/.test(k)));
 }
 
-const PARTS = ["postgres", "bridge", "worker", "client", "pgbench", "pgbouncer", "other", "idle"];
+const PARTS = ["postgres", "bridge", "worker", "client", "pgbench", "pgbouncer", "wrangler", "other", "idle"];
 
 /** The parts a decision of each layer goes through on its way to Postgres (wrangler idles through a library row). */
 const OWN_PARTS: Record<Exclude<Layer, "ceiling">, string[]> = {

@@ -458,6 +458,22 @@ describe("machine time per decision, by part of the stack", () => {
     expect(cpuBetween(a, b)).toEqual({ postgres: 240_000, bridge: 50_000, client: 20_000, pgbench: 90_000, worker: 0, other: 600_000, idle: 200_000 });
   });
 
+  it("charges a wrangler dev instance's workerd to the Worker, and wrangler's own Node process and its esbuild watcher apart", () => {
+    const c = classifier({ postmaster: null, bridge: null, wranglers: [400], self: 300 });
+    const a = cpuSample(
+      [proc(400, { comm: "node", ticks: 10 }), proc(401, { comm: "esbuild", pgrp: 400, ticks: 20 }), proc(402, { comm: "workerd", pgrp: 400, ticks: 30 })],
+      { busy: 100, idle: 0 },
+      c,
+    );
+    const b = cpuSample(
+      [proc(400, { comm: "node", ticks: 11 }), proc(401, { comm: "esbuild", pgrp: 400, ticks: 29 }), proc(402, { comm: "workerd", pgrp: 400, ticks: 80 })],
+      { busy: 160, idle: 0 },
+      c,
+    );
+    // worker 50 ticks (workerd), wrangler 1 + 9 = 10; nothing else ran.
+    expect(cpuBetween(a, b)).toEqual({ worker: 500_000, wrangler: 100_000, other: 0, idle: 0 });
+  });
+
   it("measures this process's own CPU from /proc as the client's", async (t) => {
     if (process.platform !== "linux") return t.skip();
     const meter = cpuMeter({ postmaster: null, bridge: null, wranglers: [], self: process.pid });
