@@ -346,9 +346,12 @@ export function atCeilingCost(rows: Row[], a: Match, b: Match): { value: number;
   };
 }
 
-/** µs per decision of a row's own stack: every CPU part but what neighbours used and what stayed idle. */
+/** The CPU parts no decision's path runs in: the neighbours, the idle cores, and wrangler's dev tooling around the Workers (bench/cpu.ts). */
+const NOT_THE_STACK = new Set(["other", "idle", "wrangler"]);
+
+/** µs per decision of a row's own stack: every CPU part but NOT_THE_STACK. */
 function stackUs(cpu: Record<string, number>): number {
-  return Object.entries(cpu).reduce((sum, [k, v]) => sum + (k === "other" || k === "idle" ? 0 : v), 0);
+  return Object.entries(cpu).reduce((sum, [k, v]) => sum + (NOT_THE_STACK.has(k) ? 0 : v), 0);
 }
 
 /** throughput(a) ÷ throughput(b) as the CPU of each row's own stack would have it (see Target.at_own_cpu). */
@@ -359,7 +362,7 @@ export function atOwnCpu(rows: Row[], a: Match, b: Match): { value: number; deta
   const value = round(stackUs(cb) / stackUs(ca), 2);
   const parts = (c: Record<string, number>) =>
     Object.entries(c)
-      .filter(([k, v]) => k !== "other" && k !== "idle" && v > 0)
+      .filter(([k, v]) => !NOT_THE_STACK.has(k) && v > 0)
       .map(([k, v]) => `${k} ${v}`)
       .join(" + ");
   return { value, detail: `${value} by its own stack's CPU alone (${label(b)} ${stackUs(cb)} µs per decision ÷ ${label(a)} ${stackUs(ca)} µs: ${parts(ca)})` };

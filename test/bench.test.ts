@@ -502,12 +502,12 @@ describe("machine time per decision, by part of the stack", () => {
   });
 
   it("a table of the parts each row used, and what a ratio would be at the CPU its own parts used", () => {
-    // wrangler idles through a library row (worker 4): not one of the library's own parts.
-    const lib = row({ throughput_rps: 400, cpu_us_per_decision: { postgres: 300, bridge: 80, worker: 4, client: 100, other: 5, idle: 15 } });
+    // wrangler's dev tooling idles through a library row (wrangler 4): not one of the library's own parts.
+    const lib = row({ throughput_rps: 400, cpu_us_per_decision: { postgres: 300, bridge: 80, wrangler: 4, client: 100, other: 5, idle: 15 } });
     const ceil = row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000, cpu_us_per_decision: { postgres: 180, pgbench: 15, other: 0, idle: 5 } });
     const table = cpuTable([lib, ceil, row({ impl: "other" })]).split("\n");
-    expect(table[0]).toBe("| scenario | layer | impl | connection | conc | postgres | bridge | worker | client | pgbench | other | idle | machine |");
-    expect(table[2]).toBe("| ratelimit-hot | library | admit | pooled | 16 | 300 | 80 | 4 | 100 | 0 | 5 | 15 | 504 |");
+    expect(table[0]).toBe("| scenario | layer | impl | connection | conc | postgres | bridge | client | pgbench | wrangler | other | idle | machine |");
+    expect(table[2]).toBe("| ratelimit-hot | library | admit | pooled | 16 | 300 | 80 | 100 | 0 | 4 | 5 | 15 | 504 |");
     expect(table).toHaveLength(4); // the row without figures is left out
     // 200 µs of machine per ceiling decision ÷ (Postgres 180 + own parts 180) = 0.56
     const a = { scenario: "ratelimit-hot", layer: "library" as const, impl: "admit", connection: "pooled" as const };
@@ -524,12 +524,13 @@ describe("machine time per decision, by part of the stack", () => {
     });
     expect(atCeilingCost([edgeRow, ceil], { ...a, layer: "edge", connection: "http" }, b)?.value).toBe(0.23); // 200 ÷ (180 + 700)
     expect(t.detail).toContain("0.56 here at its own parts' cost");
-    // Between two edge rows: what each one's own stack used per decision (neighbours and idle cores left out).
+    // Between two edge rows: what each one's own stack used per decision (neighbours, idle cores and
+    // wrangler's dev tooling left out).
     const admitEdge = row({
       layer: "edge",
       connection: "http",
       throughput_rps: 400,
-      cpu_us_per_decision: { postgres: 400, bridge: 400, worker: 1200, client: 200, other: 900, idle: 10 },
+      cpu_us_per_decision: { postgres: 400, bridge: 400, worker: 1200, client: 200, wrangler: 300, other: 900, idle: 10 },
     });
     const bareEdge = row({
       layer: "edge",
