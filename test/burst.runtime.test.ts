@@ -72,7 +72,8 @@ describe(`${N} simultaneous requests through wrangler dev, zero 5xx`, () => {
       timeout_ms: Number(SUITE_BUDGET_MS),
     });
     expect(put.status).toBe(201);
-    // The whole burst must fall in one of the fixed window's days (they start at midnight UTC).
+    // A fixed window's days start at midnight UTC: the whole burst must fall in one (the token bucket
+    // has no such edge, and at most waits as well).
     await roomInWindow(86_400_000, 20_000);
     const { counts, results } = await burst("/v1/ratelimits/check", () => ({ policy, key: "hot" }));
     expect(counts).toEqual({ 200: 50, 429: 950 });
