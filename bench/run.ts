@@ -4,6 +4,7 @@
 // scenario at three layers (pgbench ceiling, library, edge) plus the peers, counts violations in the
 // database afterwards, prints a markdown table and the targets, and writes
 // bench/results/<timestamp>.json and bench/results/latest.json.
+import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -128,6 +129,7 @@ async function main(): Promise<void> {
   }
   const opts = parseArgs(argv);
   const startedAt = new Date();
+  const commit = sourceCommit();
   const command = `npm run bench${argv.length ? " -- " + argv.join(" ") : ""}`;
   const notes: string[] = [];
   const scenarios = SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.name));
@@ -266,6 +268,7 @@ async function main(): Promise<void> {
     finished_at: new Date().toISOString(),
     command,
     quick: opts.quick,
+    commit,
     machine: { cpus: cpus().length, node: process.version, platform: `${process.platform}-${process.arch}` },
     pgbench: pgbench?.version ?? null,
     pgbouncer: pgbouncer?.version ?? null,
@@ -286,6 +289,15 @@ async function main(): Promise<void> {
   console.log(`\nTargets:\n${targetsMarkdown(targets)}`);
   if (notes.length) console.log(`\nNotes:\n${notes.map((n) => `- ${n}`).join("\n")}`);
   console.log(`\nWritten ${file} and bench/results/latest.json`);
+}
+
+/** The commit being measured, with "+changes" when what runs or measures differs from it; null outside a git checkout. */
+function sourceCommit(): string | null {
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" });
+  const head = git("rev-parse", "--short", "HEAD");
+  if (head.status !== 0) return null;
+  const changed = git("status", "--porcelain", "--", "functions", "schema", "bench").stdout.trim() !== "";
+  return `${head.stdout.trim()}${changed ? "+changes" : ""}`;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

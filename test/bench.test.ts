@@ -16,6 +16,7 @@ import {
   COALESCE_OFF,
   COALESCED,
   coalescingTargets,
+  compareMarkdown,
   cpuTable,
   DRIVER,
   evaluateTargets,
@@ -26,8 +27,11 @@ import {
   type RawFigures,
   type Row,
   roundTripsPerDecision,
+  runLabel,
   summarize,
+  type Target,
   tally,
+  targetHistory,
   targetsMarkdown,
   withRoundSpread,
 } from "../bench/report";
@@ -356,6 +360,39 @@ describe("ratios by round", () => {
     expect(t.detail).toMatch(/; by round 0\.7, 0\.9, –$/);
     expect(spread.find((x) => x.name === "zero violations in every Admit scenario")!.rounds).toBeUndefined();
     expect(withRoundSpread(merged, [rounds[0]])).toBe(merged);
+  });
+});
+
+describe("targets across runs (npm run bench:compare)", () => {
+  const t = (name: string, value: number | null, met: boolean | null): Target => ({ name, value, met, min: 0.35, detail: "" });
+  const runs = [
+    { label: "11-27 06:28", targets: [t("a", 0.4, true), t("b", 0.3, false), t("c", 0.2, false), t("diag", 0.5, null)] },
+    { label: "11-27 08:19 d3132da", targets: [t("a", 0.5, true), t("b", 0.36, true), t("c", 0.25, false), t("d | e", 0.6, true), t("diag", 0.6, null)] },
+  ];
+
+  it("each judged target with its value and verdict per run, the least met first; a run that did not judge one leaves it out of the count", () => {
+    expect(targetHistory(runs)).toEqual([
+      { name: "c", values: [0.2, 0.25], mets: [false, false], met: 0, judged: 2 },
+      { name: "b", values: [0.3, 0.36], mets: [false, true], met: 1, judged: 2 },
+      { name: "a", values: [0.4, 0.5], mets: [true, true], met: 2, judged: 2 },
+      { name: "d | e", values: [null, 0.6], mets: [null, true], met: 1, judged: 1 },
+    ]);
+  });
+
+  it("as markdown: a column per run, met values bold, '–' where a run did not judge it, pipes in a name escaped", () => {
+    const md = compareMarkdown(runs).split("\n");
+    expect(md[0]).toBe("| target | 11-27 06:28 | 11-27 08:19 d3132da | met in |");
+    expect(md[1]).toBe("| --- | --- | --- | --- |");
+    expect(md[2]).toBe("| c | 0.2 | 0.25 | 0 of 2 |");
+    expect(md[3]).toBe("| b | 0.3 | **0.36** | 1 of 2 |");
+    expect(md[5]).toBe("| d \\| e | – | **0.6** | 1 of 1 |");
+    expect(md).toHaveLength(6);
+  });
+
+  it("a run's label: its start to the minute (UTC) and its commit when the report names one", () => {
+    expect(runLabel({ started_at: "2026-11-27T15:02:18.640Z" })).toBe("11-27 15:02");
+    expect(runLabel({ started_at: "2026-11-27T15:02:18.640Z", commit: "932840d+changes" })).toBe("11-27 15:02 932840d+changes");
+    expect(runLabel({ started_at: "2026-11-27T15:02:18.640Z", commit: null })).toBe("11-27 15:02");
   });
 });
 
