@@ -2,7 +2,7 @@
 //
 // The targets of several full `npm run bench` runs side by side, the least met first (targetHistory()
 // in bench/report.ts): with no files, the last N full runs in bench/results/ (default 6; `--quick`
-// runs and latest.json left out), oldest first. A markdown table on stdout, for docs/performance.md.
+// and `--only` runs and latest.json left out), oldest first. A markdown table on stdout, for docs/performance.md.
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,8 +42,8 @@ async function main(): Promise<void> {
   } else {
     const names = (await readdir(RESULTS).catch(() => [] as string[])).filter((n) => n.endsWith(".json") && n !== "latest.json").sort();
     const all = await Promise.all(names.map((n) => readReport(join(RESULTS, n))));
-    reports = all.filter((r) => !r.quick).slice(-last);
-    if (reports.length === 0) throw new Error(`no full run in ${RESULTS}: run \`npm run bench\` first (a --quick run is not compared)`);
+    reports = all.filter((r) => !r.quick && !/ --only[= ]/.test(r.command)).slice(-last);
+    if (reports.length === 0) throw new Error(`no full run in ${RESULTS}: run \`npm run bench\` first (a --quick or --only run is not compared)`);
   }
   const runs = reports.map((r) => ({ label: runLabel(r), targets: r.targets }));
   const history = targetHistory(runs);
@@ -55,6 +55,8 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // Piped into `head`: whoever read the table has what it wanted (EPIPE is no error here).
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => process.exit(err.code === "EPIPE" ? 0 : 1));
   main().catch((err) => {
     console.error(`[bench:compare] ${(err as Error).message ?? err}`);
     process.exit(1);

@@ -9,6 +9,7 @@ import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, p
 import { pgbouncerIni } from "../bench/pgbouncer";
 import {
   ALONE,
+  AUTHZ,
   atCeilingCost,
   atOwnCpu,
   BURST_FLOOR,
@@ -387,6 +388,30 @@ describe("targets across runs (npm run bench:compare)", () => {
     expect(md[3]).toBe("| b | 0.3 | **0.36** | 1 of 2 |");
     expect(md[5]).toBe("| d \\| e | – | **0.6** | 1 of 1 |");
     expect(md).toHaveLength(6);
+  });
+
+  it("the /v1/authz row's targets have names of their own; in older reports, where a name's second target was that row's, it is read as such", () => {
+    const edge = (over: Partial<Row>) => row({ layer: "edge", connection: "http", round_trips_per_decision: 0, http_requests_per_decision: 0.1, ...over });
+    const rows = [
+      edge({ scenario: "edge-noop", impl: "noop", connection: "none", throughput_rps: 1000, http_requests_per_decision: 0 }),
+      edge({ throughput_rps: 300 }),
+      edge({ impl: AUTHZ, throughput_rps: 400, http_requests_per_decision: 0.2 }),
+      row({ layer: "ceiling", impl: "pgbench", throughput_rps: 1000 }),
+    ];
+    const targets = evaluateTargets(rows);
+    const names = targets.map((x) => x.name);
+    expect(new Set(names).size).toBe(names.length);
+    const byName = Object.fromEntries(targets.map((x) => [x.name, x]));
+    expect(byName["ratelimit-hot c=16: edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 0.3, met: false });
+    expect(byName["ratelimit-hot c=16: GET /v1/authz, edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 0.4, met: true });
+    expect(byName["ratelimit-hot c=16: GET /v1/authz, HTTP SQL requests per decision ≤ 1"]).toMatchObject({ value: 0.2, met: true });
+    expect(byName["ratelimit-hot: GET /v1/authz, edge http c=16 ÷ pgbench pooled (diagnostic)"]).toMatchObject({ value: 0.4 });
+    expect(byName["ratelimit-hot: edge http c=16 ÷ pgbench pooled (diagnostic)"]).toMatchObject({ value: 0.3 });
+    // A report of before: both rows' targets under one name, the check's first.
+    const old = { label: "old", targets: targets.map((x) => ({ ...x, name: x.name.replace("GET /v1/authz, ", "") })) };
+    const history = targetHistory([old, { label: "new", targets }]);
+    expect(history.find((h) => h.name === "ratelimit-hot c=16: GET /v1/authz, edge http ≥ 0.35× the edge no-op")?.values).toEqual([0.4, 0.4]);
+    expect(history.find((h) => h.name === "ratelimit-hot c=16: edge http ≥ 0.35× the edge no-op")?.values).toEqual([0.3, 0.3]);
   });
 
   it("a run's label: its start to the minute (UTC) and its commit when the report names one", () => {
