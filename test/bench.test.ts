@@ -364,6 +364,33 @@ describe("ratios by round", () => {
   });
 });
 
+describe("each edge row against the no-op measured right before its scenario's edge rows", () => {
+  it("a scenario's own no-op row at the row's concurrency where the run has one, else the edge-noop scenario's (measured when the run began)", () => {
+    const edge = (over: Partial<Row>) => row({ layer: "edge", connection: "http", round_trips_per_decision: 0, http_requests_per_decision: 0.1, ...over });
+    const noop = (scenario: string, concurrency: number, throughput_rps: number) =>
+      edge({ scenario, impl: "noop", connection: "none", concurrency, throughput_rps, http_requests_per_decision: 0 });
+    const rows = [
+      noop("edge-noop", 16, 1000),
+      noop("edge-noop", 64, 1000),
+      noop("ratelimit-hot", 16, 600),
+      edge({ throughput_rps: 300 }),
+      edge({ concurrency: 64, throughput_rps: 300 }),
+      edge({ scenario: "ratelimit-10k-keys", throughput_rps: 340 }),
+    ];
+    const byName = Object.fromEntries(evaluateTargets(rows).map((x) => [x.name, x]));
+    const hot = byName["ratelimit-hot c=16: edge http ≥ 0.35× the edge no-op"];
+    expect(hot).toMatchObject({ value: 0.5, met: true });
+    expect(hot.detail).toContain("the no-op measured right before ratelimit-hot's edge rows");
+    // No no-op of its own at c=64, none for 10 000 keys: the run's first.
+    expect(byName["ratelimit-hot c=64: edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 0.3, met: false });
+    expect(byName["ratelimit-10k-keys c=16: edge http ≥ 0.35× the edge no-op"]).toMatchObject({ value: 0.34, met: false });
+    expect(byName["ratelimit-10k-keys c=16: edge http ≥ 0.35× the edge no-op"].detail).not.toContain("right before");
+    // Round by round, each round's own.
+    const spread = withRoundSpread(evaluateTargets(rows), [rows, [...rows.slice(0, 2), noop("ratelimit-hot", 16, 1200), ...rows.slice(3)]]);
+    expect(spread.find((x) => x.name === "ratelimit-hot c=16: edge http ≥ 0.35× the edge no-op")?.rounds).toEqual([0.5, 0.25]);
+  });
+});
+
 describe("targets across runs (npm run bench:compare)", () => {
   const t = (name: string, value: number | null, met: boolean | null): Target => ({ name, value, met, min: 0.35, detail: "" });
   const runs = [

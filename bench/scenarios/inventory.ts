@@ -12,6 +12,7 @@
 import { hotNightBurst, INVENTORY_DESIGNS, type InventoryDesign, loadInventoryPeer } from "../inventory-designs";
 import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, rowKey, type Scenario } from "../measure";
 import { COALESCE_OFF, type Row } from "../report";
+import { noopBeside } from "./noop";
 
 const NAME = "inventory-hot-night";
 const NIGHT = "2030-03-29";
@@ -122,6 +123,7 @@ export const inventoryHotNight: Scenario = {
       });
     };
     for (const concurrency of ctx.edgeConcurrency) {
+      out.push(await noopBeside(ctx, NAME, concurrency));
       const rows = [edgeRow(concurrency, false), ...(ctx.coalesceOffWorker ? [edgeRow(concurrency, true)] : [])];
       for (const row of ctx.round % 2 === 0 ? rows : rows.reverse()) out.push(await row());
     }

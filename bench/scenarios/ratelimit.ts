@@ -33,6 +33,7 @@ import { CHECK_SQL, checkCoalescing } from "../../functions/ratelimits/sql";
 import { httpRequest, pooledConnections, type Query, runLoad } from "../load";
 import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, peer, rowKey, type Scenario } from "../measure";
 import { ALONE, AUTHZ, COALESCE_OFF, COALESCED, DRIVER, METRICS_OFF, type Row, round } from "../report";
+import { noopBeside } from "./noop";
 
 const WINDOW_MS = 60_000;
 const LOCK_TIMEOUT_MS = 2000;
@@ -292,6 +293,7 @@ async function rows(ctx: BenchContext, shape: Shape): Promise<(Row | null)[]> {
     });
   };
   for (const concurrency of ctx.edgeConcurrency) {
+    out.push(await noopBeside(ctx, shape.name, concurrency));
     // Rows that are compared run one right after the other, the first rotating by round.
     const group: Array<() => Promise<(Row | null)[]>> = [
       () => admitRows(concurrency),

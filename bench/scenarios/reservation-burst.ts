@@ -7,6 +7,7 @@ import { RESERVE_SQL } from "../../functions/reservations/sql";
 import { atEdgeConcurrencies, type BenchContext, ceiling, edge, hasFunctions, library, rowKey, type Scenario } from "../measure";
 import { peerSql } from "../peers";
 import type { Row } from "../report";
+import { noopBeside } from "./noop";
 
 const NAME = "reservation-burst";
 const SLOTS = 400;
@@ -96,7 +97,8 @@ export const reservationBurst: Scenario = {
       );
     }
     rows.push(
-      ...(await atEdgeConcurrencies(ctx, (concurrency) => {
+      ...(await atEdgeConcurrencies(ctx, async (concurrency) => {
+        rows.push(await noopBeside(ctx, NAME, concurrency));
         const resource = resourceFor(ctx, "edge", "admit", `http-c${concurrency}`);
         return edge(ctx, {
           scenario: NAME,
