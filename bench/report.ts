@@ -404,7 +404,7 @@ export const NOOP: Match = { scenario: "edge-noop", layer: "edge", impl: "noop",
 /**
  * The no-op an edge row is read against: the one measured right before its scenario's edge rows at
  * its concurrency (bench/scenarios/noop.ts, noopBeside) where the run has it, else the edge-noop
- * scenario's, measured when the run began (runs before 2026-11-27 17:30, and scenarios without one).
+ * scenario's, measured when the run began (reports before 0c4c6f0, and scenarios without one).
  */
 export function noopFor(rows: Row[], r: Pick<Row, "scenario" | "concurrency">): Match | undefined {
   const beside: Match = { ...NOOP, scenario: r.scenario, concurrency: r.concurrency };
@@ -727,7 +727,7 @@ export interface Report {
   /**
    * The commit the run measured (`git rev-parse --short HEAD` at its start), with "+changes" when
    * files under functions/, schema/ or bench/ differed from it; null outside a git checkout. Runs
-   * written before 2026-11-27 have none.
+   * written before cad58f1 have none.
    */
   commit?: string | null;
   machine: { cpus: number; node: string; platform: string };
