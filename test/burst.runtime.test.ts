@@ -4,7 +4,7 @@
 // storm, no Worker restart. The database afterwards agrees with every answer.
 import http from "node:http";
 import { describe, expect, it } from "vitest";
-import { roomInWindow, SUITE_BUDGET_MS, sql, TOKEN, workerSuite } from "./support";
+import { roomInDay, SUITE_BUDGET_MS, sql, TOKEN, workerSuite } from "./support";
 
 // The Worker's own workerd socket, past wrangler's dev proxy (a deployed Worker has no such proxy):
 // the proxy pools its connections to the Worker and reuses ones the runtime has closed after 5 s
@@ -74,7 +74,7 @@ describe(`${N} simultaneous requests through wrangler dev, zero 5xx`, () => {
     expect(put.status).toBe(201);
     // A fixed window's days start at midnight UTC: the whole burst must fall in one (the token bucket
     // has no such edge, and at most waits as well).
-    await roomInWindow(86_400_000, 20_000);
+    await roomInDay();
     const { counts, results } = await burst("/v1/ratelimits/check", () => ({ policy, key: "hot" }));
     expect(counts).toEqual({ 200: 50, 429: 950 });
     expect(results.filter((r) => r.status === 200).every((r) => r.json.allowed === true)).toBe(true);

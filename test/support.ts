@@ -198,6 +198,14 @@ export async function roomInWindow(windowMs: number, needMs: number): Promise<vo
   await new Promise((r) => setTimeout(r, ms));
 }
 
+/**
+ * roomInWindow for checks on a day's fixed window, which starts at midnight UTC: at least 20 s of the
+ * day left (a test that counts checks across midnight would find a fresh window partway through).
+ */
+export function roomInDay(): Promise<void> {
+  return roomInWindow(86_400_000, 20_000);
+}
+
 /** Advisory locks (bigint keys) granted to anyone on `url` right now, as signed decimal strings (lockKey's form). */
 export async function heldAdvisoryKeys(url: string): Promise<string[]> {
   const rows = await sql<{ key: string }>(

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AdmitProblemError, createAdmitClient, idempotencyKey, orThrow, retryAfterMs } from "../../client";
 import { ROOT } from "../../dev/local";
-import { roomInWindow, servedApp, TOKEN } from "../support";
+import { roomInDay, servedApp, TOKEN } from "../support";
 
 const suite = servedApp("client");
 const admit = () => createAdmitClient({ baseUrl: suite.server.url, token: TOKEN });
@@ -62,7 +62,7 @@ describe("the typed client against the app", () => {
     expect(policy).toMatchObject({ name: "client-api", limit: 1 });
     const check = () => admit().POST("/v1/ratelimits/check", { body: { policy: "client-api", key: "k" } }); // cost defaults to 1
     // Its checks must fall in one of the window's days (fixed windows start at midnight UTC).
-    await roomInWindow(86_400_000, 20_000);
+    await roomInDay();
     const first = await check();
     expect(first.response.status).toBe(200);
     expect(first.data).toMatchObject({ allowed: true });

@@ -2,7 +2,7 @@
 // crypto, the look-up, the cache and the scope check, and the audit row written with the change.
 import { describe, expect, it } from "vitest";
 import { CACHE_MS } from "../../functions/core/apikeys";
-import { client, roomInWindow, sql, workerSuite } from "../support";
+import { client, roomInDay, sql, workerSuite } from "../support";
 
 // The Worker's own workerd socket (past wrangler's dev proxy), as the bench and the burst suite use it.
 const suite = workerSuite("keys_runtime", { direct: true });
@@ -14,7 +14,7 @@ describe("scoped keys in wrangler dev", () => {
     expect(created.status, created.text).toBe(201);
     const key = client(suite.worker.directUrl ?? suite.worker.url, created.json.secret);
     // Its checks must fall in one of the window's days (fixed windows start at midnight UTC).
-    await roomInWindow(86_400_000, 20_000);
+    await roomInDay();
     const rs = await Promise.all(Array.from({ length: 50 }, () => key("POST", "/v1/ratelimits/check", { policy: "rt-gw", key: "c" })));
     expect(rs.filter((r) => r.status === 200)).toHaveLength(20);
     expect(rs.filter((r) => r.status === 429)).toHaveLength(30);

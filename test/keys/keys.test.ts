@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { CACHE_MS, KEY_PREFIX, KeyCache } from "../../functions/core/apikeys";
-import { client, roomInWindow, servedApp, sql, until } from "../support";
+import { client, roomInDay, servedApp, sql, until } from "../support";
 
 const suite = servedApp("keys");
 const DAY = 86_400_000;
@@ -81,7 +81,7 @@ describe("answers", () => {
     const k = await createKey({ name: "gw-2", scopes: ["ratelimits:decide"], names: ["gw-*"] });
     const api = as(k.secret);
     // The usage read below is of the check's own window: both in one day (fixed windows start at midnight UTC).
-    await roomInWindow(DAY, 20_000);
+    await roomInDay();
     expect((await api("POST", "/v1/ratelimits/check", { policy: "gw-a", key: "c" })).status).toBe(200);
     const one = await api("POST", "/v1/ratelimits/check", { policy: "other", key: "c" });
     expect(one.status).toBe(403);

@@ -7,7 +7,7 @@ import { call } from "../../functions/http/rpc/call";
 import { type RateLimitBinding, rateLimit } from "../../functions/ratelimits";
 import { MAX_WINDOW_MS } from "../../functions/ratelimits/schemas";
 import { createSemaphore } from "../../functions/ratelimits/sql";
-import { bindings, client, connect, roomInWindow, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
+import { bindings, client, connect, roomInDay, roomInWindow, serveApp, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 // The deny cache is exercised in ratelimits.cache.test.ts; here every check reaches Postgres.
 const suite = servedApp("ratelimits", { RATELIMIT_DENY_CACHE: "off" });
@@ -69,7 +69,7 @@ describe("policies", () => {
 describe("check", () => {
   it("fixed window: 200 with body and IETF headers, then 429 with Retry-After; denied calls consume nothing", async () => {
     await putPolicy("api", { algorithm: "fixed_window", limit: 3, window_ms: DAY });
-    await roomInWindow(DAY, 20_000);
+    await roomInDay();
     const first = await check("api", "cust-1");
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ allowed: true, policy: "api", key: "cust-1", limit: 3, remaining: 2 });
@@ -100,7 +100,7 @@ describe("check", () => {
 
   it("a cost that does not fit is refused without consuming; a smaller one still fits; cost above the limit has no Retry-After", async () => {
     await putPolicy("cost", { algorithm: "fixed_window", limit: 10, window_ms: DAY });
-    await roomInWindow(DAY, 20_000);
+    await roomInDay();
     expect((await check("cost", "k", 7)).json.remaining).toBe(3);
     const tooBig = await check("cost", "k", 4);
     expect(tooBig.status).toBe(429);
@@ -130,7 +130,7 @@ describe("check", () => {
 
   it("cost 0 peeks: consumes nothing, 200 while one unit fits, 429 once none does", async () => {
     await putPolicy("peek", { algorithm: "fixed_window", limit: 2, window_ms: DAY });
-    await roomInWindow(DAY, 20_000);
+    await roomInDay();
     for (let i = 0; i < 3; i++) expect((await check("peek", "k", 0)).json).toMatchObject({ allowed: true, remaining: 2 });
     await check("peek", "k", 2);
     const peek = await check("peek", "k", 0);
@@ -150,7 +150,7 @@ describe("check", () => {
 describe("overrides (the seed's per-customer limits over periods that cannot overlap)", () => {
   it("a key with an override valid now gets its own limit; others keep the policy's", async () => {
     await putPolicy("ov", { algorithm: "fixed_window", limit: 2, window_ms: DAY });
-    await roomInWindow(DAY, 20_000);
+    await roomInDay();
     const now = Date.now();
     const put = await suite.api("PUT", "/v1/ratelimits/policies/ov/overrides/vip", {
       limit: 5,
@@ -291,7 +291,7 @@ describe("token bucket (GCRA)", () => {
 describe("refund", () => {
   it("gives back what was consumed in the current window, never below zero", async () => {
     await putPolicy("rf", { algorithm: "fixed_window", limit: 5, window_ms: DAY });
-    await roomInWindow(DAY, 20_000);
+    await roomInDay();
     await check("rf", "k", 5);
     expect((await check("rf", "k")).status).toBe(429);
     const r = await suite.api("POST", "/v1/ratelimits/refund", { policy: "rf", key: "k", cost: 2 });
@@ -372,7 +372,7 @@ describe("request log (opt-in per policy)", () => {
   it("each check of a logged policy writes one row in the same statement; unlogged policies write none", async () => {
     await putPolicy("lg", { algorithm: "fixed_window", limit: 1, window_ms: DAY, log: true });
     await putPolicy("nolg", { algorithm: "fixed_window", limit: 1, window_ms: DAY });
-    await roomInWindow(DAY, 20_000);
+    await roomInDay();
     await check("lg", "k", 1, { ip: "203.0.113.9", path: "/v1/things" });
     await check("lg", "k");
     await check("nolg", "k");
