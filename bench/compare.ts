@@ -6,10 +6,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ROOT } from "../dev/local";
-import { compareMarkdown, type Report, runLabel, targetHistory } from "./report";
+import { compareMarkdown, RESULTS_DIR, type Report, runLabel, targetHistory } from "./report";
 
-const RESULTS = join(ROOT, "bench", "results");
 const USAGE = "usage: npm run bench:compare [-- --last=N] [results.json …]";
 
 async function readReport(file: string): Promise<Report> {
@@ -40,10 +38,10 @@ async function main(): Promise<void> {
   if (files.length > 0) {
     reports = await Promise.all(files.map(readReport));
   } else {
-    const names = (await readdir(RESULTS).catch(() => [] as string[])).filter((n) => n.endsWith(".json") && n !== "latest.json").sort();
-    const all = await Promise.all(names.map((n) => readReport(join(RESULTS, n))));
+    const names = (await readdir(RESULTS_DIR).catch(() => [] as string[])).filter((n) => n.endsWith(".json") && n !== "latest.json").sort();
+    const all = await Promise.all(names.map((n) => readReport(join(RESULTS_DIR, n))));
     reports = all.filter((r) => !r.quick && !/ --only[= ]/.test(r.command)).slice(-last);
-    if (reports.length === 0) throw new Error(`no full run in ${RESULTS}: run \`npm run bench\` first (a --quick or --only run is not compared)`);
+    if (reports.length === 0) throw new Error(`no full run in ${RESULTS_DIR}: run \`npm run bench\` first (a --quick or --only run is not compared)`);
   }
   const runs = reports.map((r) => ({ label: runLabel(r), targets: r.targets }));
   const history = targetHistory(runs);

@@ -2,7 +2,8 @@
 // connection), the markdown table, and the ratios the issue sets as targets. No I/O here except
 // writeReport(), so test/bench.test.ts can exercise all of it.
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export type Layer = "ceiling" | "library" | "edge";
 /**
@@ -17,6 +18,11 @@ export const AUTHZ = "admit /v1/authz";
 /** A target of an AUTHZ row: named as its check-route twin's, with the route ("…c=16: GET /v1/authz, edge http ≥ …"). */
 export function viaAuthz(name: string): string {
   return name.replace(": ", ": GET /v1/authz, ");
+}
+
+/** The name of a target of edge row `r`: `name`, with the route where `r` is an AUTHZ row. */
+function targetName(r: Pick<Row, "impl">, name: string): string {
+  return r.impl === AUTHZ ? viaAuthz(name) : name;
 }
 
 export type Connection = "pooled" | "per-request" | "http" | "websocket" | "none";
@@ -501,12 +507,11 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
   // Admit's edge rows, each against the no-op row of the same concurrency, and their HTTP requests.
   const edgeRows = rows.filter((r) => r.layer === "edge" && (r.impl === "admit" || r.impl === AUTHZ) && !r.skipped && !r.profile && r.errors_5xx === undefined);
   for (const r of edgeRows) {
-    const named = (name: string) => (r.impl === AUTHZ ? viaAuthz(name) : name);
     const m: Match = { scenario: r.scenario, layer: "edge", impl: r.impl, connection: r.connection, concurrency: r.concurrency };
     const statements = r.statements_per_decision ?? 1;
     const noop = noopFor(rows, r);
     if (noop) {
-      const against = ratioWithCost(rows, named(`${r.scenario} c=${r.concurrency}: edge ${r.connection} ≥ 0.35× the edge no-op`), m, noop, 0.35);
+      const against = ratioWithCost(rows, targetName(r, `${r.scenario} c=${r.concurrency}: edge ${r.connection} ≥ 0.35× the edge no-op`), m, noop, 0.35);
       const t =
         noop.scenario === NOOP.scenario ? against : { ...against, detail: `${against.detail}; the no-op measured right before ${r.scenario}'s edge rows` };
       // A decision of several statements (permits: acquire, then release) is several requests: not a one-statement row.
@@ -519,7 +524,7 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
       // The isolate's metric flushes: allowed on top.
       const flushes = flushAllowance(r);
       out.push({
-        name: named(`${r.scenario} c=${r.concurrency}: HTTP SQL requests per decision ≤ ${statements}`),
+        name: targetName(r, `${r.scenario} c=${r.concurrency}: HTTP SQL requests per decision ≤ ${statements}`),
         value: v,
         max: statements,
         met: v === null ? null : v <= statements + flushes,
@@ -577,7 +582,7 @@ export function evaluateTargets(rows: Row[], figures: Target[] = []): Target[] {
       diagnostic(
         ratioWithCost(
           rows,
-          (r.impl === AUTHZ ? viaAuthz : String)(`${r.scenario}: edge ${r.connection} c=${r.concurrency} ÷ pgbench ${ceil === "pooled" ? "pooled" : "-C"}`),
+          targetName(r, `${r.scenario}: edge ${r.connection} c=${r.concurrency} ÷ pgbench ${ceil === "pooled" ? "pooled" : "-C"}`),
           { scenario: r.scenario, layer: "edge", impl: r.impl, connection: r.connection, concurrency: r.concurrency },
           { scenario: r.scenario, layer: "ceiling", impl: "pgbench", connection: ceil },
           0.8,
@@ -737,6 +742,9 @@ export interface Report {
   targets: Target[];
   notes: string[];
 }
+
+/** Where `npm run bench` writes its reports and `npm run bench:compare` reads them (git-ignored). */
+export const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), "results");
 
 /** Writes bench/results/<timestamp>.json and bench/results/latest.json; returns the first path. */
 export async function writeReport(dir: string, report: Report): Promise<string> {

@@ -6,7 +6,6 @@
 // bench/results/<timestamp>.json and bench/results/latest.json.
 import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../dev/local";
 import { cpuMeter } from "./cpu";
@@ -18,6 +17,7 @@ import {
   evaluateTargets,
   markdownTable,
   mergeRounds,
+  RESULTS_DIR,
   type Report,
   type Row,
   type Target,
@@ -276,7 +276,7 @@ async function main(): Promise<void> {
     targets,
     notes,
   };
-  const file = await writeReport(join(ROOT, "bench", "results"), report);
+  const file = await writeReport(RESULTS_DIR, report);
   console.log(
     `\n${command}  (${report.machine.cpus} cores, ${report.machine.node}, ${((Date.parse(report.finished_at) - startedAt.getTime()) / 1000).toFixed(0)} s)\n`,
   );

@@ -4,7 +4,7 @@
 // Violations = pairs of stored reservations of the row's resource that overlap.
 import { lockKey } from "../../functions/core/keys";
 import { RESERVE_SQL } from "../../functions/reservations/sql";
-import { atEdgeConcurrencies, type BenchContext, ceiling, edge, hasFunctions, library, rowKey, type Scenario } from "../measure";
+import { type BenchContext, ceiling, edge, hasFunctions, library, rowKey, type Scenario } from "../measure";
 import { peerSql } from "../peers";
 import type { Row } from "../report";
 import { noopBeside } from "./noop";
@@ -96,11 +96,11 @@ export const reservationBurst: Scenario = {
         }),
       );
     }
-    rows.push(
-      ...(await atEdgeConcurrencies(ctx, async (concurrency) => {
-        rows.push(await noopBeside(ctx, NAME, concurrency));
-        const resource = resourceFor(ctx, "edge", "admit", `http-c${concurrency}`);
-        return edge(ctx, {
+    for (const concurrency of ctx.edgeConcurrency) {
+      rows.push(await noopBeside(ctx, NAME, concurrency));
+      const resource = resourceFor(ctx, "edge", "admit", `http-c${concurrency}`);
+      rows.push(
+        await edge(ctx, {
           scenario: NAME,
           impl: "admit",
           connection: "http",
@@ -110,9 +110,9 @@ export const reservationBurst: Scenario = {
             const { start, end } = slotOf(i);
             return String((await call("POST", "/v1/reservations", { resource, holder: `h${i}`, start, end })).status);
           },
-        });
-      })),
-    );
+        }),
+      );
+    }
 
     // Peers: seed 000's check-then-insert without and with the advisory lock, as transactions of
     // separate statements (the article's shape), on a table of their own without the EXCLUDE guard.
