@@ -4,20 +4,18 @@
 // storm, no Worker restart. The database afterwards agrees with every answer.
 import http from "node:http";
 import { describe, expect, it } from "vitest";
-import { roomInDay, SUITE_BUDGET_MS, sql, TOKEN, workerSuite } from "./support";
+import { ownSocket, roomInDay, SUITE_BUDGET_MS, sql, TOKEN, workerSuite } from "./support";
 
-// The Worker's own workerd socket, past wrangler's dev proxy (a deployed Worker has no such proxy):
-// the proxy pools its connections to the Worker and reuses ones the runtime has closed after 5 s
-// idle, answering such a POST 503 "Your worker restarted mid-request" without it reaching Admit.
+// Sent to the Worker's own workerd socket, past wrangler's dev proxy (ownSocket, test/support.ts).
 // What this judges is exactness and no 5xx, not latency (the bench measures that): the suites' wide
 // request budget (test/support.ts), and the policies' timeout_ms as wide, so a neighbour's load on
 // the machine (seen in CI: 504s at the 5 s default while other work ran) cannot make a slow answer a 504.
-const suite = workerSuite("burst_runtime", { direct: true });
+const suite = workerSuite("burst_runtime");
 const N = 1000;
 
 /** One POST on a connection of its own (as 1000 different clients would send it), bounded in time. */
 function post(path: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
-  const base = new URL(suite.worker.directUrl ?? suite.worker.url);
+  const base = new URL(ownSocket(suite.worker));
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../dev/local";
-import { type BrowserSession, findChromium, launchBrowser, roomInWindow, sql, TOKEN, until, workerSuite } from "./support";
+import { type BrowserSession, findChromium, launchBrowser, ownSocket, roomInWindow, sql, TOKEN, until, workerSuite } from "./support";
 import { newSecret, signedHeaders } from "./webhooks/webhooks.support";
 
 const SHOTS = join(ROOT, "test", "screenshots");
@@ -92,7 +92,7 @@ async function makeData() {
   const now = Math.floor(Date.now() / 1000);
   for (const id of ["msg_1", "msg_2", "msg_3", "msg_4"]) {
     const body = JSON.stringify({ type: "invoice.paid", id });
-    const r = await fetch(`${suite.worker.url}/v1/webhooks/billing`, {
+    const r = await fetch(`${ownSocket(suite.worker)}/v1/webhooks/billing`, {
       method: "POST",
       headers: { "Content-Type": "application/json", ...signedHeaders([secret], id, now, body) },
       body,

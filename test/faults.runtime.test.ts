@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../dev/bridge";
 import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./capabilities";
-import { client, freshDatabase, settled as settleAll, sql, TOKEN, withFaults as withBridgeFaults } from "./support";
+import { client, freshDatabase, ownSocket, settled as settleAll, sql, TOKEN, withFaults as withBridgeFaults } from "./support";
 
 let db: string;
 let bridge: Bridge;
@@ -19,9 +19,10 @@ beforeAll(async () => {
   db = await freshDatabase("faults_runtime");
   bridge = await startBridge();
   worker = await startWranglerDev({
+    direct: true,
     vars: { DATABASE_URL: db, NEON_WS_PROXY: bridge.wsProxy, API_TOKEN: TOKEN, DB_BUDGET_MS: "2000", LOCK_TIMEOUT_MS: "500" },
   });
-  api = client(worker.url);
+  api = client(ownSocket(worker));
 }, 120_000);
 afterAll(async () => {
   await worker?.stop();
@@ -88,9 +89,9 @@ describe.each(CAPABILITIES.map((c) => [c.name, c] as const))("%s in workerd unde
 
 describe("in workerd", () => {
   it("/health answers 503 + Retry-After when the database goes silent, 200 again when it is back", async () => {
-    const res = await withFaults({ statement: { match: "SELECT 1", action: "stall-before" } }, () => client(worker.url, null)("GET", "/health"));
+    const res = await withFaults({ statement: { match: "SELECT 1", action: "stall-before" } }, () => client(ownSocket(worker), null)("GET", "/health"));
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).not.toBeNull();
-    expect((await client(worker.url, null)("GET", "/health")).status).toBe(200);
+    expect((await client(ownSocket(worker), null)("GET", "/health")).status).toBe(200);
   });
 });

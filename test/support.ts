@@ -133,8 +133,31 @@ export function servedApp(label: string, extra: Partial<Bindings> = {}, { timezo
   return suite;
 }
 
-/** A suite's own database and the Worker serving it in the real Workers runtime (`wrangler dev`), a connection per request. */
-export function workerSuite(label: string, opts: { config?: string; vars?: Record<string, string>; direct?: boolean } = {}) {
+/**
+ * Where a test sends a Worker its requests: the Worker's own workerd socket (found with `direct: true`),
+ * past wrangler's dev proxy, which a deployed Worker does not have; the proxy's URL only where that
+ * socket was not found. The proxy pools its connections to the Worker and reuses one the runtime has
+ * just closed after 5 s idle: a POST it sends on it comes back 503 "Your worker restarted
+ * mid-request" without reaching the Worker (its text for any network error on the way; it retries
+ * only GET and HEAD). Seen in a clean-clone CI run (2026-11-27, 1 of 30 simultaneous bookings through
+ * the gateway example); reproduced by sending 30 POSTs 4.95 s after the previous request: 11 such
+ * 503s through the proxy, none on the Worker's own socket at any idle time from 4.9 to 5.1 s.
+ */
+export function ownSocket(worker: WranglerDev): string {
+  if (worker.directUrl) return worker.directUrl;
+  // It is looked up in /proc: on Linux not finding it means wrangler changed how it runs the Worker.
+  if (process.platform === "linux") {
+    throw new Error(`the Worker's own socket behind ${worker.url} was not found: start it with \`direct: true\` (dev/wrangler.ts findUserWorker)`);
+  }
+  return worker.url;
+}
+
+/**
+ * A suite's own database and the Worker serving it in the real Workers runtime (`wrangler dev`), a
+ * connection per request; `api` sends to the Worker's own socket (ownSocket). `worker.url` is the
+ * dev proxy's, the address a person (and the browser suites) would open.
+ */
+export function workerSuite(label: string, opts: { config?: string; vars?: Record<string, string> } = {}) {
   const suite = {} as { db: string; worker: WranglerDev; api: ReturnType<typeof client> };
   beforeAll(async () => {
     // Each step says so when it runs out, within the hook's 300 s: the fresh database at 90 s
@@ -142,13 +165,13 @@ export function workerSuite(label: string, opts: { config?: string; vars?: Recor
     suite.db = await freshDatabase(label);
     suite.worker = await startWranglerDev({
       config: opts.config,
-      direct: opts.direct,
+      direct: true,
       vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS, ...opts.vars },
       // Setup judges nothing: in a clean clone's npm test on a loaded 2-core machine (2026-11-26) this
       // hook's 120 s ran out while wrangler dev started beside the other suites'; alone it takes ~10 s.
       readyTimeoutMs: 150_000,
     });
-    suite.api = client(suite.worker.url);
+    suite.api = client(ownSocket(suite.worker));
   }, 300_000);
   afterAll(async () => suite.worker?.stop());
   return suite;

@@ -2,17 +2,16 @@
 // crypto, the look-up, the cache and the scope check, and the audit row written with the change.
 import { describe, expect, it } from "vitest";
 import { CACHE_MS } from "../../functions/core/apikeys";
-import { client, roomInDay, sql, workerSuite } from "../support";
+import { client, ownSocket, roomInDay, sql, workerSuite } from "../support";
 
-// The Worker's own workerd socket (past wrangler's dev proxy), as the bench and the burst suite use it.
-const suite = workerSuite("keys_runtime", { direct: true });
+const suite = workerSuite("keys_runtime");
 
 describe("scoped keys in wrangler dev", () => {
   it("a key created there decides within its scope and names, 403s outside them, 401s once revoked; its changes are audited", async () => {
     expect((await suite.api("PUT", "/v1/ratelimits/policies/rt-gw", { algorithm: "fixed_window", limit: 20, window_ms: 86_400_000 })).status).toBe(201);
     const created = await suite.api("POST", "/v1/keys", { name: "rt-gateway", scopes: ["ratelimits:decide"], names: ["rt-gw*"] });
     expect(created.status, created.text).toBe(201);
-    const key = client(suite.worker.directUrl ?? suite.worker.url, created.json.secret);
+    const key = client(ownSocket(suite.worker), created.json.secret);
     // Its checks must fall in one of the window's days (fixed windows start at midnight UTC).
     await roomInDay();
     const rs = await Promise.all(Array.from({ length: 50 }, () => key("POST", "/v1/ratelimits/check", { policy: "rt-gw", key: "c" })));
@@ -37,7 +36,7 @@ describe("scoped keys in wrangler dev", () => {
     ).toBe(201);
     const created = await suite.api("POST", "/v1/keys", { name: "rt-flight", scopes: ["ratelimits:decide"], names: ["rt-flight"] });
     expect(created.status, created.text).toBe(201);
-    const key = client(suite.worker.directUrl ?? suite.worker.url, created.json.secret);
+    const key = client(ownSocket(suite.worker), created.json.secret);
     // Each time the isolate's entry for the secret lapses (every CACHE_MS), the requests arriving then
     // join one look-up, each waiting for another request's promise. In workerd a request whose only
     // wait is another request's promise has nothing pending of its own and can be cancelled as hung;

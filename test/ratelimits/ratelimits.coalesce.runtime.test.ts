@@ -12,12 +12,11 @@
 import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { httpRequest } from "../../bench/load";
-import { sql, TOKEN, workerSuite } from "../support";
+import { ownSocket, sql, TOKEN, workerSuite } from "../support";
 
 const suite = workerSuite("ratelimits_coalesce_runtime", {
   config: "test/fixtures/ratelimit-worker/wrangler.toml",
   vars: { COALESCE: "on" },
-  direct: true,
 });
 
 const REQUESTS = 60_000;
@@ -32,7 +31,7 @@ describe("coalesced checks in wrangler dev", () => {
   it(
     "60 000 forward-auth checks from 64 clients on one hot key: every one 200, every one counted once, most in batches",
     async () => {
-      const base = suite.worker.directUrl ?? suite.worker.url;
+      const base = ownSocket(suite.worker);
       const put = await suite.api("PUT", "/v1/ratelimits/policies/co-rt", { algorithm: "fixed_window", limit: 1_000_000_000, window_ms: 366 * 86_400_000 });
       expect(put.status).toBe(201);
       const statuses: Record<string, number> = {};

@@ -11,7 +11,7 @@ import gatewayWorker from "../../examples/gateway/index";
 import { lockKey } from "../../functions/core/keys";
 import type { AdmitBinding } from "../../functions/http/rpc/client";
 import { MAX_WINDOW_MS } from "../../functions/ratelimits/schemas";
-import { client, freshDatabase, SUITE_BUDGET_MS, sql, TOKEN, whileHolding } from "../support";
+import { client, freshDatabase, ownSocket, SUITE_BUDGET_MS, sql, TOKEN, whileHolding } from "../support";
 
 const suite = {} as { db: string; admit: WranglerDev; gateway: WranglerDev; api: ReturnType<typeof client>; registry: string };
 
@@ -26,8 +26,8 @@ beforeAll(async () => {
   });
   // GATEWAY_TEST_ROUTES: the gateway's /rpc/:method and /measure/http-check, which the tests below
   // use; without it they answer 404 (examples/gateway/index.ts).
-  suite.gateway = await startWranglerDev({ env, config: "examples/gateway/wrangler.toml", vars: { GATEWAY_TEST_ROUTES: "1" } });
-  suite.api = client(suite.admit.url);
+  suite.gateway = await startWranglerDev({ env, direct: true, config: "examples/gateway/wrangler.toml", vars: { GATEWAY_TEST_ROUTES: "1" } });
+  suite.api = client(ownSocket(suite.admit));
 }, 180_000);
 
 afterAll(async () => {
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 const gw = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const res = await fetch(suite.gateway.url + path, {
+  const res = await fetch(ownSocket(suite.gateway) + path, {
     method,
     headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
@@ -48,6 +48,13 @@ const gw = async (method: string, path: string, body?: unknown, headers: Record<
 const rpc = (method: string, input: unknown) => gw("POST", `/rpc/${method}`, input);
 
 describe("the gateway example over the Service Binding", () => {
+  it("is reached, like Admit, on its Worker's own workerd socket, past wrangler's dev proxy (ownSocket in test/support.ts)", () => {
+    for (const worker of [suite.admit, suite.gateway]) {
+      expect(worker.directUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(worker.directUrl).not.toBe(worker.url);
+    }
+  });
+
   it("its wrangler.toml binds Admit and holds no database URL and no API token", () => {
     const toml = readFileSync(join(ROOT, "examples/gateway/wrangler.toml"), "utf8");
     expect(toml).toMatch(/binding = "ADMIT"/);
@@ -210,7 +217,7 @@ describe("the gateway example over the Service Binding", () => {
   it("the bench's measurement: the same check over the binding and over HTTP from the gateway answers alike, with its time", async () => {
     await suite.api("PUT", "/v1/ratelimits/policies/rpc-bench", { algorithm: "fixed_window", limit: 4, window_ms: MAX_WINDOW_MS, timeout_ms: 60_000 });
     const input = { policy: "rpc-bench", key: "k" };
-    const http = () => gw("POST", "/measure/http-check", input, { "X-Admit-Url": suite.admit.directUrl ?? suite.admit.url, Authorization: `Bearer ${TOKEN}` });
+    const http = () => gw("POST", "/measure/http-check", input, { "X-Admit-Url": ownSocket(suite.admit), Authorization: `Bearer ${TOKEN}` });
     const answers = [await rpc("checkRateLimit", input), await http(), await rpc("checkRateLimit", input), await http(), await http()];
     for (const a of answers) expect(a.json.ms).toEqual(expect.any(Number));
     // One counter, whichever way the check came: 4 allowed with 3, 2, 1, 0 left, then denied.

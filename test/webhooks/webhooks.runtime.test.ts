@@ -1,7 +1,7 @@
 // Idempotency-Key and webhook receiving inside the real Workers runtime (`wrangler dev`, workerd):
 // the standardwebhooks package, Web Crypto hashing and the body caching all as deployed.
 import { describe, expect, it } from "vitest";
-import { client, sql, workerSuite } from "../support";
+import { client, ownSocket, sql, workerSuite } from "../support";
 import { SCHEMES, SENDERS, senderId, slackSignature } from "./senders";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
@@ -32,7 +32,7 @@ describe("in wrangler dev", () => {
   it("a signed delivery without a token is stored once; a redelivery is replayed; tampered or stale → 401, nothing stored", async () => {
     const secret = newSecret();
     expect((await suite.api("PUT", "/v1/webhooks/sources/rt-billing", { secret })).status).toBe(201);
-    const anon = client(suite.worker.url, null);
+    const anon = client(ownSocket(suite.worker), null);
     const payload = JSON.stringify({ type: "invoice.paid", data: { id: "in_rt" } });
     const now = await dbNowS(suite.db);
     const first = await anon("POST", "/v1/webhooks/rt-billing", payload, signedHeaders([newSecret(), secret], "msg_rt", now, payload));
@@ -63,7 +63,7 @@ describe("in wrangler dev", () => {
       const secret = sender.newSecret();
       const source = `rt-${scheme}`;
       expect((await suite.api("PUT", `/v1/webhooks/sources/${source}`, { ...sender.settings, secret })).status).toBe(201);
-      const anon = client(suite.worker.url, null);
+      const anon = client(ownSocket(suite.worker), null);
       const now = await dbNowS(suite.db);
       const id = senderId(scheme, "rt");
       const d = await sender.deliver([secret], id, "rt.event", { n: 1 }, now);
