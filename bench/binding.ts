@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startWranglerDev } from "../dev/wrangler";
+import { ownSocket, startWranglerDev } from "../dev/wrangler";
 import { httpRequest } from "./load";
 import { percentile } from "./report";
 
@@ -65,8 +65,8 @@ export async function measureBinding(o: {
       direct: true,
     });
     stops.push(() => gateway.stop());
-    const admitUrl = admit.directUrl ?? admit.url;
-    const gatewayUrl = gateway.directUrl ?? gateway.url;
+    const admitUrl = ownSocket(admit);
+    const gatewayUrl = ownSocket(gateway);
     // httpRequest (bench/load.ts): kept-alive loopback sockets, and no answer within 60 s is an error, not a hang.
     const put = await httpRequest(
       `${admitUrl}/v1/ratelimits/policies/rpc-bench`,

@@ -9,9 +9,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { binary, EXAMPLES, freePort, nginxMainConf, render } from "../dev/gateways";
+import { ownSocket } from "../dev/wrangler";
 import { httpCall, httpRequest, runLoad } from "./load";
 import { percentile } from "./report";
-import { edgeUrl, startStack } from "./stack";
+import { startStack } from "./stack";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 const seconds = Number(arg("seconds") ?? 10);
@@ -25,7 +26,7 @@ async function main() {
   fs.chmodSync(dir, 0o777);
   let child: ReturnType<typeof spawn> | undefined;
   try {
-    const admit = new URL(edgeUrl(stack.worker!));
+    const admit = new URL(ownSocket(stack.worker!));
     const put = await httpCall(admit.origin, stack.token, "PUT", "/v1/ratelimits/policies/gateway-api", {
       algorithm: "fixed_window",
       limit: 1_000_000_000,

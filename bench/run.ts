@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../dev/local";
+import { ownSocket } from "../dev/wrangler";
 import { cpuMeter } from "./cpu";
 import { type BenchContext, pgbenchMissing, rawFigures, type Scenario } from "./measure";
 import { findPgbench } from "./pgbench";
@@ -33,7 +34,7 @@ import { lockContention, semaphoreChurn, semaphoreHolders } from "./scenarios/pe
 import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { webhookDuplicates } from "./scenarios/webhooks";
-import { edgeUrl, type Stack, startStack } from "./stack";
+import { type Stack, startStack } from "./stack";
 
 /** In the order they run; each says itself whether its capability exists on this build. */
 export const SCENARIOS: Scenario[] = [
@@ -183,10 +184,10 @@ async function main(): Promise<void> {
       requests: opts.requests,
       seconds: opts.seconds,
       db: { url: s.pg.url, wsProxy: s.bridge.wsProxy, host: s.pg.host, port: s.pg.port, user: s.pg.user, password: s.pg.password, database: s.pg.database },
-      worker: s.worker ? { url: edgeUrl(s.worker), token: s.token } : null,
-      driverWorker: s.driverWorker ? { url: edgeUrl(s.driverWorker) } : null,
-      metricsOffWorker: s.metricsOffWorker ? { url: edgeUrl(s.metricsOffWorker), token: s.token } : null,
-      coalesceOffWorker: s.coalesceOffWorker ? { url: edgeUrl(s.coalesceOffWorker), token: s.token } : null,
+      worker: s.worker ? { url: ownSocket(s.worker), token: s.token } : null,
+      driverWorker: s.driverWorker ? { url: ownSocket(s.driverWorker) } : null,
+      metricsOffWorker: s.metricsOffWorker ? { url: ownSocket(s.metricsOffWorker), token: s.token } : null,
+      coalesceOffWorker: s.coalesceOffWorker ? { url: ownSocket(s.coalesceOffWorker), token: s.token } : null,
       bridge: s.bridge,
       pgbench,
       sql: async (text, params) => (await s.admin.query(text, params as unknown[])).rows,
@@ -239,7 +240,7 @@ async function main(): Promise<void> {
         ...ctx,
         profile: "pgbouncer",
         db: { ...ctx.db, url: s.pooler.bouncer.url, host: s.pooler.bouncer.host, port: s.pooler.bouncer.port },
-        worker: s.pooler.worker ? { url: edgeUrl(s.pooler.worker), token: s.token } : null,
+        worker: s.pooler.worker ? { url: ownSocket(s.pooler.worker), token: s.token } : null,
         metricsOffWorker: null,
         coalesceOffWorker: null,
       };

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { migrate } from "../dev/migrate";
 import { type PgHandle, postmasterPid, startPostgres } from "../dev/postgres";
-import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
+import { ownSocket, startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { type BenchBridge, startBridgeProcess } from "./bridge-process";
 import type { StackPids } from "./cpu";
 import { type Pgbouncer, type PgbouncerBin, startPgbouncer } from "./pgbouncer";
@@ -42,11 +42,6 @@ export interface StackOptions {
   pgbouncer: PgbouncerBin | null;
   poolSize: number;
   log: (line: string) => void;
-}
-
-/** Where the edge rows send their requests: the user Worker's own socket when found, else wrangler's dev proxy. */
-export function edgeUrl(w: WranglerDev): string {
-  return w.directUrl ?? w.url;
 }
 
 function edgeVia(w: WranglerDev): string {
@@ -94,9 +89,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       for (const s of started) if (s.status === "rejected") throw s.reason;
       [worker, driverWorker, metricsOffWorker, coalesceOffWorker] = started.map((s) => (s as PromiseFulfilledResult<WranglerDev>).value);
       opts.log(`wrangler dev on ${worker.url}; ${edgeVia(worker)}`);
-      opts.log(`driver-alone Worker on ${edgeUrl(driverWorker)}`);
-      opts.log(`Admit's Worker with METRICS=off on ${edgeUrl(metricsOffWorker)}`);
-      opts.log(`Admit's Worker with COALESCE=off on ${edgeUrl(coalesceOffWorker)}`);
+      opts.log(`driver-alone Worker on ${ownSocket(driverWorker)}`);
+      opts.log(`Admit's Worker with METRICS=off on ${ownSocket(metricsOffWorker)}`);
+      opts.log(`Admit's Worker with COALESCE=off on ${ownSocket(coalesceOffWorker)}`);
     }
     let pooler: Stack["pooler"] = null;
     if (opts.pgbouncer) {

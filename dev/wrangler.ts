@@ -16,8 +16,8 @@ export interface WranglerDev {
   url: string;
   port: number;
   /**
-   * With `direct: true`: the user Worker's own workerd socket, behind wrangler's dev proxy; null when
-   * it could not be found (not Linux, or wrangler changed how it runs the two).
+   * With `direct: true`: the user Worker's own workerd socket, behind wrangler's dev proxy (ownSocket);
+   * null when it could not be looked for (no /proc). On Linux a start that cannot find it fails.
    */
   directUrl: string | null;
   /** wrangler's process group (its pid): wrangler itself and the workerd processes it runs. */
@@ -192,9 +192,34 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  // Not found: null, and the caller goes through the proxy.
-  const directUrl = opts.direct ? await findUserWorker(child.pid!, port, root) : null;
+  // Not found: null, and the caller goes through the proxy (ownSocket). On Linux it is always there to
+  // find, so it is looked for until the ready deadline, then the start fails, naming what changed.
+  let directUrl: string | null = null;
+  while (opts.direct && (directUrl = await findUserWorker(child.pid!, port, root)) === null && process.platform === "linux") {
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(
+        `wrangler dev answers on ${url} but its Worker's own workerd socket was not found in /proc (dev/wrangler.ts findUserWorker): has wrangler changed how it runs the Worker?`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
   return { url, port, directUrl, pgid: child.pid!, inspectorPort, stop };
+}
+
+/**
+ * Where to send a Worker its requests: its own workerd socket (found with `direct: true`), past
+ * wrangler's dev proxy, which a deployed Worker does not have; the proxy only where that socket was
+ * not found (no /proc). Every proxied request is a second HTTP hop in a second workerd, and the proxy
+ * pools its connections to the Worker and reuses one the runtime has just closed after 5 s idle: a
+ * POST it sends on it comes back 503 "Your worker restarted mid-request" without reaching the Worker
+ * (its text for any network error on the way; it retries only GET and HEAD). Seen in a clean-clone
+ * CI run (2026-11-27, 1 of 30 simultaneous bookings through the gateway example); reproduced by
+ * sending 30 POSTs 4.95 s after the previous request: 11 such 503s through the proxy, none on the
+ * Worker's own socket at any idle time from 4.9 to 5.1 s.
+ */
+export function ownSocket(worker: Pick<WranglerDev, "url" | "directUrl">): string {
+  return worker.directUrl ?? worker.url;
 }
 
 /**

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../dev/local";
-import { type BrowserSession, findChromium, launchBrowser, ownSocket, roomInWindow, sql, TOKEN, until, workerSuite } from "./support";
+import { ownSocket } from "../dev/wrangler";
+import { type BrowserSession, findChromium, launchBrowser, roomInWindow, sql, TOKEN, until, workerSuite } from "./support";
 import { newSecret, signedHeaders } from "./webhooks/webhooks.support";
 
 const SHOTS = join(ROOT, "test", "screenshots");

@@ -5,9 +5,9 @@
 // Idempotency-Key (or webhook-id) → the real outcome; cut inside a keyed transaction → 503, nothing kept.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../dev/bridge";
-import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
+import { ownSocket, startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./capabilities";
-import { client, freshDatabase, ownSocket, settled as settleAll, sql, TOKEN, withFaults as withBridgeFaults } from "./support";
+import { client, freshDatabase, settled as settleAll, sql, TOKEN, withFaults as withBridgeFaults } from "./support";
 
 let db: string;
 let bridge: Bridge;

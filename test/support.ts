@@ -18,7 +18,7 @@ import { ROOT } from "../dev/local";
 import { migrate } from "../dev/migrate";
 import { type PgHandle, postmasterPid, startPostgres } from "../dev/postgres";
 import { signalTree } from "../dev/proc";
-import { startWranglerDev, type WranglerDev } from "../dev/wrangler";
+import { ownSocket, startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { createClient } from "../functions/core/db";
 import type { Bindings } from "../functions/core/env";
 import { app } from "../functions/index";
@@ -131,25 +131,6 @@ export function servedApp(label: string, extra: Partial<Bindings> = {}, { timezo
   });
   afterAll(async () => suite.server?.close());
   return suite;
-}
-
-/**
- * Where a test sends a Worker its requests: the Worker's own workerd socket (found with `direct: true`),
- * past wrangler's dev proxy, which a deployed Worker does not have; the proxy's URL only where that
- * socket was not found. The proxy pools its connections to the Worker and reuses one the runtime has
- * just closed after 5 s idle: a POST it sends on it comes back 503 "Your worker restarted
- * mid-request" without reaching the Worker (its text for any network error on the way; it retries
- * only GET and HEAD). Seen in a clean-clone CI run (2026-11-27, 1 of 30 simultaneous bookings through
- * the gateway example); reproduced by sending 30 POSTs 4.95 s after the previous request: 11 such
- * 503s through the proxy, none on the Worker's own socket at any idle time from 4.9 to 5.1 s.
- */
-export function ownSocket(worker: WranglerDev): string {
-  if (worker.directUrl) return worker.directUrl;
-  // It is looked up in /proc: on Linux not finding it means wrangler changed how it runs the Worker.
-  if (process.platform === "linux") {
-    throw new Error(`the Worker's own socket behind ${worker.url} was not found: start it with \`direct: true\` (dev/wrangler.ts findUserWorker)`);
-  }
-  return worker.url;
 }
 
 /**

@@ -1,8 +1,9 @@
 // Keys inside the real Workers runtime (wrangler dev / workerd): the secret made with the runtime's
 // crypto, the look-up, the cache and the scope check, and the audit row written with the change.
 import { describe, expect, it } from "vitest";
+import { ownSocket } from "../../dev/wrangler";
 import { CACHE_MS } from "../../functions/core/apikeys";
-import { client, ownSocket, roomInDay, sql, workerSuite } from "../support";
+import { client, roomInDay, sql, workerSuite } from "../support";
 
 const suite = workerSuite("keys_runtime");
 

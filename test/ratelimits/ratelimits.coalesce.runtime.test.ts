@@ -12,7 +12,8 @@
 import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { httpRequest } from "../../bench/load";
-import { ownSocket, sql, TOKEN, workerSuite } from "../support";
+import { ownSocket } from "../../dev/wrangler";
+import { sql, TOKEN, workerSuite } from "../support";
 
 const suite = workerSuite("ratelimits_coalesce_runtime", {
   config: "test/fixtures/ratelimit-worker/wrangler.toml",

@@ -6,12 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../dev/local";
-import { startWranglerDev, type WranglerDev } from "../../dev/wrangler";
+import { ownSocket, startWranglerDev, type WranglerDev } from "../../dev/wrangler";
 import gatewayWorker from "../../examples/gateway/index";
 import { lockKey } from "../../functions/core/keys";
 import type { AdmitBinding } from "../../functions/http/rpc/client";
 import { MAX_WINDOW_MS } from "../../functions/ratelimits/schemas";
-import { client, freshDatabase, ownSocket, SUITE_BUDGET_MS, sql, TOKEN, whileHolding } from "../support";
+import { client, freshDatabase, SUITE_BUDGET_MS, sql, TOKEN, whileHolding } from "../support";
 
 const suite = {} as { db: string; admit: WranglerDev; gateway: WranglerDev; api: ReturnType<typeof client>; registry: string };
 
@@ -48,7 +48,7 @@ const gw = async (method: string, path: string, body?: unknown, headers: Record<
 const rpc = (method: string, input: unknown) => gw("POST", `/rpc/${method}`, input);
 
 describe("the gateway example over the Service Binding", () => {
-  it("is reached, like Admit, on its Worker's own workerd socket, past wrangler's dev proxy (ownSocket in test/support.ts)", () => {
+  it("is reached, like Admit, on its Worker's own workerd socket, past wrangler's dev proxy (ownSocket in dev/wrangler.ts)", () => {
     for (const worker of [suite.admit, suite.gateway]) {
       expect(worker.directUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(worker.directUrl).not.toBe(worker.url);

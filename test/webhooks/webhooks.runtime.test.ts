@@ -1,7 +1,8 @@
 // Idempotency-Key and webhook receiving inside the real Workers runtime (`wrangler dev`, workerd):
 // the standardwebhooks package, Web Crypto hashing and the body caching all as deployed.
 import { describe, expect, it } from "vitest";
-import { client, ownSocket, sql, workerSuite } from "../support";
+import { ownSocket } from "../../dev/wrangler";
+import { client, sql, workerSuite } from "../support";
 import { SCHEMES, SENDERS, senderId, slackSignature } from "./senders";
 import { dbNowS, newSecret, signedHeaders } from "./webhooks.support";
 
