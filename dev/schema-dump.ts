@@ -10,7 +10,7 @@
 // rather than leave the object out silently.
 //
 // The migrator's bookkeeping table admit_migrations is left out: no migration creates it
-// (dev/migrate.ts does, before the first one), and its rows, not its shape, are what matter.
+// (tools/migrate.ts does, before the first one), and its rows, not its shape, are what matter.
 // Ownership and privileges are left out too: they depend on who ran the migrations (postgres in
 // tests, the Neon role in production), not on the migrations.
 //
@@ -46,7 +46,7 @@ function header(area: string): string {
 -- change to the schema goes in a new numbered migration, after which \`${DUMP_COMMAND}\` rewrites
 -- these files. test/schema.dump.test.ts fails while one is out of date.
 --
--- Left out: ${EXCLUDED_TABLES.join(", ")} (the migrator's bookkeeping, created by dev/migrate.ts, not by a
+-- Left out: ${EXCLUDED_TABLES.join(", ")} (the migrator's bookkeeping, created by tools/migrate.ts, not by a
 -- migration), the members of extensions, ownership and privileges.
 `;
 }
@@ -306,7 +306,7 @@ async function main(): Promise<void> {
   if (unknown.length) throw new Error(`unknown argument(s) ${unknown.join(" ")}; use --stdout and/or --url URL`);
 
   const { startBridge } = await import("./bridge");
-  const { isLoopbackUrl, migrate } = await import("./migrate");
+  const { isLoopbackUrl, migrate } = await import("../tools/migrate");
   let dump: Map<string, string>;
   if (url && !isLoopbackUrl(url)) {
     dump = await dumpDatabase(url, process.env.NEON_WS_PROXY);

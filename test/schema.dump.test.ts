@@ -4,8 +4,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadMigrations } from "../dev/migrate";
 import { DUMP_COMMAND, DUMP_DIR, dumpSchema } from "../dev/schema-dump";
+import { loadMigrations } from "../tools/migrate";
 import { connect, firstDifference, freshDatabase, sql } from "./support";
 
 /** The body (between the dollar quotes) of the last CREATE of `name` in the migrations, and that migration's name. */

@@ -6,7 +6,7 @@
 -- change to the schema goes in a new numbered migration, after which `npm run schema:dump` rewrites
 -- these files. test/schema.dump.test.ts fails while one is out of date.
 --
--- Left out: admit_migrations (the migrator's bookkeeping, created by dev/migrate.ts, not by a
+-- Left out: admit_migrations (the migrator's bookkeeping, created by tools/migrate.ts, not by a
 -- migration), the members of extensions, ownership and privileges.
 
 -- Tables, each with its indexes (those not backing a constraint) and triggers
