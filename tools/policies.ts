@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { devToken, ROOT } from "./local";
+import { devToken, ROOT } from "../dev/local";
 
 type Json = Record<string, any>;
 export interface Override {

@@ -4,14 +4,14 @@
 //
 // CLI: `npm run migrate` applies to DATABASE_URL (Neon in production). For a loopback DATABASE_URL
 // it starts a throwaway WebSocket bridge itself, since the Neon driver speaks WebSocket only.
-import "./node-ws";
+import "../dev/node-ws";
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ROOT } from "../dev/local";
 import { createClient } from "../functions/core/db";
 import { fnv64 } from "../functions/core/keys";
-import { ROOT } from "./local";
 
 export const SCHEMA_DIR = join(ROOT, "schema");
 const FILE = /^(\d{6})_([a-z0-9_]+)\.sql$/;
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   let wsProxy = process.env.NEON_WS_PROXY;
   let closeBridge: (() => Promise<void>) | undefined;
   if (!wsProxy && isLoopbackUrl(databaseUrl)) {
-    const { startBridge } = await import("./bridge");
+    const { startBridge } = await import("../dev/bridge");
     const bridge = await startBridge();
     wsProxy = bridge.wsProxy;
     closeBridge = () => bridge.close();

@@ -1,0 +1,231 @@
+-- GENERATED FILE: DO NOT EDIT.
+--
+-- The keys part of the schema that applying schema/NNNNNN_*.sql in order produces, built from
+-- the catalogs of a freshly migrated database by `npm run schema:dump` (dev/schema-dump.ts), which
+-- files each object by its name (AREAS there). It is for reading only: it is never applied, and a
+-- change to the schema goes in a new numbered migration, after which `npm run schema:dump` rewrites
+-- these files. test/schema.dump.test.ts fails while one is out of date.
+--
+-- Left out: admit_migrations (the migrator's bookkeeping, created by tools/migrate.ts, not by a
+-- migration), the members of extensions, ownership and privileges.
+
+-- Tables, each with its indexes (those not backing a constraint) and triggers
+
+CREATE TABLE admit_audit (
+  id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  at timestamp with time zone DEFAULT now() NOT NULL,
+  key_id uuid,
+  key_name text NOT NULL,
+  action text NOT NULL,
+  target text NOT NULL,
+  change jsonb NOT NULL,
+  expires_at timestamp with time zone NOT NULL,
+  CONSTRAINT admit_audit_pkey PRIMARY KEY (id)
+);
+COMMENT ON TABLE admit_audit IS 'The audit log: every configuration write, by whom, written in the same statement as the change or not at all.';
+CREATE INDEX admit_audit_by_at ON public.admit_audit USING btree (at, id);
+CREATE INDEX admit_audit_by_expiry ON public.admit_audit USING btree (expires_at);
+CREATE INDEX admit_audit_by_key ON public.admit_audit USING btree (key_id, at, id);
+CREATE INDEX admit_audit_by_target ON public.admit_audit USING btree (target, at, id);
+
+CREATE TABLE admit_key_secrets (
+  hash bytea NOT NULL,
+  key_id uuid NOT NULL,
+  start text NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  expires_at timestamp with time zone,
+  CONSTRAINT admit_key_secrets_pkey PRIMARY KEY (hash),
+  CONSTRAINT admit_key_secrets_key_id_fkey FOREIGN KEY (key_id) REFERENCES admit_keys(id) ON DELETE CASCADE,
+  CONSTRAINT admit_key_secrets_hash_check CHECK ((length(hash) = 32))
+);
+COMMENT ON TABLE admit_key_secrets IS 'The hashes of each key''s secrets (never the secrets), each with its own expiry so a rotation overlaps.';
+CREATE INDEX admit_key_secrets_by_key ON public.admit_key_secrets USING btree (key_id);
+
+CREATE TABLE admit_keys (
+  id uuid DEFAULT gen_random_uuid() NOT NULL,
+  name text NOT NULL,
+  scopes text[] NOT NULL,
+  names text[],
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  expires_at timestamp with time zone,
+  revoked_at timestamp with time zone,
+  last_used_at timestamp with time zone,
+  lookups bigint DEFAULT 0 NOT NULL,
+  CONSTRAINT admit_keys_pkey PRIMARY KEY (id),
+  CONSTRAINT admit_keys_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+  CONSTRAINT admit_keys_names_check CHECK (((names IS NULL) OR ((cardinality(names) >= 1) AND (cardinality(names) <= 64)))),
+  CONSTRAINT admit_keys_scopes_check CHECK (((cardinality(scopes) >= 1) AND (cardinality(scopes) <= 64)))
+);
+COMMENT ON TABLE admit_keys IS 'Scoped API keys: name, scopes, name patterns, expiry and revocation; the secrets are in admit_key_secrets.';
+
+-- Functions
+
+CREATE OR REPLACE FUNCTION public.admit_audit_list(p_target text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_before_at timestamp with time zone, p_before_id bigint, p_limit integer)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(jsonb_agg(jsonb_build_object(
+           'id', a.id, 'at', a.at, 'key', jsonb_build_object('id', a.key_id, 'name', a.key_name),
+           'action', a.action, 'target', a.target, 'change', a.change) ORDER BY a.at DESC, a.id DESC), '[]'::jsonb)
+    FROM (SELECT * FROM admit_audit
+           WHERE (p_target IS NULL OR target = p_target)
+             AND (p_key IS NULL OR (p_key = 'root' AND key_id IS NULL) OR key_id::text = p_key)
+             AND (p_from IS NULL OR at >= p_from)
+             AND (p_to IS NULL OR at < p_to)
+             AND (p_before_at IS NULL OR (at, id) < (p_before_at, p_before_id))
+           ORDER BY at DESC, id DESC
+           LIMIT p_limit + 1) a
+$function$;
+COMMENT ON FUNCTION admit_audit_list(p_target text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_before_at timestamp with time zone, p_before_id bigint, p_limit integer) IS 'The audit log newest first, filtered by target, key and time, after an (at, id) cursor.';
+
+CREATE OR REPLACE FUNCTION public.admit_audit_write(p_entry jsonb)
+ RETURNS boolean
+ LANGUAGE sql
+AS $function$
+  INSERT INTO admit_audit (key_id, key_name, action, target, change, expires_at)
+  VALUES (
+    (p_entry->'actor'->>'id')::uuid,
+    p_entry->'actor'->>'name',
+    p_entry->>'action',
+    p_entry->>'target',
+    coalesce(p_entry->'change', '{}'::jsonb),
+    now() + make_interval(days => coalesce((p_entry->>'keep_days')::integer, 90))
+  );
+  SELECT true
+$function$;
+COMMENT ON FUNCTION admit_audit_write(p_entry jsonb) IS 'Writes one audit row; returns true so a statement can call it beside its change.';
+
+CREATE OR REPLACE FUNCTION public.admit_key_create(p_entry jsonb, p_name text, p_scopes text[], p_names text[], p_expires_at timestamp with time zone, p_hash bytea, p_start text)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  k admit_keys;
+BEGIN
+  INSERT INTO admit_keys (name, scopes, names, expires_at) VALUES (p_name, p_scopes, p_names, p_expires_at) RETURNING * INTO k;
+  INSERT INTO admit_key_secrets (hash, key_id, start) VALUES (p_hash, k.id, p_start);
+  PERFORM admit_audit_write(p_entry || jsonb_build_object('target', k.id::text, 'change',
+    jsonb_build_object('name', p_name, 'scopes', to_jsonb(p_scopes), 'names', to_jsonb(p_names), 'expires_at', p_expires_at, 'start', p_start)));
+  RETURN admit_key_json(k);
+END
+$function$;
+COMMENT ON FUNCTION admit_key_create(p_entry jsonb, p_name text, p_scopes text[], p_names text[], p_expires_at timestamp with time zone, p_hash bytea, p_start text) IS 'Creates a key with its first secret and the audit row, in one statement.';
+
+CREATE OR REPLACE FUNCTION public.admit_key_json(k admit_keys)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT jsonb_build_object(
+    'id', k.id, 'name', k.name, 'scopes', to_jsonb(k.scopes), 'names', to_jsonb(k.names),
+    'created_at', k.created_at, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at, 'last_used_at', k.last_used_at,
+    'secrets', coalesce((
+      SELECT jsonb_agg(jsonb_build_object('start', s.start, 'created_at', s.created_at, 'expires_at', s.expires_at) ORDER BY s.created_at)
+        FROM admit_key_secrets s
+       WHERE s.key_id = k.id AND (s.expires_at IS NULL OR s.expires_at > now())
+    ), '[]'::jsonb)
+  )
+$function$;
+COMMENT ON FUNCTION admit_key_json(k admit_keys) IS 'A key''s public shape: never a hash.';
+
+CREATE OR REPLACE FUNCTION public.admit_key_list(p_after_at timestamp with time zone, p_after_id uuid, p_limit integer)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(jsonb_agg(admit_key_json(k) ORDER BY k.created_at, k.id), '[]'::jsonb)
+    FROM (SELECT * FROM admit_keys
+           WHERE p_after_at IS NULL OR (created_at, id) > (p_after_at, p_after_id)
+           ORDER BY created_at, id
+           LIMIT p_limit + 1) k
+$function$;
+COMMENT ON FUNCTION admit_key_list(p_after_at timestamp with time zone, p_after_id uuid, p_limit integer) IS 'Keys by creation, after a cursor.';
+
+CREATE OR REPLACE FUNCTION public.admit_key_lookup(p_hash bytea)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v jsonb;
+BEGIN
+  UPDATE admit_keys k SET last_used_at = now(), lookups = k.lookups + 1
+    FROM admit_key_secrets s
+   WHERE s.hash = p_hash AND s.key_id = k.id
+     AND k.revoked_at IS NULL
+     AND (k.expires_at IS NULL OR k.expires_at > now())
+     AND (s.expires_at IS NULL OR s.expires_at > now())
+  RETURNING jsonb_build_object(
+    'id', k.id, 'name', k.name, 'scopes', to_jsonb(k.scopes), 'names', to_jsonb(k.names),
+    'valid_ms', floor(extract(epoch FROM (least(k.expires_at, s.expires_at) - now())) * 1000)::bigint
+  ) INTO v;
+  RETURN v;
+END
+$function$;
+COMMENT ON FUNCTION admit_key_lookup(p_hash bytea) IS 'What an isolate caches for a secret''s hash, or NULL (unknown, revoked and expired alike), and how long it stays valid by the database clock.';
+
+CREATE OR REPLACE FUNCTION public.admit_key_revoke(p_entry jsonb, p_id uuid)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  k admit_keys;
+BEGIN
+  UPDATE admit_keys SET revoked_at = now() WHERE id = p_id AND revoked_at IS NULL RETURNING * INTO k;
+  IF NOT FOUND THEN
+    SELECT * INTO k FROM admit_keys WHERE id = p_id;
+    RETURN CASE WHEN FOUND THEN admit_key_json(k) END;
+  END IF;
+  PERFORM admit_audit_write(p_entry || jsonb_build_object('target', k.id::text, 'change', jsonb_build_object('revoked_at', k.revoked_at)));
+  RETURN admit_key_json(k);
+END
+$function$;
+COMMENT ON FUNCTION admit_key_revoke(p_entry jsonb, p_id uuid) IS 'Revokes a key, every secret at once; revoking twice changes nothing and writes no audit row.';
+
+CREATE OR REPLACE FUNCTION public.admit_key_rotate(p_entry jsonb, p_id uuid, p_hash bytea, p_start text, p_overlap_ms bigint)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  k admit_keys;
+  v_until timestamptz := now() + make_interval(secs => p_overlap_ms / 1000.0);
+BEGIN
+  SELECT * INTO k FROM admit_keys WHERE id = p_id FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  END IF;
+  IF k.revoked_at IS NOT NULL OR k.expires_at <= now() THEN
+    RETURN jsonb_build_object('status', 'gone');
+  END IF;
+  UPDATE admit_key_secrets SET expires_at = least(coalesce(expires_at, v_until), v_until)
+   WHERE key_id = p_id AND (expires_at IS NULL OR expires_at > now());
+  INSERT INTO admit_key_secrets (hash, key_id, start) VALUES (p_hash, p_id, p_start);
+  PERFORM admit_audit_write(p_entry || jsonb_build_object('target', k.id::text, 'change',
+    jsonb_build_object('start', p_start, 'old_secrets_expire_at', v_until)));
+  RETURN jsonb_build_object('status', 'rotated', 'key', admit_key_json(k), 'old_secrets_expire_at', v_until);
+END
+$function$;
+COMMENT ON FUNCTION admit_key_rotate(p_entry jsonb, p_id uuid, p_hash bytea, p_start text, p_overlap_ms bigint) IS 'A new secret for a key; its live secrets end after the overlap.';
+
+CREATE OR REPLACE FUNCTION public.admit_sweep_audit()
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_audit integer;
+  v_secrets integer;
+BEGIN
+  WITH old AS (
+    SELECT id FROM admit_audit WHERE expires_at < now() ORDER BY expires_at LIMIT 10000 FOR UPDATE SKIP LOCKED
+  )
+  DELETE FROM admit_audit a USING old WHERE a.id = old.id;
+  GET DIAGNOSTICS v_audit = ROW_COUNT;
+  WITH old AS (
+    SELECT hash FROM admit_key_secrets WHERE expires_at < now() - interval '1 day' LIMIT 10000 FOR UPDATE SKIP LOCKED
+  )
+  DELETE FROM admit_key_secrets s USING old WHERE s.hash = old.hash;
+  GET DIAGNOSTICS v_secrets = ROW_COUNT;
+  RETURN v_audit + v_secrets;
+END
+$function$;
+COMMENT ON FUNCTION admit_sweep_audit() IS 'Sweeper: deletes audit rows past their retention and secrets whose overlap ended, a bounded batch.';
