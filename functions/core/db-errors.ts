@@ -16,7 +16,7 @@ export function outcomeUnknown(detail: string): ProblemError {
 
 /**
  * Neon's HTTP endpoint answers at most 10 MiB and refuses a larger result after the statement ran,
- * with a 400 that carries no SQLSTATE ("response is too large (max is 10485760 bytes)"; dev/sql-http.ts
+ * with a 400 that carries no SQLSTATE ("response is too large (max is 10485760 bytes)"; dev/bridge/sql-wire.ts
  * answers the same). It is no lost connection: the same request gets the same refusal every time.
  */
 export function isResponseTooLarge(err: unknown): boolean {
