@@ -1,7 +1,7 @@
 // The bench's pure pieces, by concern: rows and their impl names (rows.ts), figures (stats.ts), what
 // the CPU figures make of a ratio (cost.ts), how a target is judged (judge.ts), the targets a run is
 // held to (targets.ts, coalescing.ts), the markdown (markdown.ts), and reports on disk and across
-// runs (history.ts). No I/O but writeReport(), so test/bench.test.ts can exercise all of it.
+// runs (history.ts). No I/O but writeReport(), so test/bench/ can exercise all of it.
 export { coalescingTargets } from "./coalescing";
 export { atCeilingCost, atOwnCpu } from "./cost";
 export { compareMarkdown, RESULTS_DIR, type Report, type RunTargets, runLabel, type TargetHistory, targetHistory, writeReport } from "./history";
