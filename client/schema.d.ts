@@ -821,7 +821,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a new secret; the old one works for the overlap
-         * @description The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one.
+         * @description The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one. Without a body, as with `{}`: the default overlap.
          */
         post: operations["rotateKey"];
         delete?: never;

@@ -61,7 +61,7 @@ export const revokeKey: RouteHandler<typeof routes.revokeKey, AppEnv> = async (c
 
 export const rotateKey: RouteHandler<typeof routes.rotateKey, AppEnv> = async (c) => {
   const id = validId(c.req.valid("param").id);
-  const { overlap_ms } = c.req.valid("json") ?? { overlap_ms: 3_600_000 };
+  const { overlap_ms } = c.req.valid("json");
   // Rotation hands out the key's new secret: a key may rotate only keys it could have created
   // (a key's scopes and names never change, so reading them first is safe).
   const caller = c.var.caller;

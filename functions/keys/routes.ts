@@ -1,6 +1,6 @@
 // Keys and the audit log: zod schemas and one createRoute() per operation, each with its scope.
 import { createRoute, z } from "@hono/zod-openapi";
-import { json, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
+import { json, optionalJson, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
 import { ACCESSES, AREAS, SCOPE_PATTERN, scoped } from "../core/scopes";
 import { name, PageQuery, Rfc3339 } from "../core/validation";
 
@@ -121,8 +121,9 @@ export const rotateKey = scoped(
     path: "/v1/keys/{id}/rotate",
     tags: ["Keys"],
     summary: "Issue a new secret; the old one works for the overlap",
-    description: "The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one.",
-    request: { params: IdParam, body: { required: false, ...json(RotateBody) } },
+    description:
+      "The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one. Without a body, as with `{}`: the default overlap.",
+    request: { params: IdParam, body: optionalJson(RotateBody) },
     responses: {
       200: {
         description: "Rotated",
