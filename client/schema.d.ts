@@ -1805,7 +1805,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             at: string;
-            /** @description The key that made the change; id null and name `root` for API_TOKEN */
+            /** @description Who made the change: a key (its id and name); id null and name `root` for API_TOKEN, `binding` for the Service Binding (RPC) */
             key: {
                 id: string | null;
                 name: string;
@@ -12099,7 +12099,7 @@ export interface operations {
                  * @example api
                  */
                 target?: string;
-                /** @description Only changes by this key id, or `root` */
+                /** @description Only changes by this key id, or `root` (API_TOKEN), or `binding` (the Service Binding, RPC) */
                 key?: string;
                 /** @description Inclusive */
                 from?: string;

@@ -141,7 +141,7 @@ const AuditEntry = z
     at: z.string().openapi({ format: "date-time" }),
     key: z
       .object({ id: z.string().nullable(), name: z.string() })
-      .openapi({ description: "The key that made the change; id null and name `root` for API_TOKEN" }),
+      .openapi({ description: "Who made the change: a key (its id and name); id null and name `root` for API_TOKEN, `binding` for the Service Binding (RPC)" }),
     action: z.string().openapi({ example: "ratelimits.policy.put" }),
     target: z.string().openapi({ description: "The name (or key id) changed" }),
     change: z.record(z.string(), z.unknown()).openapi({ description: "What was asked for, secrets redacted" }),
@@ -160,7 +160,10 @@ const AuditQuery = PageQuery.extend({
     .min(1)
     .max(100)
     .optional()
-    .openapi({ param: { name: "key", in: "query" }, description: "Only changes by this key id, or `root`" }),
+    .openapi({
+      param: { name: "key", in: "query" },
+      description: "Only changes by this key id, or `root` (API_TOKEN), or `binding` (the Service Binding, RPC)",
+    }),
   from: Rfc3339.optional().openapi({ param: { name: "from", in: "query" }, description: "Inclusive" }),
   to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" }, description: "Exclusive" }),
 });

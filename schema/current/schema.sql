@@ -371,7 +371,9 @@ AS $function$
            'action', a.action, 'target', a.target, 'change', a.change) ORDER BY a.at DESC, a.id DESC), '[]'::jsonb)
     FROM (SELECT * FROM admit_audit
            WHERE (p_target IS NULL OR target = p_target)
-             AND (p_key IS NULL OR (p_key = 'root' AND key_id IS NULL) OR key_id::text = p_key)
+             AND (p_key IS NULL
+                  OR (p_key IN ('root', 'binding') AND key_id IS NULL AND key_name = p_key)
+                  OR key_id::text = p_key)
              AND (p_from IS NULL OR at >= p_from)
              AND (p_to IS NULL OR at < p_to)
              AND (p_before_at IS NULL OR (at, id) < (p_before_at, p_before_id))
