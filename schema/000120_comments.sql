@@ -135,10 +135,11 @@ COMMENT ON FUNCTION admit_sweep_webhook_secrets IS 'Sweeper: clears previous sec
 COMMENT ON TABLE admit_keys IS 'Scoped API keys: name, scopes, name patterns, expiry and revocation; the secrets are in admit_key_secrets.';
 COMMENT ON TABLE admit_key_secrets IS 'The hashes of each key''s secrets (never the secrets), each with its own expiry so a rotation overlaps.';
 COMMENT ON TABLE admit_audit IS 'The audit log: every configuration write, by whom, written in the same statement as the change or not at all.';
-COMMENT ON FUNCTION admit_key_create IS 'Creates a key with its first secret and the audit row, in one statement.';
+COMMENT ON FUNCTION admit_key_create IS 'Creates a key with its first secret and the audit row, in one statement; a key made by a key never expires after its maker, which must be live by the database clock.';
+COMMENT ON FUNCTION admit_key_live_maker IS 'The maker key, share-locked, when it is neither revoked nor expired by the database clock; NULL otherwise.';
 COMMENT ON FUNCTION admit_key_lookup IS 'What an isolate caches for a secret''s hash, or NULL (unknown, revoked and expired alike), and how long it stays valid by the database clock.';
-COMMENT ON FUNCTION admit_key_rotate IS 'A new secret for a key; its live secrets end after the overlap.';
-COMMENT ON FUNCTION admit_key_revoke IS 'Revokes a key, every secret at once; revoking twice changes nothing and writes no audit row.';
+COMMENT ON FUNCTION admit_key_rotate IS 'A new secret for a key; its live secrets end after the overlap. A maker key may rotate only keys that expire no later than itself.';
+COMMENT ON FUNCTION admit_key_revoke IS 'Revokes a key, every secret at once, and every key it made, down the line, each with its audit row; revoking twice changes nothing.';
 COMMENT ON FUNCTION admit_key_list IS 'Keys by creation, after a cursor.';
 COMMENT ON FUNCTION admit_key_json IS 'A key''s public shape: never a hash.';
 COMMENT ON FUNCTION admit_audit_write IS 'Writes one audit row; returns true so a statement can call it beside its change.';

@@ -11,6 +11,11 @@ import { grants, nameAllowed, type RawInput, type RouteAccess, type RouteScope, 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="admit"' };
 const INVALID = { "WWW-Authenticate": 'Bearer realm="admit", error="invalid_token"' };
 
+/** The one 401 of a key that is unknown, revoked or expired (nothing tells which). */
+export function invalidToken(): Error {
+  return problem("unauthorized", "The bearer token is not valid.", {}, INVALID);
+}
+
 /**
  * Sets `c.var.caller`: root for API_TOKEN, the key for a valid key's secret. Unknown, revoked and
  * expired keys get one and the same 401. Without API_TOKEN only keys are accepted (docs/keys.md:
@@ -24,7 +29,7 @@ export function authenticate(cache: KeyCache = keyCache): MiddlewareHandler<AppE
     const given = match?.[1];
     if (given !== undefined && looksLikeKey(given)) {
       const key = await cache.verify(given, c.env ?? {});
-      if (!key) throw problem("unauthorized", "The bearer token is not valid.", {}, INVALID);
+      if (!key) throw invalidToken();
       c.set("caller", key);
       return next();
     }
@@ -37,7 +42,7 @@ export function authenticate(cache: KeyCache = keyCache): MiddlewareHandler<AppE
       );
     }
     if (given === undefined) throw problem("unauthorized", "Send `Authorization: Bearer <API_TOKEN or key>`.", {}, CHALLENGE);
-    if (!tokenMatches(given, expected)) throw problem("unauthorized", "The bearer token is not valid.", {}, INVALID);
+    if (!tokenMatches(given, expected)) throw invalidToken();
     c.set("caller", ROOT);
     return next();
   };

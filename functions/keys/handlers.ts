@@ -2,9 +2,9 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import { keyCache, newSecret, START_LENGTH, secretHash } from "../core/apikeys";
 import { auditEntry } from "../core/audit";
-import { forbidden } from "../core/auth";
+import { forbidden, invalidToken } from "../core/auth";
 import type { AppEnv } from "../core/context";
-import { notFound, problem } from "../core/errors";
+import { notFound, problem, validationProblem } from "../core/errors";
 import { covers } from "../core/scopes";
 import { decodeCursor, encodeCursor, isUuid, namePage } from "../core/validation";
 import type * as routes from "./routes";
@@ -30,9 +30,32 @@ export const createKey: RouteHandler<typeof routes.createKey, AppEnv> = async (c
   const secret = newSecret();
   const start = secret.slice(0, START_LENGTH);
   const audit = auditEntry(caller, c.env ?? {}, "keys.create", "", {});
-  const key = await sql.createKey(c.var.db, audit, { name: b.name, scopes, names, expiresAt: b.expires_at ?? null, hash: await secretHash(secret), start });
-  return c.json({ ...key, secret }, 201, { Location: `/v1/keys/${key.id}` });
+  const maker = caller?.kind === "key" ? caller.id : null;
+  const r = await sql.createKey(c.var.db, audit, {
+    maker,
+    name: b.name,
+    scopes,
+    names,
+    expiresAt: b.expires_at ?? null,
+    hash: await secretHash(secret),
+    start,
+  });
+  if (r.status === "beyond-maker") {
+    const message = `must be no later than ${r.maker_expires_at}, when the key making it expires`;
+    throw validationProblem(`body expires_at: ${message}`, [{ in: "body", path: "expires_at", message }]);
+  }
+  if (r.status !== "created") throw makerGone(maker);
+  return c.json({ ...r.key, secret }, 201, { Location: `/v1/keys/${r.key.id}` });
 };
+
+/**
+ * The key asking was revoked or expired by the database's clock while this isolate's cache still
+ * believed it: the same 401 as any invalid key, and this isolate stops believing it now.
+ */
+function makerGone(maker: string | null): Error {
+  if (maker) keyCache.forgetKey(maker);
+  return invalidToken();
+}
 
 export const listKeys: RouteHandler<typeof routes.listKeys, AppEnv> = async (c) => {
   const q = c.req.valid("query");
@@ -53,15 +76,15 @@ export const getKey: RouteHandler<typeof routes.getKey, AppEnv> = async (c) => {
 
 export const revokeKey: RouteHandler<typeof routes.revokeKey, AppEnv> = async (c) => {
   const id = validId(c.req.valid("param").id);
-  const key = await sql.revokeKey(c.var.db, auditEntry(c.var.caller, c.env ?? {}, "keys.revoke", id, {}), id);
-  if (!key) throw keyNotFound(id);
-  keyCache.forgetKey(id);
-  return c.json(key, 200);
+  const r = await sql.revokeKey(c.var.db, auditEntry(c.var.caller, c.env ?? {}, "keys.revoke", id, {}), id);
+  if (!r) throw keyNotFound(id);
+  keyCache.forgetKey(id, ...r.also_revoked);
+  return c.json({ ...r.key, also_revoked: r.also_revoked }, 200);
 };
 
 export const rotateKey: RouteHandler<typeof routes.rotateKey, AppEnv> = async (c) => {
   const id = validId(c.req.valid("param").id);
-  const { overlap_ms } = c.req.valid("json") ?? { overlap_ms: 3_600_000 };
+  const { overlap_ms } = c.req.valid("json");
   // Rotation hands out the key's new secret: a key may rotate only keys it could have created
   // (a key's scopes and names never change, so reading them first is safe).
   const caller = c.var.caller;
@@ -75,8 +98,15 @@ export const rotateKey: RouteHandler<typeof routes.rotateKey, AppEnv> = async (c
   const secret = newSecret();
   const start = secret.slice(0, START_LENGTH);
   const audit = auditEntry(c.var.caller, c.env ?? {}, "keys.rotate", id, { overlap_ms });
-  const r = await sql.rotateKey(c.var.db, audit, id, await secretHash(secret), start, overlap_ms);
+  const maker = caller?.kind === "key" ? caller.id : null;
+  const r = await sql.rotateKey(c.var.db, audit, maker, id, await secretHash(secret), start, overlap_ms);
   if (!r) throw keyNotFound(id);
+  if (r.status === "maker-gone") throw makerGone(maker);
+  if (r.status === "beyond-maker") {
+    throw problem("forbidden", `This key may rotate only keys that expire no later than it does (${r.maker_expires_at}).`, {
+      expires_at: r.maker_expires_at,
+    });
+  }
   if (r.status === "gone") throw problem("conflict", `Key ${JSON.stringify(id)} is revoked or expired: create a new key.`);
   // The old secrets' cached entries end at once here; other isolates learn the overlap's end on their next look-up.
   if (overlap_ms === 0) keyCache.forgetKey(id);

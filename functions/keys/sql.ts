@@ -11,6 +11,7 @@ export interface KeyRow {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  made_by: string | null;
   secrets: Array<{ start: string; created_at: string; expires_at: string | null }>;
 }
 
@@ -23,14 +24,20 @@ export interface AuditRow {
   change: Record<string, unknown>;
 }
 
+/** Refusals of a key's own bounds (schema/000112_keys_made_by.sql): the key asking is revoked or expired, or ends before what it asked for. */
+export type MakerRefusal = { status: "maker-gone" } | { status: "beyond-maker"; maker_expires_at: string };
+
+export type CreateResult = { status: "created"; key: KeyRow } | MakerRefusal;
+
+/** maker: the key making it (null: the root token); the new key never outlives it. */
 export async function createKey(
   db: Queryable,
   audit: AuditEntry,
-  k: { name: string; scopes: string[]; names: string[] | null; expiresAt: string | null; hash: string; start: string },
-): Promise<KeyRow> {
-  const [{ r }] = await db.query<{ r: KeyRow }>(
-    "SELECT admit_key_create($1::jsonb, $2, $3::text[], $4::text[], $5::timestamptz, $6::bytea, $7) AS r",
-    [JSON.stringify(audit), k.name, k.scopes, k.names, k.expiresAt, k.hash, k.start],
+  k: { maker: string | null; name: string; scopes: string[]; names: string[] | null; expiresAt: string | null; hash: string; start: string },
+): Promise<CreateResult> {
+  const [{ r }] = await db.query<{ r: CreateResult }>(
+    "SELECT admit_key_create($1::jsonb, $2::uuid, $3, $4::text[], $5::text[], $6::timestamptz, $7::bytea, $8) AS r",
+    [JSON.stringify(audit), k.maker, k.name, k.scopes, k.names, k.expiresAt, k.hash, k.start],
     { write: true },
   );
   return r;
@@ -51,18 +58,31 @@ export async function listKeys(db: Queryable, after: { at: string; id: string } 
   return r;
 }
 
-/** The key after revocation; null when there is none. */
-export async function revokeKey(db: Queryable, audit: AuditEntry, id: string): Promise<KeyRow | null> {
-  const [{ r }] = await db.query<{ r: KeyRow | null }>("SELECT admit_key_revoke($1::jsonb, $2::uuid) AS r", [JSON.stringify(audit), id], { write: true });
+/** The key after revocation and the ids of the keys it made (directly or not) revoked with it; null when there is none. */
+export async function revokeKey(db: Queryable, audit: AuditEntry, id: string): Promise<{ key: KeyRow; also_revoked: string[] } | null> {
+  const [{ r }] = await db.query<{ r: { key: KeyRow; also_revoked: string[] } | null }>(
+    "SELECT admit_key_revoke($1::jsonb, $2::uuid) AS r",
+    [JSON.stringify(audit), id],
+    { write: true },
+  );
   return r;
 }
 
-export type RotateResult = null | { status: "gone" } | { status: "rotated"; key: KeyRow; old_secrets_expire_at: string };
+export type RotateResult = null | { status: "gone" } | MakerRefusal | { status: "rotated"; key: KeyRow; old_secrets_expire_at: string };
 
-export async function rotateKey(db: Queryable, audit: AuditEntry, id: string, hash: string, start: string, overlapMs: number): Promise<RotateResult> {
+/** maker: the key asking (null: the root token); another key may rotate only keys that end no later than it does. */
+export async function rotateKey(
+  db: Queryable,
+  audit: AuditEntry,
+  maker: string | null,
+  id: string,
+  hash: string,
+  start: string,
+  overlapMs: number,
+): Promise<RotateResult> {
   const [{ r }] = await db.query<{ r: RotateResult }>(
-    "SELECT admit_key_rotate($1::jsonb, $2::uuid, $3::bytea, $4, $5::bigint) AS r",
-    [JSON.stringify(audit), id, hash, start, overlapMs],
+    "SELECT admit_key_rotate($1::jsonb, $2::uuid, $3::uuid, $4::bytea, $5, $6::bigint) AS r",
+    [JSON.stringify(audit), maker, id, hash, start, overlapMs],
     { write: true },
   );
   return r;

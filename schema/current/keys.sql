@@ -51,12 +51,15 @@ CREATE TABLE admit_keys (
   revoked_at timestamp with time zone,
   last_used_at timestamp with time zone,
   lookups bigint DEFAULT 0 NOT NULL,
+  made_by uuid,
   CONSTRAINT admit_keys_pkey PRIMARY KEY (id),
+  CONSTRAINT admit_keys_made_by_fkey FOREIGN KEY (made_by) REFERENCES admit_keys(id) ON DELETE SET NULL,
   CONSTRAINT admit_keys_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
   CONSTRAINT admit_keys_names_check CHECK (((names IS NULL) OR ((cardinality(names) >= 1) AND (cardinality(names) <= 64)))),
   CONSTRAINT admit_keys_scopes_check CHECK (((cardinality(scopes) >= 1) AND (cardinality(scopes) <= 64)))
 );
 COMMENT ON TABLE admit_keys IS 'Scoped API keys: name, scopes, name patterns, expiry and revocation; the secrets are in admit_key_secrets.';
+CREATE INDEX admit_keys_by_maker ON public.admit_keys USING btree (made_by) WHERE (made_by IS NOT NULL);
 
 -- Functions
 
@@ -70,7 +73,9 @@ AS $function$
            'action', a.action, 'target', a.target, 'change', a.change) ORDER BY a.at DESC, a.id DESC), '[]'::jsonb)
     FROM (SELECT * FROM admit_audit
            WHERE (p_target IS NULL OR target = p_target)
-             AND (p_key IS NULL OR (p_key = 'root' AND key_id IS NULL) OR key_id::text = p_key)
+             AND (p_key IS NULL
+                  OR (p_key IN ('root', 'binding') AND key_id IS NULL AND key_name = p_key)
+                  OR key_id::text = p_key)
              AND (p_from IS NULL OR at >= p_from)
              AND (p_to IS NULL OR at < p_to)
              AND (p_before_at IS NULL OR (at, id) < (p_before_at, p_before_id))
@@ -96,21 +101,36 @@ AS $function$
 $function$;
 COMMENT ON FUNCTION admit_audit_write(p_entry jsonb) IS 'Writes one audit row; returns true so a statement can call it beside its change.';
 
-CREATE OR REPLACE FUNCTION public.admit_key_create(p_entry jsonb, p_name text, p_scopes text[], p_names text[], p_expires_at timestamp with time zone, p_hash bytea, p_start text)
+CREATE OR REPLACE FUNCTION public.admit_key_create(p_entry jsonb, p_maker uuid, p_name text, p_scopes text[], p_names text[], p_expires_at timestamp with time zone, p_hash bytea, p_start text)
  RETURNS jsonb
  LANGUAGE plpgsql
 AS $function$
 DECLARE
+  m admit_keys;
   k admit_keys;
+  v_expires timestamptz := p_expires_at;
 BEGIN
-  INSERT INTO admit_keys (name, scopes, names, expires_at) VALUES (p_name, p_scopes, p_names, p_expires_at) RETURNING * INTO k;
+  IF p_maker IS NOT NULL THEN
+    m := admit_key_live_maker(p_maker);
+    IF m.id IS NULL THEN
+      RETURN jsonb_build_object('status', 'maker-gone');
+    END IF;
+    IF m.expires_at IS NOT NULL THEN
+      IF v_expires IS NULL THEN
+        v_expires := m.expires_at;
+      ELSIF v_expires > m.expires_at THEN
+        RETURN jsonb_build_object('status', 'beyond-maker', 'maker_expires_at', m.expires_at);
+      END IF;
+    END IF;
+  END IF;
+  INSERT INTO admit_keys (name, scopes, names, expires_at, made_by) VALUES (p_name, p_scopes, p_names, v_expires, p_maker) RETURNING * INTO k;
   INSERT INTO admit_key_secrets (hash, key_id, start) VALUES (p_hash, k.id, p_start);
   PERFORM admit_audit_write(p_entry || jsonb_build_object('target', k.id::text, 'change',
-    jsonb_build_object('name', p_name, 'scopes', to_jsonb(p_scopes), 'names', to_jsonb(p_names), 'expires_at', p_expires_at, 'start', p_start)));
-  RETURN admit_key_json(k);
+    jsonb_build_object('name', p_name, 'scopes', to_jsonb(p_scopes), 'names', to_jsonb(p_names), 'expires_at', v_expires, 'start', p_start)));
+  RETURN jsonb_build_object('status', 'created', 'key', admit_key_json(k));
 END
 $function$;
-COMMENT ON FUNCTION admit_key_create(p_entry jsonb, p_name text, p_scopes text[], p_names text[], p_expires_at timestamp with time zone, p_hash bytea, p_start text) IS 'Creates a key with its first secret and the audit row, in one statement.';
+COMMENT ON FUNCTION admit_key_create(p_entry jsonb, p_maker uuid, p_name text, p_scopes text[], p_names text[], p_expires_at timestamp with time zone, p_hash bytea, p_start text) IS 'Creates a key with its first secret and the audit row, in one statement; a key made by a key never expires after its maker, which must be live by the database clock.';
 
 CREATE OR REPLACE FUNCTION public.admit_key_json(k admit_keys)
  RETURNS jsonb
@@ -120,6 +140,7 @@ AS $function$
   SELECT jsonb_build_object(
     'id', k.id, 'name', k.name, 'scopes', to_jsonb(k.scopes), 'names', to_jsonb(k.names),
     'created_at', k.created_at, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at, 'last_used_at', k.last_used_at,
+    'made_by', k.made_by,
     'secrets', coalesce((
       SELECT jsonb_agg(jsonb_build_object('start', s.start, 'created_at', s.created_at, 'expires_at', s.expires_at) ORDER BY s.created_at)
         FROM admit_key_secrets s
@@ -141,6 +162,22 @@ AS $function$
            LIMIT p_limit + 1) k
 $function$;
 COMMENT ON FUNCTION admit_key_list(p_after_at timestamp with time zone, p_after_id uuid, p_limit integer) IS 'Keys by creation, after a cursor.';
+
+CREATE OR REPLACE FUNCTION public.admit_key_live_maker(p_maker uuid)
+ RETURNS admit_keys
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  m admit_keys;
+BEGIN
+  SELECT * INTO m FROM admit_keys WHERE id = p_maker FOR SHARE;
+  IF NOT FOUND OR m.revoked_at IS NOT NULL OR m.expires_at <= now() THEN
+    RETURN NULL;
+  END IF;
+  RETURN m;
+END
+$function$;
+COMMENT ON FUNCTION admit_key_live_maker(p_maker uuid) IS 'The maker key, share-locked, when it is neither revoked nor expired by the database clock; NULL otherwise.';
 
 CREATE OR REPLACE FUNCTION public.admit_key_lookup(p_hash bytea)
  RETURNS jsonb
@@ -170,32 +207,59 @@ CREATE OR REPLACE FUNCTION public.admit_key_revoke(p_entry jsonb, p_id uuid)
 AS $function$
 DECLARE
   k admit_keys;
+  v_round uuid[] := ARRAY[p_id];
+  v_all uuid[] := '{}';
 BEGIN
   UPDATE admit_keys SET revoked_at = now() WHERE id = p_id AND revoked_at IS NULL RETURNING * INTO k;
-  IF NOT FOUND THEN
+  IF FOUND THEN
+    PERFORM admit_audit_write(p_entry || jsonb_build_object('target', k.id::text, 'change', jsonb_build_object('revoked_at', k.revoked_at)));
+  ELSE
     SELECT * INTO k FROM admit_keys WHERE id = p_id;
-    RETURN CASE WHEN FOUND THEN admit_key_json(k) END;
+    IF NOT FOUND THEN
+      RETURN NULL;
+    END IF;
   END IF;
-  PERFORM admit_audit_write(p_entry || jsonb_build_object('target', k.id::text, 'change', jsonb_build_object('revoked_at', k.revoked_at)));
-  RETURN admit_key_json(k);
+  LOOP
+    WITH r AS (
+      UPDATE admit_keys SET revoked_at = now() WHERE made_by = ANY (v_round) AND revoked_at IS NULL RETURNING id
+    )
+    SELECT coalesce(array_agg(id ORDER BY id), '{}') INTO v_round FROM r;
+    EXIT WHEN cardinality(v_round) = 0;
+    v_all := v_all || v_round;
+    PERFORM admit_audit_write(p_entry || jsonb_build_object('target', made::text, 'change',
+      jsonb_build_object('revoked_at', now(), 'revoked_with', p_id)))
+      FROM unnest(v_round) AS made;
+  END LOOP;
+  RETURN jsonb_build_object('key', admit_key_json(k), 'also_revoked', to_jsonb(v_all));
 END
 $function$;
-COMMENT ON FUNCTION admit_key_revoke(p_entry jsonb, p_id uuid) IS 'Revokes a key, every secret at once; revoking twice changes nothing and writes no audit row.';
+COMMENT ON FUNCTION admit_key_revoke(p_entry jsonb, p_id uuid) IS 'Revokes a key, every secret at once, and every key it made, down the line, each with its audit row; revoking twice changes nothing.';
 
-CREATE OR REPLACE FUNCTION public.admit_key_rotate(p_entry jsonb, p_id uuid, p_hash bytea, p_start text, p_overlap_ms bigint)
+CREATE OR REPLACE FUNCTION public.admit_key_rotate(p_entry jsonb, p_maker uuid, p_id uuid, p_hash bytea, p_start text, p_overlap_ms bigint)
  RETURNS jsonb
  LANGUAGE plpgsql
 AS $function$
 DECLARE
+  m admit_keys;
   k admit_keys;
   v_until timestamptz := now() + make_interval(secs => p_overlap_ms / 1000.0);
 BEGIN
+  -- A key rotating itself is checked as the rotated key below (and its row is locked only once).
+  IF p_maker IS NOT NULL AND p_maker <> p_id THEN
+    m := admit_key_live_maker(p_maker);
+    IF m.id IS NULL THEN
+      RETURN jsonb_build_object('status', 'maker-gone');
+    END IF;
+  END IF;
   SELECT * INTO k FROM admit_keys WHERE id = p_id FOR UPDATE;
   IF NOT FOUND THEN
     RETURN NULL;
   END IF;
   IF k.revoked_at IS NOT NULL OR k.expires_at <= now() THEN
     RETURN jsonb_build_object('status', 'gone');
+  END IF;
+  IF m.expires_at IS NOT NULL AND (k.expires_at IS NULL OR k.expires_at > m.expires_at) THEN
+    RETURN jsonb_build_object('status', 'beyond-maker', 'maker_expires_at', m.expires_at);
   END IF;
   UPDATE admit_key_secrets SET expires_at = least(coalesce(expires_at, v_until), v_until)
    WHERE key_id = p_id AND (expires_at IS NULL OR expires_at > now());
@@ -205,7 +269,7 @@ BEGIN
   RETURN jsonb_build_object('status', 'rotated', 'key', admit_key_json(k), 'old_secrets_expire_at', v_until);
 END
 $function$;
-COMMENT ON FUNCTION admit_key_rotate(p_entry jsonb, p_id uuid, p_hash bytea, p_start text, p_overlap_ms bigint) IS 'A new secret for a key; its live secrets end after the overlap.';
+COMMENT ON FUNCTION admit_key_rotate(p_entry jsonb, p_maker uuid, p_id uuid, p_hash bytea, p_start text, p_overlap_ms bigint) IS 'A new secret for a key; its live secrets end after the overlap. A maker key may rotate only keys that expire no later than itself.';
 
 CREATE OR REPLACE FUNCTION public.admit_sweep_audit()
  RETURNS integer
