@@ -5,7 +5,7 @@
 import { intSetting, type RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { problem, validationProblem } from "../core/errors";
-import { IDEMPOTENCY_HEADER } from "../core/http";
+import { headerValueProblem, IDEMPOTENCY_HEADER } from "../core/http";
 import { unstorableText } from "../core/validation";
 import { type Claim, claimIdempotencyKey, releaseIdempotencyKey } from "./sql";
 
@@ -17,11 +17,17 @@ export function idempotencyTtlS(b: Bindings): number {
 }
 
 /**
- * A key's 422 when it is empty, too long, or not text Postgres stores as itself (unstorableText: a
- * header cannot carry such a key, an RPC option can). `where` names the field (the header, or the RPC option).
+ * A key's 422 when it is empty, too long, or not what its field allows: the header, what the document
+ * says of it (headerValueProblem: visible ASCII); the RPC option, any text Postgres stores as itself
+ * (unstorableText). `where` names the field (the header, or the RPC option).
  */
 export function checkKey(key: string, where: { in: string; path: string }): void {
-  const message = key.length < 1 || key.length > MAX_KEY_LENGTH ? `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})` : unstorableText(key);
+  const message =
+    key.length < 1 || key.length > MAX_KEY_LENGTH
+      ? `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`
+      : where.in === "header"
+        ? headerValueProblem(key)
+        : unstorableText(key);
   if (message) throw validationProblem(`${where.in} ${where.path}: ${message}`, [{ ...where, message }]);
 }
 
