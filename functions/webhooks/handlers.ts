@@ -10,7 +10,7 @@ import { sha256 } from "hono/utils/crypto";
 import { auditEntry, redact } from "../core/audit";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
-import { REPLAYED_HEADER } from "../core/http";
+import { headerValueProblem, REPLAYED_HEADER } from "../core/http";
 import { cutPage, isUuid, namePage, unstorableText } from "../core/validation";
 import * as routes from "./routes";
 import { MAX_WEBHOOK_ID, pointerValue, SCHEMES, unverified, verifies } from "./schemes";
@@ -32,6 +32,18 @@ export const MAX_ORDERING_CHARS = 200;
 async function storedText(value: string, max: number): Promise<string> {
   if (value.length <= max && unstorableText(value) === undefined) return value;
   return `sha256:${await sha256(JSON.stringify(value))}`;
+}
+
+/**
+ * A header a scheme reads from a delivery, held to what the document says of every such header
+ * (HEADER_VALUE_PATTERN: visible ASCII, spaces only inside) by the same rule: a value outside it is a
+ * 401 naming the header, as a malformed signature header is. No sender sends one (a header's value is
+ * ASCII by convention, RFC 9110 5.5); an empty one is left to the scheme, which asks for the header.
+ */
+function deliveryHeader(value: string | undefined, name: string): string | undefined {
+  const bad = value ? headerValueProblem(value) : undefined;
+  if (bad) throw unverified("malformed-header", `${name} ${bad}.`, name);
+  return value;
 }
 
 export function unknownSource(source: string) {
@@ -88,7 +100,7 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
   const s = routes.SOURCE_PATTERN.test(source) ? await sql.sourceForDelivery(db, source) : null;
   if (!s) throw unverified("signature-mismatch", "The signature does not verify for this source.");
   const scheme = SCHEMES[s.scheme];
-  const req = { header: (name: string) => c.req.header(name) };
+  const req = { header: (name: string) => deliveryHeader(c.req.header(name), name) };
   const signed = scheme.signed(req, s);
   const raw = new Uint8Array(await c.req.arrayBuffer()) as Uint8Array<ArrayBuffer>;
   if (!(await verifies(scheme, s, signed, raw))) {
