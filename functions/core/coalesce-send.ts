@@ -1,7 +1,8 @@
-// A coalesced batch on its way (functions/core/coalesce.ts): sent from the request that carries it,
-// each of its decisions settled with its own answer or failure, and a batch Postgres refused for one
-// of its items sent again item by item.
-import type { BatchKind, CoalesceStats } from "./coalesce";
+// A coalesced batch on its way (functions/core/coalesce.ts): its statement's parameters, sent from the
+// request that carries it, each of its decisions settled with its own answer or failure, a batch
+// Postgres refused for one of its items left for each of its decisions to send again alone, from its
+// own request, and the counters of what a coalescer did.
+import type { BatchKind } from "./coalesce";
 import { lostAnswer, type Queryable, sqlState } from "./db";
 import { ProblemError } from "./errors";
 
@@ -16,8 +17,42 @@ export interface Waiting<I, A> {
   deadline: number;
   /** The flight carrying it, once a carrier took it into a batch. */
   flight: Flight | null;
-  /** Its answer or failure, once its flight landed. */
-  result?: { answer: A } | { error: unknown };
+  /**
+   * Its answer or failure, once its flight landed; `alone`: its batch was refused for one of its
+   * decisions and applied nothing, so it is sent again as a statement of its own, by its own request.
+   */
+  result?: { answer: A } | { error: unknown } | { alone: true };
+}
+
+/** What a coalescer did (tests and the bench read it). */
+export interface CoalesceStats {
+  /** Decisions sent as statements of their own (few in flight). */
+  alone: number;
+  /** Statements that carried a batch, and the decisions they carried. */
+  batches: number;
+  batched: number;
+  /** Batches that failed on a lock wait or conflict and were sent again one by one. */
+  fallbacks: number;
+  /** Times a queued decision woke from waiting (for the flights in the air, or the next carrier's gate). */
+  wakes: number;
+  /** Decisions waiting for a batch now (read from the queues). */
+  readonly waiting: number;
+}
+
+/** Counters of what a coalescer did, and what waits in its lanes now. */
+export function statsOver(lanes: Map<string, { queue: unknown[] }>): CoalesceStats {
+  return {
+    alone: 0,
+    batches: 0,
+    batched: 0,
+    fallbacks: 0,
+    wakes: 0,
+    get waiting() {
+      let n = 0;
+      for (const lane of lanes.values()) n += lane.queue.length;
+      return n;
+    },
+  };
 }
 
 /** A statement on its way: its promise is made and settled by the request that sent it, and by no other. */
@@ -37,47 +72,69 @@ function retryAlone(err: unknown): boolean {
 }
 
 /**
- * Sends a batch from the carrier's request and settles each of its decisions. The carrier waits
- * for it (its request holds the fetch), so the statement gets the carrier's time left; a decision
- * whose own time runs out first answers from its own timer.
+ * Sends a batch from the carrier's request and settles each of its decisions, each on its own budget:
+ * - the statement may run until the LATEST deadline among its decisions (sent over that decision's
+ *   handle, whose request budget reaches it), never the carrier's: a decision whose own time runs
+ *   out first answers from its own timer (coalesce.ts; the carrier too, its request kept open until
+ *   the batch lands), and one with more time is not answered 504 because another's ran out;
+ * - its lock timeout is its most impatient decision's (batchParams): no decision waits on a lock
+ *   longer than it would alone, and a wait that is refused applied nothing, so each decision is then
+ *   sent again alone by its own request (runUnless), on its own budget and its own lock timeout;
+ * - any other failure of the statement is every decision's, as it would have been for each.
  */
-export async function sendBatch<I, A>(kind: BatchKind<I, A>, stats: CoalesceStats, batch: Waiting<I, A>[], carrierDeadline: number): Promise<void> {
-  const ms = (deadline: number) => {
-    const left = Math.min(deadline, carrierDeadline) - Date.now();
-    return Number.isFinite(left) ? Math.max(1, left) : undefined;
-  };
+export async function sendBatch<I, A>(kind: BatchKind<I, A>, stats: CoalesceStats, batch: Waiting<I, A>[]): Promise<void> {
   const first = batch[0];
   try {
     if (batch.length === 1) {
       stats.alone++;
-      settle(first, await kind.alone(first.db, first.item, ms(first.deadline)));
+      settle(first, await kind.alone(first.db, first.item, msLeft(first.deadline)));
       return;
     }
     stats.batches++;
     stats.batched += batch.length;
+    const latest = batch.reduce((a, w) => (w.deadline > a.deadline ? w : a));
     const answers = await kind.together(
-      first.db,
+      latest.db,
       batch.map((w) => w.item),
-      ms(Math.max(...batch.map((w) => w.deadline))) ?? 60_000,
+      msLeft(latest.deadline) ?? 60_000,
     );
     for (const [i, w] of batch.entries()) settle(w, answers[i]);
   } catch (err) {
     if (batch.length > 1 && retryAlone(err)) {
       stats.fallbacks++;
-      await Promise.all(
-        batch.map(async (w) => {
-          try {
-            settle(w, await kind.alone(w.db, w.item, ms(w.deadline)));
-          } catch (e) {
-            fail(w, e);
-          }
-        }),
-      );
+      for (const w of batch) w.result ??= { alone: true };
       return;
     }
     if (batch.length > 1) console.error(`admit coalesce: a statement of ${batch.length} decisions failed, each answers it: ${(err as Error)?.message ?? err}`);
     for (const w of batch) fail(w, !kind.write(w.item) && isOutcomeUnknown(err) ? lostAnswer(null, false) : err);
   }
+}
+
+/** The time left until `deadline` (ms, at least 1), or undefined for none. */
+function msLeft(deadline: number): number | undefined {
+  const left = deadline - Date.now();
+  return Number.isFinite(left) ? Math.max(1, left) : undefined;
+}
+
+/**
+ * A decision whose batch Postgres refused for one of its decisions (a lock wait, a conflict, a
+ * value: nothing was applied), sent again as a statement of its own from its own request, with its
+ * own time left and its own lock timeout: another decision's shorter ones never answer for it.
+ */
+export async function sendAgain<I, A>(kind: BatchKind<I, A>, db: Queryable, w: Waiting<I, A>, started: number): Promise<A> {
+  if (w.deadline <= Date.now()) throw lostAnswer(Date.now() - started, false);
+  return kind.alone(db, w.item, msLeft(w.deadline));
+}
+
+/**
+ * A batch statement's parameters, for kinds whose items carry their own lock timeout: the items as
+ * one JSON array (without it) and the shortest of them, which the whole statement waits at most. Its
+ * answers come back together, so a longer wait would hold an impatient decision past its own lock
+ * timeout for another's lock; a wait refused at the shortest applied nothing, and each decision is
+ * sent again alone with its own (sendAgain). Rate-limit checks take the shortest the same way.
+ */
+export function batchParams<I extends { lockTimeoutMs: number }>(items: I[]): [string, number] {
+  return [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))];
 }
 
 function isOutcomeUnknown(err: unknown): boolean {

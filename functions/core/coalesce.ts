@@ -29,11 +29,13 @@
 //
 // Per decision, as alone (the sending and settling of a batch: coalesce-send.ts):
 // - its budget: a decision still queued when its time runs out answers 503 (nothing was sent); one
-//   whose batch was sent answers as a lost answer does (504 for a write: it may have been applied);
-// - its failure: a batch Postgres refused for one of its items (a lock wait, a serialization
-//   conflict, a constraint, a value) applied nothing, and each of its decisions is sent again as a
-//   statement of its own, with the time it has left; any other failure of the statement (the
-//   database unreachable) is every decision's, as it would have been for each;
+//   whose batch was sent answers as a lost answer does (504 for a write: it may have been applied),
+//   at its own deadline, the carrier too: the batch runs to its latest decision's (coalesce-send.ts);
+// - its lock timeout and its failure: a batch Postgres refused for one of its items (a lock wait, a
+//   serialization conflict, a constraint, a value) applied nothing, and each of its decisions is sent
+//   again as a statement of its own, by its own request, with its own time left and lock timeout;
+//   any other failure of the statement (the database unreachable) is every decision's, as it would
+//   have been for each;
 // - a handle inside an explicit transaction, on DB_TRANSPORT=websocket, or with COALESCE=off has no
 //   coalesceKey: never coalesced.
 // - its answer known meanwhile without the database (`runUnless`'s `known`: a rate-limit check its
@@ -46,8 +48,10 @@
 //   wake sending them as a statement the database then refuses (seen in a burst of 1 000 checks on
 //   one key: 256 more sent 3 ms after the batch that refused them landed; docs/performance.md,
 //   "Bursts: what a batch teaches").
-import { type Flight, sendBatch, taught, type Waiting } from "./coalesce-send";
+import { type Flight, sendAgain, sendBatch, statsOver, taught, type Waiting } from "./coalesce-send";
 import { lostAnswer, type Queryable } from "./db";
+
+export { batchParams, type CoalesceStats } from "./coalesce-send";
 
 /**
  * Statements of one kind on their way to one database at most. One at a time, normally: while it is
@@ -98,14 +102,6 @@ export interface BatchKind<I, A> {
   write(item: I): boolean;
 }
 
-/**
- * A batch statement's parameters, for kinds whose items carry their own lock timeout: the items as
- * one JSON array (without it) and the shortest of them, which the whole statement waits at most.
- */
-export function batchParams<I extends { lockTimeoutMs: number }>(items: I[]): [string, number] {
-  return [JSON.stringify(items.map(({ lockTimeoutMs: _, ...item }) => item)), Math.min(...items.map((x) => x.lockTimeoutMs))];
-}
-
 /** What `runUnless` may ask of a queued decision: whether its answer became known, and what its answer teaches. */
 export interface Ask<A> {
   known?: () => boolean;
@@ -131,37 +127,6 @@ interface Lane<I, A> {
   usualMs: number;
   /** Node: set while the turn in which a flight landed lasts (nextTurn); nothing leaves before it ends. */
   landing: Promise<void> | null;
-}
-
-/** What a coalescer did (tests and the bench read it). */
-export interface CoalesceStats {
-  /** Decisions sent as statements of their own (few in flight). */
-  alone: number;
-  /** Statements that carried a batch, and the decisions they carried. */
-  batches: number;
-  batched: number;
-  /** Batches that failed on a lock wait or conflict and were sent again one by one. */
-  fallbacks: number;
-  /** Times a queued decision woke from waiting (for the flights in the air, or the next carrier's gate). */
-  wakes: number;
-  /** Decisions waiting for a batch now (read from the queues). */
-  readonly waiting: number;
-}
-
-/** Counters of what a coalescer did, and what waits in its lanes now. */
-function statsOver(lanes: Map<string, { queue: unknown[] }>): CoalesceStats {
-  return {
-    alone: 0,
-    batches: 0,
-    batched: 0,
-    fallbacks: 0,
-    wakes: 0,
-    get waiting() {
-      let n = 0;
-      for (const lane of lanes.values()) n += lane.queue.length;
-      return n;
-    },
-  };
 }
 
 /**
@@ -240,6 +205,11 @@ export class Coalescer<I, A> {
           timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, deadline - started));
         })
       : null;
+    // Its time ran out: still queued, nothing was sent (503); in a flight, its answer is lost (504 for a write).
+    const timedOut = () => {
+      if (!w.flight) this.dequeue(lane, w);
+      return lostAnswer(Date.now() - started, w.flight !== null && this.kind.write(item));
+    };
     // The gate this request made, if it became the next carrier (opened on every way out of here).
     let gate: Gate<I, A> | undefined;
     try {
@@ -261,10 +231,7 @@ export class Coalescer<I, A> {
         if (next && next.owner !== w) {
           const woke = await (timeout ? Promise.race([next.opened, timeout]) : next.opened);
           this.stats.wakes++;
-          if (woke === TIMED_OUT && !w.result) {
-            if (!w.flight) this.dequeue(lane, w);
-            throw lostAnswer(Date.now() - started, w.flight !== null && this.kind.write(item));
-          }
+          if (woke === TIMED_OUT && !w.result) throw timedOut();
           continue;
         }
         if (!w.flight && !next) {
@@ -279,10 +246,14 @@ export class Coalescer<I, A> {
             continue;
           }
           // A way is free: this request sends the next batch (itself in it, unless an earlier
-          // decision of its group holds it back) and waits for it in its own context.
+          // decision of its group holds it back) and waits for it in its own context, until its own
+          // deadline (the batch runs to its latest decision's; keepAlive holds the request till then).
           const carrying = gate;
           gate = undefined;
-          await this.carry(lane, w, carrying);
+          const carried = this.carry(lane, carrying);
+          db.keepAlive?.(carried);
+          const woke = await (timeout ? Promise.race([carried, timeout]) : carried);
+          if (woke === TIMED_OUT && !w.result) throw timedOut();
           continue;
         }
         const flights: Promise<unknown>[] = w.flight ? [w.flight.landed] : [...lane.flights].map((f) => f.landed);
@@ -295,11 +266,7 @@ export class Coalescer<I, A> {
         const woke = await Promise.race(flights);
         this.stats.wakes++;
         clearTimeout(stallTimer);
-        if (woke === TIMED_OUT && !w.result) {
-          // Still queued: nothing was sent (503). In a flight: its answer is lost (504 for a write).
-          if (!w.flight) this.dequeue(lane, w);
-          throw lostAnswer(Date.now() - started, w.flight !== null && this.kind.write(item));
-        }
+        if (woke === TIMED_OUT && !w.result) throw timedOut();
         if (!w.result && w.flight && !lane.flights.has(w.flight)) w.result = { error: new Error("coalesce: a batch landed without this decision's answer") };
       }
     } finally {
@@ -308,6 +275,7 @@ export class Coalescer<I, A> {
       if (gate) this.close(lane, gate);
     }
     if ("error" in w.result) throw w.result.error;
+    if ("alone" in w.result) return taught(await sendAgain(this.kind, db, w, started), learn);
     return w.result.answer;
   }
 
@@ -332,12 +300,12 @@ export class Coalescer<I, A> {
   }
 
   /**
-   * Takes the next batch off the queue and sends it from `carrier`'s request, settling each of its
+   * Takes the next batch off the queue and sends it from the calling request, settling each of its
    * decisions, then opens the carrier's gate (those it carried wake answered). Decisions left in the
    * queue (their answer known, past the batch's size, held back by their group) wake at once: they
    * leave, or choose the next carrier.
    */
-  private async carry(lane: Lane<I, A>, carrier: Waiting<I, A>, gate: Gate<I, A> | undefined): Promise<void> {
+  private async carry(lane: Lane<I, A>, gate: Gate<I, A> | undefined): Promise<void> {
     const batch = this.take(lane);
     if (gate) {
       if (lane.next === gate) lane.next = null;
@@ -348,7 +316,7 @@ export class Coalescer<I, A> {
     const { flight, land } = this.depart(lane);
     for (const w of batch) w.flight = flight;
     try {
-      await sendBatch(this.kind, this.stats, batch, carrier.deadline);
+      await sendBatch(this.kind, this.stats, batch);
     } finally {
       land();
       gate?.open();

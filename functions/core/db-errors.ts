@@ -7,6 +7,16 @@ export function unavailable(detail: string, retryAfterS = 2): ProblemError {
   return problem("database-unavailable", `${detail} Nothing was applied; retry after ${retryAfterS} s.`, {}, { "Retry-After": String(retryAfterS) });
 }
 
+/** No database to ask: nothing was applied, and waiting does not help until it is configured. */
+export function notConfigured(): ProblemError {
+  return problem(
+    "database-not-configured",
+    "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).",
+    {},
+    { "Retry-After": "30" },
+  );
+}
+
 export function outcomeUnknown(detail: string): ProblemError {
   return problem(
     "outcome-unknown",
