@@ -235,6 +235,7 @@ export async function authorizeRequest(c: Context<AppEnv>): Promise<Response> {
     c.var.db,
     multi ? { policies: params.policies, key: k.key, cost: params.cost } : { policy: params.policies[0], key: k.key, cost: params.cost },
     denyCacheFor(c.env),
+    { env: c.env, via: "authz" },
   );
   if (isUnenforced(d)) {
     const u = unenforcedResponse(d);

@@ -168,7 +168,8 @@ function checkArgs(db: Queryable, input: { key: string; info?: CheckInput["info"
 /**
  * One decision: from the deny cache when it knows the answer is "denied", otherwise ONE SQL
  * statement (policy + override lookup, counting and log row together, on the database clock).
- * Returns null when the policy does not exist.
+ * Returns null when the policy does not exist. A deny-cache answer is counted by no statement: the
+ * entrances decide through checkOnce() (gate.ts), which counts every answer (observe.ts).
  */
 export async function checkRateLimit(
   db: Queryable,

@@ -79,15 +79,15 @@ export async function windowGate(
   input: GateInput,
   cache: DenyCache | null,
   budget: Budget,
-  seen?: Seen,
+  seen: Seen,
 ): Promise<GateAnswer> {
   const multi = input.policies !== undefined;
   const outcome = await checkOnce(
     db,
     { policy: input.policy, policies: input.policies, key: input.key!, cost: input.cost, info: input.info },
     cache,
-    budget,
     seen,
+    budget,
   );
   if (isUnenforced(outcome)) {
     const u = unenforcedResponse(outcome);
@@ -122,24 +122,29 @@ export function policyNames(input: { policy?: string; policies?: string[] }): st
   return input.policies ?? (input.policy === undefined ? [] : [input.policy]);
 }
 
-/** Where a decision is counted and logged: the Worker's bindings (the tally, the log settings) and the entrance. */
+/**
+ * Where a decision is counted and logged: the Worker's bindings (the tally, the log settings) and the
+ * entrance. Every function here that decides takes one (never optional), so no entrance can decide
+ * without counting: a deny-cache answer never reaches Postgres, and is in `attempted`/`rejected` only
+ * through observe().
+ */
 export interface Seen {
   env: Bindings | undefined;
   via: Via;
 }
 
 /**
- * One check of the window limits — POST /v1/ratelimits/check's, the RPC method `checkRateLimit`'s
- * and the middleware's (windowGate): one policy or several, under `budget` (by default the
- * policies'). The decision, the fail mode's answer when the database did not decide in time, or
- * the policies that do not exist.
+ * One check of the window limits — POST /v1/ratelimits/check's, /v1/authz's, the RPC method
+ * `checkRateLimit`'s and the middleware's (windowGate): one policy or several, under `budget` (by
+ * default the policies'), counted and logged as `seen` says. The decision, the fail mode's answer
+ * when the database did not decide in time, or the policies that do not exist.
  */
 export async function checkOnce(
   db: Queryable & Pick<RequestDb, "remainingMs">,
   b: { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> },
   cache: DenyCache | null,
+  seen: Seen,
   budget: Budget = budgetFor(db, policyNames(b)),
-  seen?: Seen,
 ): Promise<RateLimitDecision | Unenforced | { missing: string[] }> {
   const names = policyNames(b);
   const input = { key: b.key, cost: b.cost, info: b.info };
@@ -149,7 +154,7 @@ export async function checkOnce(
     b.policies ? { policies: names, key: b.key } : { policy: names[0], key: b.key },
   );
   if (d === null || "missing" in d) return { missing: d === null ? names : d.missing };
-  if (seen) observe(seen.env, seen.via, names, b, d, isUnenforced(d) ? waitedMs(d) : d.db_ms);
+  observe(seen.env, seen.via, names, b, d, isUnenforced(d) ? waitedMs(d) : d.db_ms);
   return d;
 }
 
@@ -167,9 +172,9 @@ export async function checkOrThrow(
   db: Queryable & Pick<RequestDb, "remainingMs">,
   b: { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> },
   cache: DenyCache | null,
-  seen?: Seen,
+  seen: Seen,
 ): Promise<{ decision: RateLimitDecision } | { failOpen: Record<string, unknown>; headers: Record<string, string> }> {
-  const d = await checkOnce(db, b, cache, undefined, seen);
+  const d = await checkOnce(db, b, cache, seen);
   if (isUnenforced(d)) {
     const u = unenforcedResponse(d);
     if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
@@ -205,7 +210,7 @@ async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]
  * the request through and were enforced, a permit of the concurrency limit. A permit in the answer
  * must be released after the response (sql.releasePermit; its TTL frees it otherwise).
  */
-export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | null, budget: Budget, seen?: Seen): Promise<GateAnswer> {
+export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | null, budget: Budget, seen: Seen): Promise<GateAnswer> {
   const names = policyNames(input);
   const conc = input.concurrency;
   let headers: Record<string, string> = {};
