@@ -1,5 +1,6 @@
 -- Counting flushes (admit_observe_flush, 000100) take ratelimit_counters rows in the one order every
--- other writer of them keeps.
+-- other writer of them keeps, and count a deny-cache refusal of a fixed window into the window its
+-- cached denial was decided in (`w`, sent by the isolate).
 --
 -- Lock order of ratelimit_counters, for every function that writes them (so none deadlocks another):
 -- 1. Policy rows before counter rows. A function that holds counter rows of several keys first takes
@@ -17,7 +18,13 @@
 --    window's groups of one key may fall in two slots: the earlier first).
 -- 3. The sweeper (admit_sweep_ratelimits) takes only rows no one holds (SKIP LOCKED) and never waits.
 --
--- p_hits and p_counts as in 000100.
+-- p_hits: [{"p": policy, "k": key, "n": calls, "a": ms since the last of them (local elapsed time),
+--           "w": the database's start (ms since the epoch) of the window the cached denial that
+--                answered them was decided in, when known}]
+-- Window of a hit group: fixed window — `w`'s window (a cached fixed-window denial stands at most
+-- until its window ends, so each call it answered belongs there; how long the denial stood says
+-- nothing, as it stops early at an override boundary); without `w`, and for a sliding window, the
+-- window of now − a; a token bucket — its row's current window (000100).
 CREATE OR REPLACE FUNCTION admit_observe_flush(p_hits jsonb, p_counts jsonb, p_max_policies integer, p_lock_timeout_ms integer)
 RETURNS json
 LANGUAGE plpgsql AS $$
@@ -38,11 +45,10 @@ BEGIN
       FOR KEY SHARE;
   FOR h IN
     SELECT x.p, x.k, x.n, x.a, pol.algorithm, pol.window_ms, pol.history_ms,
-           CASE WHEN pol.algorithm = 'fixed_window' AND x.u IS NOT NULL
-                THEN round((v_now + x.u) / pol.window_ms)::bigint - 1
-                WHEN pol.algorithm = 'token_bucket' THEN -1
+           CASE WHEN pol.algorithm = 'token_bucket' THEN -1
+                WHEN pol.algorithm = 'fixed_window' AND x.w IS NOT NULL THEN x.w / pol.window_ms
                 ELSE floor((v_now - coalesce(x.a, 0)) / pol.window_ms)::bigint END AS slot
-      FROM jsonb_to_recordset(coalesce(p_hits, '[]')) AS x(p text, k text, n integer, a bigint, u bigint)
+      FROM jsonb_to_recordset(coalesce(p_hits, '[]')) AS x(p text, k text, n integer, a bigint, w bigint)
       LEFT JOIN ratelimit_policies pol ON pol.name = x.p
      ORDER BY x.k COLLATE "C", x.p COLLATE "C", 8
   LOOP

@@ -50,8 +50,8 @@ interface HitGroup {
   n: number;
   /** Local time of the latest call. */
   last: number;
-  /** Local time until which the cached denial that answered stood (null: not known). */
-  until: number | null;
+  /** The database's start (ms since the epoch) of the window the cached denial that answered was decided in (null: not known). */
+  windowStart: number | null;
 }
 
 interface CountGroup {
@@ -91,15 +91,15 @@ export class Tally {
     return this.size === 0 && this.pending === null && this.flushing === 0;
   }
 
-  /** `n` calls of `policy`/`key` the deny cache refused; `until`: local time the cached denial stands until. */
-  denied(policy: string, key: string, until: number | null, now: number, n = 1): void {
-    const id = `${policy}\u0000${key}\u0000${until ?? ""}`;
+  /** `n` calls of `policy`/`key` the deny cache refused; `windowStart`: DenyEntry.windowStart of the denial that answered. */
+  denied(policy: string, key: string, windowStart: number | null, now: number, n = 1): void {
+    const id = `${policy}\u0000${key}\u0000${windowStart ?? ""}`;
     const g = this.hits.get(id);
     if (g) {
       g.n += n;
       g.last = now;
     } else if (this.size < MAX_GROUPS) {
-      this.hits.set(id, { policy, key, n, last: now, until });
+      this.hits.set(id, { policy, key, n, last: now, windowStart });
     } else {
       this.stats.lost += n;
     }
@@ -163,7 +163,7 @@ export class Tally {
     const newerCounts = this.counts;
     this.hits = hits;
     this.counts = counts;
-    for (const g of newerHits.values()) this.denied(g.policy, g.key, g.until, g.last, g.n);
+    for (const g of newerHits.values()) this.denied(g.policy, g.key, g.windowStart, g.last, g.n);
     for (const g of newerCounts.values()) this.count(g.metric, g.labels, g.first, g.n);
   }
 
@@ -179,7 +179,7 @@ export class Tally {
     this.hits = new Map();
     this.counts = new Map();
     const now = Date.now();
-    const hitRows = [...hits.values()].map((g) => ({ p: g.policy, k: g.key, n: g.n, a: now - g.last, u: g.until === null ? null : g.until - now }));
+    const hitRows = [...hits.values()].map((g) => ({ p: g.policy, k: g.key, n: g.n, a: now - g.last, w: g.windowStart }));
     const countRows = [...counts.values()].map((g) => ({ m: g.metric, l: g.labels, n: g.n, a: now - g.first }));
     const db = new RequestDb(this.env);
     this.flushing++;

@@ -60,7 +60,7 @@ export function observe(
     for (const policy of names) tally.count(DECISIONS_METRIC, { policy, outcome }, now);
     if (!isUnenforced(d) && d.cached) {
       // The database would have counted this call as attempted and rejected on every policy of the check.
-      for (const p of d.policies) tally.denied(p.result.policy, check.key, p.until ?? null, now);
+      for (const p of d.policies) tally.denied(p.result.policy, check.key, p.windowStart ?? null, now);
     }
   }
   const level = LEVEL_OF[outcome];

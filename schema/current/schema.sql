@@ -1252,11 +1252,10 @@ BEGIN
       FOR KEY SHARE;
   FOR h IN
     SELECT x.p, x.k, x.n, x.a, pol.algorithm, pol.window_ms, pol.history_ms,
-           CASE WHEN pol.algorithm = 'fixed_window' AND x.u IS NOT NULL
-                THEN round((v_now + x.u) / pol.window_ms)::bigint - 1
-                WHEN pol.algorithm = 'token_bucket' THEN -1
+           CASE WHEN pol.algorithm = 'token_bucket' THEN -1
+                WHEN pol.algorithm = 'fixed_window' AND x.w IS NOT NULL THEN x.w / pol.window_ms
                 ELSE floor((v_now - coalesce(x.a, 0)) / pol.window_ms)::bigint END AS slot
-      FROM jsonb_to_recordset(coalesce(p_hits, '[]')) AS x(p text, k text, n integer, a bigint, u bigint)
+      FROM jsonb_to_recordset(coalesce(p_hits, '[]')) AS x(p text, k text, n integer, a bigint, w bigint)
       LEFT JOIN ratelimit_policies pol ON pol.name = x.p
      ORDER BY x.k COLLATE "C", x.p COLLATE "C", 8
   LOOP
