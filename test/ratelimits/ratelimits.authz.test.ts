@@ -278,6 +278,19 @@ describe("/v1/authz: where the key comes from", () => {
     expect(allowed.json).toMatchObject({ allowed: true, reason: "no-key" });
   });
 
+  it("a header named ip in a chain is labelled as a header: it never equals the client address's key", async () => {
+    await policy(suite.api, "az-chain-ip", { limit: 1 });
+    const q = "?policy=az-chain-ip&key=header:IP&key=ip";
+    // The address's key takes its one unit; a client sending that address in an `ip` header is another key.
+    const byAddress = await authz(q, { "X-Forwarded-For": "192.0.2.77" });
+    expect(byAddress.json.key).toBe("ip:192.0.2.77");
+    const byHeader = await authz(q, { IP: "192.0.2.77", "X-Forwarded-For": "198.51.100.1" });
+    expect(byHeader.status).toBe(200);
+    expect(byHeader.json.key).toBe("header/ip:192.0.2.77");
+    expect((await counters(suite.db, "ip:192.0.2.77")).map((r) => r.admitted)).toEqual([1]);
+    expect((await counters(suite.db, "header/ip:192.0.2.77")).map((r) => r.admitted)).toEqual([1]);
+  });
+
   it("below /v1/authz/ (Envoy's path_prefix) the parameters come from Admit-Authz; the client's query is never read", async () => {
     await policy(suite.api, "az-prefix", { limit: 1 });
     await policy(suite.api, "az-roomy", { limit: 1000 });
