@@ -5,6 +5,7 @@
 // so both answer exactly the same. checkOnce() is the window check they and POST
 // /v1/ratelimits/check share; checkOrThrow() is that route's answer, over HTTP and RPC.
 import { z } from "@hono/zod-openapi";
+import { type AuditEntry, auditEntry } from "../core/audit";
 import type { Queryable, RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { notFound, type Problem, ProblemError, problem } from "../core/errors";
@@ -194,12 +195,24 @@ export function gateBudget(db: Pick<RequestDb, "remainingMs">, input: GateInput)
   return { timeoutMs: Math.max(1, Math.min(input.timeout_ms ?? DEFAULT_TIMEOUT_MS, db.remainingMs())), onUnavailable: input.on_unavailable ?? "deny" };
 }
 
-async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]>, holder: string, budget: Budget): Promise<AcquireRow> {
+/**
+ * The audit row of a semaphore created on first use (docs/keys.md): made by the host Worker's
+ * rateLimit() middleware on its own database handle (actor "rateLimit()": no key made the change), or
+ * over the binding (actor "binding", rateLimitGate).
+ */
+function firstUseAudit(seen: Seen, conc: NonNullable<GateInput["concurrency"]>, ttlMs: number): AuditEntry {
+  const change = { permits: conc.permits, default_ttl_ms: ttlMs, created_on_first_use: true };
+  const entry = auditEntry(seen.via === "rpc" ? { kind: "binding" } : undefined, seen.env ?? {}, "semaphores.put", conc.name, change);
+  return seen.via === "rpc" ? entry : { ...entry, actor: { id: null, name: "rateLimit()" } };
+}
+
+async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]>, holder: string, budget: Budget, seen: Seen): Promise<AcquireRow> {
   const within = () => ({ lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget.timeoutMs });
   let r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
   if (r.status === "not_found") {
     // First use: create it with the configured size (an existing one is never resized here), then take a permit.
-    await sql.createSemaphore(db, conc.name, conc.permits, conc.ttl_ms ?? 60_000, within());
+    const ttlMs = conc.ttl_ms ?? 60_000;
+    await sql.createSemaphore(db, conc.name, conc.permits, ttlMs, within(), firstUseAudit(seen, conc, ttlMs));
     r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
   }
   return r;
@@ -225,7 +238,10 @@ export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | n
     headers = withConcurrency(w.headers, conc, conc.permits);
   }
   if (!conc) throw new Error("gate(): give `policy`, `policies` or `concurrency`");
-  const r = await withinBudget(budget, () => acquire(db, conc, (input.holder ?? "rateLimit()").slice(0, 200), budget), { policy: conc.name, key: conc.name });
+  const r = await withinBudget(budget, () => acquire(db, conc, (input.holder ?? "rateLimit()").slice(0, 200), budget, seen), {
+    policy: conc.name,
+    key: conc.name,
+  });
   if (isUnenforced(r)) {
     const u = unenforcedResponse(r);
     if (u.status !== 200) return { pass: false, status: u.status, problem: u.body as Problem, headers: u.headers };

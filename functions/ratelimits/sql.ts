@@ -303,13 +303,25 @@ export async function acquirePermit(db: Queryable, semaphore: string, holder: st
   return r;
 }
 
-/** Creates a semaphore unless it exists (an existing one keeps its size and TTL). */
-export async function createSemaphore(db: Queryable, semaphore: string, permits: number, ttlMs: number, o: PermitCallOptions): Promise<void> {
-  await db.query(
-    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, true, $5::integer)",
+/**
+ * Creates a semaphore unless it exists (an existing one keeps its size and TTL), with `audit`'s row
+ * in the same statement when it did create it: a configuration write, as a semaphore's PUT is.
+ */
+export async function createSemaphore(
+  db: Queryable,
+  semaphore: string,
+  permits: number,
+  ttlMs: number,
+  o: PermitCallOptions,
+  audit: AuditEntry,
+): Promise<void> {
+  const q = audited(
+    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, true, $5::integer) AS r",
     [lockKey("semaphore", semaphore), semaphore, permits, ttlMs, o.lockTimeoutMs],
-    { write: true, withinMs: o.withinMs },
+    "(c.r->>'created')::boolean",
+    audit,
   );
+  await db.query(q.text, q.params, { write: true, withinMs: o.withinMs });
 }
 
 export async function releasePermit(db: Queryable, semaphore: string, permitId: string, o: PermitCallOptions): Promise<void> {
