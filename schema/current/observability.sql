@@ -92,7 +92,6 @@ AS $function$
 DECLARE
   v_now numeric := admit_ts_to_ms(now());
   h record;
-  v_slot bigint;
   v_ws numeric;
   v_hits bigint := 0;
   v_dropped bigint := 0;
@@ -100,15 +99,19 @@ DECLARE
   v_room integer;
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  PERFORM 1
+     FROM ratelimit_policies pol
+    WHERE pol.name IN (SELECT x.p FROM jsonb_to_recordset(coalesce(p_hits, '[]')) AS x(p text))
+    ORDER BY pol.name COLLATE "C"
+      FOR KEY SHARE;
   FOR h IN
-    SELECT x.p, x.k, x.n, x.a, x.u, pol.algorithm, pol.window_ms, pol.history_ms,
-           CASE WHEN pol.algorithm = 'fixed_window' AND x.u IS NOT NULL
-                THEN round((v_now + x.u) / pol.window_ms)::bigint - 1
-                WHEN pol.algorithm = 'token_bucket' THEN -1
+    SELECT x.p, x.k, x.n, x.a, pol.algorithm, pol.window_ms, pol.history_ms,
+           CASE WHEN pol.algorithm = 'token_bucket' THEN -1
+                WHEN pol.algorithm = 'fixed_window' AND x.w IS NOT NULL THEN x.w / pol.window_ms
                 ELSE floor((v_now - coalesce(x.a, 0)) / pol.window_ms)::bigint END AS slot
-      FROM jsonb_to_recordset(coalesce(p_hits, '[]')) AS x(p text, k text, n integer, a bigint, u bigint)
+      FROM jsonb_to_recordset(coalesce(p_hits, '[]')) AS x(p text, k text, n integer, a bigint, w bigint)
       LEFT JOIN ratelimit_policies pol ON pol.name = x.p
-     ORDER BY x.p COLLATE "C", x.k COLLATE "C", 9
+     ORDER BY x.k COLLATE "C", x.p COLLATE "C", 8
   LOOP
     IF h.algorithm IS NULL OR h.n IS NULL OR h.n <= 0 THEN
       v_dropped := v_dropped + coalesce(greatest(h.n, 0), 0);
