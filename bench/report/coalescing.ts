@@ -1,4 +1,4 @@
-// The coalescing targets (functions/core/coalesce.ts), each judged only where the run has the rows
+// The coalescing targets (functions/core/coalesce/), each judged only where the run has the rows
 // it compares.
 
 import { FLUSH_MS, flushAllowance, ratioWithCost, type Target } from "./judge";

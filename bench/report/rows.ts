@@ -67,7 +67,7 @@ export const METRICS_OFF = "admit (METRICS=off)";
 export const COALESCE_OFF = "admit (COALESCE=off)";
 /** burst-1000's floor: 1000 GET / at once through Admit's Worker (no database), the part of a burst's p99 that is workerd's alone. */
 export const BURST_FLOOR = "no-op GET / (the floor)";
-/** The library row whose handle has a coalesceKey: concurrent checks of the row share one statement (functions/core/coalesce.ts). */
+/** The library row whose handle has a coalesceKey: concurrent checks of the row share one statement (functions/core/coalesce/). */
 export const COALESCED = "admit (coalesced)";
 /** The edge concurrency of the "never slower alone" pair (admit and COALESCE=off, one client): no coalescing happens there. */
 export const ALONE = 1;

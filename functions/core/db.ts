@@ -240,7 +240,7 @@ export class RequestDb {
   }
 
   /**
-   * Where this handle's statements may share one statement with other requests' (functions/core/coalesce.ts):
+   * Where this handle's statements may share one statement with other requests' (functions/core/coalesce/):
    * the database, while a statement is its own transaction over HTTP (outside begin/commit, not
    * DB_TRANSPORT=websocket) and COALESCE is not "off"; otherwise undefined (never coalesced).
    */
@@ -374,7 +374,7 @@ export class RequestDb {
 
   /**
    * Keeps `work` done for others going after this request answered (a batch it carries runs to its
-   * latest decision's deadline: coalesce.ts): close(), run in `waitUntil`, waits for it, so workerd does.
+   * latest decision's deadline: coalesce/send.ts): close(), run in `waitUntil`, waits for it, so workerd does.
    */
   keepAlive(work: Promise<unknown>): void {
     this.kept.push(work.catch(() => {}));

@@ -80,7 +80,7 @@ async function permitCall<P>(db: Queryable, text: string, params: unknown[]): Pr
   return r;
 }
 
-/** The one statement of the acquires that were in flight together (functions/core/coalesce.ts; 000102). */
+/** The one statement of the acquires that were in flight together (functions/core/coalesce/; 000102). */
 export const ACQUIRE_BATCH_SQL = "SELECT admit_permit_acquire_batch($1::jsonb, $2::integer) AS r";
 
 interface AcquireItem {

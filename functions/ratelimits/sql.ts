@@ -196,7 +196,7 @@ export interface CheckArgs {
 }
 
 /**
- * The one statement of the checks that were in flight together (functions/core/coalesce.ts): each
+ * The one statement of the checks that were in flight together (functions/core/coalesce/): each
  * item as its own statement would decide it, one answer per item, in order (000101).
  */
 export const CHECK_BATCH_SQL = `SELECT admit_ratelimit_check_batch($1::jsonb, $2::integer) AS r, ${AT}`;
@@ -256,7 +256,7 @@ export const checkCoalescing = checks.stats;
 /**
  * One policy, one decision; null when the policy does not exist. A peek (cost 0) is not a write.
  * UNSENT when, while it waited to join a batch, `ask.known` said its answer no longer needs the
- * database; `ask.learn` gets the answer when its batch lands (functions/core/coalesce.ts).
+ * database; `ask.learn` gets the answer when its batch lands (functions/core/coalesce/).
  */
 export async function check(db: Queryable, policy: string, a: CheckArgs, ask?: Ask<CheckRow | null>): Promise<CheckRow | null | typeof UNSENT> {
   return (await checks.runUnless(db, { policy, a }, a.withinMs, ask as Ask<CheckAnswer>)) as CheckRow | null | typeof UNSENT;

@@ -1,4 +1,4 @@
-// Each decision's budget in a coalesced batch (functions/core/coalesce.ts, coalesce-send.ts), with
+// Each decision's budget in a coalesced batch (functions/core/coalesce/send.ts), with
 // stand-in statements (coalesce-harness.ts): the batch runs to its latest decision's deadline over
 // that decision's handle, the carrier answers at its own, and a refused batch's decisions are each
 // sent again on their own time. Against real Postgres: test/ratelimits/ratelimits.coalesce-budgets*.test.ts,

@@ -1,4 +1,4 @@
-// The coalescer's scheduling on its own (functions/core/coalesce.ts): who goes alone, who waits,
+// The coalescer's scheduling on its own (functions/core/coalesce/): who goes alone, who waits,
 // what a batch holds and in which order, a failed batch's fallback, a queued decision's deadline.
 // The statements here are stand-ins that record what they were asked: this suite judges the
 // scheduling only. The decisions themselves, against real Postgres under real bursts, are judged

@@ -1,6 +1,6 @@
-// Checks of different budgets coalesced into one statement (functions/core/coalesce.ts,
-// coalesce-send.ts), against real Postgres with real simultaneous requests: each keeps its own
-// `timeout_ms` and lock timeout in a batch. A short-budget check carrying the batch answers at its
+// Checks of different budgets coalesced into one statement (functions/core/coalesce/send.ts),
+// against real Postgres with real simultaneous requests: each keeps its own `timeout_ms` and lock
+// timeout in a batch. A short-budget check carrying the batch answers at its
 // own deadline; the long-budget check beside it, whose counter row another session holds, is still
 // decided and counted, by the batch itself or, when the batch's lock wait was refused, by a
 // statement of its own sent on its own budget. How the two are made to share a batch: coalesce-budgets.ts.

@@ -1,4 +1,4 @@
-// Reservations in flight together go to Postgres as one statement (functions/core/coalesce.ts,
+// Reservations in flight together go to Postgres as one statement (functions/core/coalesce/,
 // admit_reserve_batch in schema/000102), against real Postgres with real simultaneous requests:
 // still exactly one winner per interval, a resource whose lock is held elsewhere answers for its
 // own requests only, and each request keeps its own budget in a batch.

@@ -1,65 +1,10 @@
-// A coalesced batch on its way (functions/core/coalesce.ts): its statement's parameters, sent from the
-// request that carries it, each of its decisions settled with its own answer or failure, a batch
-// Postgres refused for one of its items left for each of its decisions to send again alone, from its
-// own request, and the counters of what a coalescer did.
-import type { BatchKind } from "./coalesce";
-import { lostAnswer, type Queryable, sqlState } from "./db";
-import { ProblemError } from "./errors";
-
-/** A decision waiting in a lane's queue, or carried in a flight. */
-export interface Waiting<I, A> {
-  item: I;
-  /** Whether its answer is now known without the database (it then leaves the queue unsent). */
-  known?: () => boolean;
-  /** What its answer teaches the isolate, applied when its batch lands (in the carrier's request: memory only, no I/O). */
-  learn?: (answer: A) => void;
-  db: Queryable;
-  deadline: number;
-  /** The flight carrying it, once a carrier took it into a batch. */
-  flight: Flight | null;
-  /**
-   * Its answer or failure, once its flight landed; `alone`: its batch was refused for one of its
-   * decisions and applied nothing, so it is sent again as a statement of its own, by its own request.
-   */
-  result?: { answer: A } | { error: unknown } | { alone: true };
-}
-
-/** What a coalescer did (tests and the bench read it). */
-export interface CoalesceStats {
-  /** Decisions sent as statements of their own (few in flight). */
-  alone: number;
-  /** Statements that carried a batch, and the decisions they carried. */
-  batches: number;
-  batched: number;
-  /** Batches that failed on a lock wait or conflict and were sent again one by one. */
-  fallbacks: number;
-  /** Times a queued decision woke from waiting (for the flights in the air, or the next carrier's gate). */
-  wakes: number;
-  /** Decisions waiting for a batch now (read from the queues). */
-  readonly waiting: number;
-}
-
-/** Counters of what a coalescer did, and what waits in its lanes now. */
-export function statsOver(lanes: Map<string, { queue: unknown[] }>): CoalesceStats {
-  return {
-    alone: 0,
-    batches: 0,
-    batched: 0,
-    fallbacks: 0,
-    wakes: 0,
-    get waiting() {
-      let n = 0;
-      for (const lane of lanes.values()) n += lane.queue.length;
-      return n;
-    },
-  };
-}
-
-/** A statement on its way: its promise is made and settled by the request that sent it, and by no other. */
-export interface Flight {
-  landed: Promise<void>;
-  departed: number;
-}
+// A batch on its way: its statement's parameters, sent from the request that carries it, each of its
+// decisions settled with its own answer or failure, and a batch Postgres refused for one of its items
+// left for each of its decisions to send again alone, from its own request (coalescer.ts).
+import { lostAnswer, type Queryable, sqlState } from "../db";
+import { ProblemError } from "../errors";
+import type { CoalesceStats } from "./stats";
+import type { BatchKind, Waiting } from "./types";
 
 /** What Postgres refused for one decision of a batch, not for all (a lock wait, a conflict, a value): nothing was applied. */
 const ITEM_PROBLEMS = new Set(["/problems/lock-timeout", "/problems/concurrent-conflict", "/problems/conflict", "/problems/validation"]);
@@ -75,7 +20,7 @@ function retryAlone(err: unknown): boolean {
  * Sends a batch from the carrier's request and settles each of its decisions, each on its own budget:
  * - the statement may run until the LATEST deadline among its decisions (sent over that decision's
  *   handle, whose request budget reaches it), never the carrier's: a decision whose own time runs
- *   out first answers from its own timer (coalesce.ts; the carrier too, its request kept open until
+ *   out first answers from its own timer (coalescer.ts; the carrier too, its request kept open until
  *   the batch lands), and one with more time is not answered 504 because another's ran out;
  * - its lock timeout is its most impatient decision's (batchParams): no decision waits on a lock
  *   longer than it would alone, and a wait that is refused applied nothing, so each decision is then
