@@ -6,10 +6,10 @@ import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { loadMigrations, migrate, SCHEMA_DIR } from "../../tools/migrate";
 import { newSecret, secretHash } from "../../functions/core/apikeys";
 import { canonicalJson } from "../../functions/core/validation";
 import { call } from "../../functions/http/rpc/call";
+import { loadMigrations, migrate, SCHEMA_DIR } from "../../tools/migrate";
 import { bindings, client, freshDatabase, type Served, SUITE_BUDGET_MS, serveApp, sql } from "../support";
 
 const FIRST_WITH_CALLERS = 114;
