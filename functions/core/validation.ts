@@ -103,6 +103,18 @@ function canonical(us: bigint): string {
   return new Date(Number(s) * 1000).toISOString().slice(0, 19) + (frac ? "." + frac : "") + "Z";
 }
 
+/** Whether `s` is an instant Postgres's timestamptz holds as the same instant: RFC 3339, years 0001–9999 (a cursor's time). */
+export function isInstant(s: string | undefined): boolean {
+  return s !== undefined && rfc3339Micros(s) !== undefined;
+}
+
+const INT8_MAX = 9_223_372_036_854_775_807n;
+
+/** Whether `s` is the decimal text of a non-negative integer Postgres's bigint holds (a cursor's id or count). */
+export function isInt8(s: string | undefined): boolean {
+  return s !== undefined && /^\d{1,19}$/.test(s) && BigInt(s) <= INT8_MAX;
+}
+
 /** `a` is a later instant than `b` (both valid RFC 3339, e.g. values of Rfc3339), at microsecond precision. */
 export function isLater(a: string, b: string): boolean {
   return rfc3339Micros(a)! > rfc3339Micros(b)!;
@@ -190,11 +202,15 @@ export function encodeCursor(parts: string[]): string {
   return encodeBase64Url(new TextEncoder().encode(JSON.stringify(parts)).buffer as ArrayBuffer);
 }
 
-/** The parts of a cursor made by encodeCursor() that `ok` accepts, or the 422 for a cursor this endpoint did not give. */
+/**
+ * The parts of a cursor made by encodeCursor() that `ok` accepts, or the 422 for a cursor this
+ * endpoint did not give. A part Postgres cannot store as itself (a NUL, a lone surrogate) is refused
+ * here for every list; `ok` checks the rest against what its columns hold (isInstant, isInt8).
+ */
 export function decodeCursor(cursor: string, ok: (parts: string[]) => boolean): string[] {
   try {
     const parts: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64Url(cursor)));
-    if (Array.isArray(parts) && parts.every((p) => typeof p === "string") && ok(parts)) return parts;
+    if (Array.isArray(parts) && parts.every((p) => typeof p === "string" && unstorableText(p) === undefined) && ok(parts)) return parts;
   } catch {
     /* not base64url JSON: fall through */
   }

@@ -6,7 +6,7 @@ import { forbidden } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { notFound, problem } from "../core/errors";
 import { covers } from "../core/scopes";
-import { decodeCursor, encodeCursor, isUuid, namePage } from "../core/validation";
+import { decodeCursor, encodeCursor, isInstant, isInt8, isUuid, namePage } from "../core/validation";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -36,7 +36,7 @@ export const createKey: RouteHandler<typeof routes.createKey, AppEnv> = async (c
 
 export const listKeys: RouteHandler<typeof routes.listKeys, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const after = q.cursor ? decodeCursor(q.cursor, (p) => p.length === 2 && isUuid(p[1]) && !Number.isNaN(Date.parse(p[0]))) : null;
+  const after = q.cursor ? decodeCursor(q.cursor, (p) => p.length === 2 && isUuid(p[1]) && isInstant(p[0])) : null;
   const rows = await sql.listKeys(c.var.db, after && { at: after[0], id: after[1] }, q.limit);
   return c.json(
     namePage(rows, q.limit, (k) => encodeCursor([k.created_at, k.id])),
@@ -85,7 +85,7 @@ export const rotateKey: RouteHandler<typeof routes.rotateKey, AppEnv> = async (c
 
 export const listAudit: RouteHandler<typeof routes.listAudit, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const before = q.cursor ? decodeCursor(q.cursor, (p) => p.length === 2 && /^\d{1,19}$/.test(p[1]) && !Number.isNaN(Date.parse(p[0]))) : null;
+  const before = q.cursor ? decodeCursor(q.cursor, (p) => p.length === 2 && isInt8(p[1]) && isInstant(p[0])) : null;
   const rows = await sql.listAudit(
     c.var.db,
     { target: q.target ?? null, key: q.key ?? null, from: q.from ?? null, to: q.to ?? null },
