@@ -135,18 +135,27 @@ export const Rfc3339 = z
 interface HookResult {
   success: boolean;
   target?: string;
-  error?: { issues: Array<{ path: PropertyKey[]; message: string }> };
+  error?: { issues: Array<{ path: PropertyKey[]; message: string; code?: string; keys?: string[] }> };
 }
 
-/** `defaultHook` of the app: every validation failure is a 422 with `errors: [{path, message}]`. */
+/** The message of every 422 for a field a body's schema does not have. */
+export const UNKNOWN_FIELD = "unknown field: not in this operation's schema (misspelt?)";
+
+/**
+ * `defaultHook` of the app: every validation failure is a 422 with `errors: [{path, message}]`. A
+ * field a body's schema does not have (every body schema is a strict object: the document says
+ * `additionalProperties: false`) is one error per field, its path the field's own, so that a typo in
+ * an optional field is refused by name rather than dropped and its default applied.
+ */
 export function validationHook(result: HookResult, _c: Context): void {
   if (result.success) return;
   const where = result.target === "json" ? "body" : (result.target ?? "input");
-  const errors = (result.error?.issues ?? []).map((i) => ({
-    in: where,
-    path: i.path.map(String).join(".") || "(root)",
-    message: i.message,
-  }));
+  const at = (path: PropertyKey[]) => path.map(String).join(".") || "(root)";
+  const errors = (result.error?.issues ?? []).flatMap((i) =>
+    i.code === "unrecognized_keys" && i.keys
+      ? i.keys.map((k) => ({ in: where, path: at([...i.path, k]), message: UNKNOWN_FIELD }))
+      : [{ in: where, path: at(i.path), message: i.message }],
+  );
   const detail = errors.map((e) => `${e.in} ${e.path}: ${e.message}`).join("; ");
   throw validationProblem(detail, errors);
 }
@@ -249,6 +258,26 @@ export function valid<S extends z.ZodType>(schema: S, value: unknown, target: "p
   const r = schema.safeParse(value);
   if (!r.success) validationHook({ success: false, target, error: r.error }, undefined as never);
   return r.data as z.output<S>;
+}
+
+const NO_BODY = z.strictObject({});
+
+/**
+ * An RPC method's input — one object holding a route's path parameters and its body's fields —
+ * split by the parameters' names and validated with the route's own schemas: `param` (its path
+ * parameters) and `json` (its body schema, strict like every body's; a route without a body takes no
+ * other field). So a field the route does not have is refused by name, as over HTTP.
+ */
+export function validInput<P extends z.ZodObject, B extends z.ZodType = typeof NO_BODY>(
+  input: unknown,
+  param: P,
+  json?: B,
+): { param: z.output<P>; json: z.output<B> } {
+  const given = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const p: Record<string, unknown> = {};
+  const b: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(given)) (Object.hasOwn(param.shape, k) ? p : b)[k] = v;
+  return { param: valid(param, p, "param"), json: valid(json ?? NO_BODY, b, "json") as z.output<B> };
 }
 
 /** A route's JSON body schema. */

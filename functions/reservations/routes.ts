@@ -52,7 +52,7 @@ const Conflict = z.object({ id: z.uuid(), holder: z.string(), start: z.string(),
 const ConflictProblem = ProblemSchema.extend({ conflicts: z.array(Conflict) }).openapi("ReservationConflict");
 
 const CreateBody = z
-  .object({
+  .strictObject({
     resource: name(200, { segment: true }).openapi({
       example: "223/345",
       description: "What is reserved (e.g. datacenter/server). 1–200 characters, matched verbatim.",
