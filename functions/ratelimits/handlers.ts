@@ -3,6 +3,7 @@
 
 import type { RouteHandler } from "@hono/zod-openapi";
 import { auditEntry } from "../core/audit";
+import { visibleNames } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { notFound, problem, validationProblem } from "../core/errors";
 import { decodeCursor, encodeCursor, isInstant, isInt8, namePage } from "../core/validation";
@@ -45,7 +46,7 @@ export const deleteRateLimitPolicy: RouteHandler<typeof routes.deleteRateLimitPo
 
 export const listRateLimitPolicies: RouteHandler<typeof routes.listRateLimitPolicies, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const rows = await sql.listPolicies(c.var.db, q.cursor ?? null, q.limit);
+  const rows = await sql.listPolicies(c.var.db, q.cursor ?? null, q.limit, visibleNames(c));
   return c.json(
     namePage(rows, q.limit, (p) => p.name),
     200,

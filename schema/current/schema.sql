@@ -361,7 +361,7 @@ EXCEPTION WHEN lock_not_available THEN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_audit_list(p_target text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_before_at timestamp with time zone, p_before_id bigint, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_audit_list(p_target text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_before_at timestamp with time zone, p_before_id bigint, p_limit integer, p_names text[])
  RETURNS jsonb
  LANGUAGE sql
  STABLE
@@ -375,6 +375,10 @@ AS $function$
              AND (p_from IS NULL OR at >= p_from)
              AND (p_to IS NULL OR at < p_to)
              AND (p_before_at IS NULL OR (at, id) < (p_before_at, p_before_id))
+             AND (p_names IS NULL
+                  OR CASE WHEN starts_with(action, 'keys.')
+                          THEN EXISTS (SELECT 1 FROM admit_keys k WHERE k.id::text = target AND admit_key_visible(k.names, p_names))
+                          ELSE target LIKE ANY (p_names) END)
            ORDER BY at DESC, id DESC
            LIMIT p_limit + 1) a
 $function$;
@@ -1030,14 +1034,15 @@ AS $function$
   )
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_key_list(p_after_at timestamp with time zone, p_after_id uuid, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_key_list(p_after_at timestamp with time zone, p_after_id uuid, p_limit integer, p_names text[])
  RETURNS jsonb
  LANGUAGE sql
  STABLE
 AS $function$
   SELECT coalesce(jsonb_agg(admit_key_json(k) ORDER BY k.created_at, k.id), '[]'::jsonb)
     FROM (SELECT * FROM admit_keys
-           WHERE p_after_at IS NULL OR (created_at, id) > (p_after_at, p_after_id)
+           WHERE (p_after_at IS NULL OR (created_at, id) > (p_after_at, p_after_id))
+             AND admit_key_visible(names, p_names)
            ORDER BY created_at, id
            LIMIT p_limit + 1) k
 $function$;
@@ -1104,7 +1109,16 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_lease_list(p_prefix text, p_after text, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_key_visible(p_key_names text[], p_names text[])
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT p_names IS NULL
+      OR (p_key_names IS NOT NULL AND NOT EXISTS (SELECT 1 FROM unnest(p_key_names) n WHERE NOT (n LIKE ANY (p_names))))
+$function$;
+
+CREATE OR REPLACE FUNCTION public.admit_lease_list(p_prefix text, p_after text, p_limit integer, p_names text[])
  RETURNS json
  LANGUAGE sql
  STABLE
@@ -1120,6 +1134,7 @@ AS $function$
            WHERE kind = 'lease' AND released_at IS NULL AND timed_out_at IS NULL
              AND expires_at > clock_timestamp()
              AND (p_prefix IS NULL OR starts_with(name, p_prefix))
+             AND (p_names IS NULL OR name LIKE ANY (p_names))
              AND name > coalesce(p_after, '')
            ORDER BY name LIMIT p_limit + 1) p
 $function$;
@@ -2278,7 +2293,7 @@ AS $function$
   END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policies(p_after text, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policies(p_after text, p_limit integer, p_names text[])
  RETURNS json
  LANGUAGE sql
  STABLE
@@ -2286,6 +2301,7 @@ AS $function$
   SELECT coalesce(json_agg(admit_ratelimit_policy_json(p) ORDER BY p.name), '[]'::json)
     FROM (SELECT * FROM ratelimit_policies
            WHERE name > coalesce(p_after, '')
+             AND (p_names IS NULL OR name LIKE ANY (p_names))
            ORDER BY name LIMIT p_limit + 1) p
 $function$;
 
@@ -2781,7 +2797,7 @@ AS $function$
   WHERE s.name = p_name
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit integer, p_holders integer, p_max_bytes integer)
+CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit integer, p_holders integer, p_max_bytes integer, p_names text[])
  RETURNS json
  LANGUAGE sql
  STABLE
@@ -2789,6 +2805,7 @@ AS $function$
   SELECT admit_page(array_agg(admit_semaphore_json(s.name, p_holders) ORDER BY s.name), p_limit, p_max_bytes)
     FROM (SELECT name FROM semaphores
            WHERE name > coalesce(p_after, '')
+             AND (p_names IS NULL OR name LIKE ANY (p_names))
            ORDER BY name LIMIT p_limit + 1) s
 $function$;
 
@@ -3259,7 +3276,7 @@ AS $function$
            ORDER BY seq LIMIT p_limit + 1) e
 $function$;
 
-CREATE OR REPLACE FUNCTION public.admit_webhook_list_sources(p_after text, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_webhook_list_sources(p_after text, p_limit integer, p_names text[])
  RETURNS json
  LANGUAGE sql
  STABLE
@@ -3267,6 +3284,7 @@ AS $function$
   SELECT coalesce(json_agg(admit_webhook_source_json(s) ORDER BY s.source), '[]'::json)
     FROM (SELECT * FROM webhook_sources
            WHERE source > coalesce(p_after, '')
+             AND (p_names IS NULL OR source LIKE ANY (p_names))
            ORDER BY source LIMIT p_limit + 1) s
 $function$;
 
