@@ -165,9 +165,11 @@ $$;
 -- root token nor the Service Binding writes a key id (core/audit.ts: actor name 'root' or 'binding').
 
 -- The audit log, newest first, filtered by target, key (a key id; 'root': the API_TOKEN;
--- 'binding': the Service Binding, RPC) and [p_from, p_to); keyset on (at, id) descending. The root
--- token and the binding both write no key id: their rows differ by key_name.
-CREATE OR REPLACE FUNCTION admit_audit_list(p_target text, p_key text, p_from timestamptz, p_to timestamptz, p_before_at timestamptz, p_before_id bigint, p_limit integer)
+-- 'binding': the Service Binding, RPC) and [p_from, p_to), and for a name-limited key only the rows
+-- on what it may see (p_names); keyset on (at, id) descending. The root token and the binding both
+-- write no key id: their rows differ by key_name.
+CREATE OR REPLACE FUNCTION admit_audit_list(p_target text, p_key text, p_from timestamptz, p_to timestamptz, p_before_at timestamptz, p_before_id bigint, p_limit integer,
+                                            p_names text[])
 RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(jsonb_agg(jsonb_build_object(
@@ -181,6 +183,10 @@ LANGUAGE sql STABLE AS $$
              AND (p_from IS NULL OR at >= p_from)
              AND (p_to IS NULL OR at < p_to)
              AND (p_before_at IS NULL OR (at, id) < (p_before_at, p_before_id))
+             AND (p_names IS NULL
+                  OR CASE WHEN starts_with(action, 'keys.')
+                          THEN EXISTS (SELECT 1 FROM admit_keys k WHERE k.id::text = target AND admit_key_visible(k.names, p_names))
+                          ELSE target LIKE ANY (p_names) END)
            ORDER BY at DESC, id DESC
            LIMIT p_limit + 1) a
 $$;

@@ -140,8 +140,9 @@ COMMENT ON FUNCTION admit_key_live_maker IS 'The maker key, share-locked, when i
 COMMENT ON FUNCTION admit_key_lookup IS 'What an isolate caches for a secret''s hash, or NULL (unknown, revoked and expired alike), and how long it stays valid by the database clock.';
 COMMENT ON FUNCTION admit_key_rotate IS 'A new secret for a key; its live secrets end after the overlap. A maker key may rotate only keys that expire no later than itself.';
 COMMENT ON FUNCTION admit_key_revoke IS 'Revokes a key, every secret at once, and every key it made, down the line, each with its audit row; revoking twice changes nothing.';
-COMMENT ON FUNCTION admit_key_list IS 'Keys by creation, after a cursor.';
+COMMENT ON FUNCTION admit_key_list IS 'Keys by creation, after a cursor; a name-limited key sees only the keys it could have made.';
 COMMENT ON FUNCTION admit_key_json IS 'A key''s public shape: never a hash.';
 COMMENT ON FUNCTION admit_audit_write IS 'Writes one audit row; returns true so a statement can call it beside its change.';
-COMMENT ON FUNCTION admit_audit_list IS 'The audit log newest first, filtered by target, key and time, after an (at, id) cursor.';
+COMMENT ON FUNCTION admit_audit_list IS 'The audit log newest first, filtered by target, key (an id, root or binding) and time, after an (at, id) cursor; a name-limited key sees only rows on what it may see.';
+COMMENT ON FUNCTION admit_key_visible IS 'Whether a key whose name patterns are p_key_names is visible to a key limited to p_names: each of its patterns lies within one of those.';
 COMMENT ON FUNCTION admit_sweep_audit IS 'Sweeper: deletes audit rows past their retention and secrets whose overlap ended, a bounded batch.';

@@ -2,11 +2,11 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import { keyCache, newSecret, START_LENGTH, secretHash } from "../core/apikeys";
 import { auditEntry } from "../core/audit";
-import { forbidden, invalidToken } from "../core/auth";
+import { forbidden, invalidToken, visibleNames } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { notFound, problem, validationProblem } from "../core/errors";
 import { covers } from "../core/scopes";
-import { decodeCursor, encodeCursor, isUuid, namePage } from "../core/validation";
+import { decodeCursor, encodeCursor, isInstant, isInt8, isUuid, namePage } from "../core/validation";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -59,8 +59,8 @@ function makerGone(maker: string | null): Error {
 
 export const listKeys: RouteHandler<typeof routes.listKeys, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const after = q.cursor ? decodeCursor(q.cursor, (p) => p.length === 2 && isUuid(p[1]) && !Number.isNaN(Date.parse(p[0]))) : null;
-  const rows = await sql.listKeys(c.var.db, after && { at: after[0], id: after[1] }, q.limit);
+  const after = q.cursor ? decodeCursor(q.cursor, (p) => p.length === 2 && isUuid(p[1]) && isInstant(p[0])) : null;
+  const rows = await sql.listKeys(c.var.db, after && { at: after[0], id: after[1] }, q.limit, visibleNames(c));
   return c.json(
     namePage(rows, q.limit, (k) => encodeCursor([k.created_at, k.id])),
     200,
@@ -69,7 +69,7 @@ export const listKeys: RouteHandler<typeof routes.listKeys, AppEnv> = async (c) 
 
 export const getKey: RouteHandler<typeof routes.getKey, AppEnv> = async (c) => {
   const id = validId(c.req.valid("param").id);
-  const key = await sql.getKey(c.var.db, id);
+  const key = await sql.getKey(c.var.db, id, visibleNames(c));
   if (!key) throw keyNotFound(id);
   return c.json(key, 200);
 };
@@ -86,10 +86,11 @@ export const rotateKey: RouteHandler<typeof routes.rotateKey, AppEnv> = async (c
   const id = validId(c.req.valid("param").id);
   const { overlap_ms } = c.req.valid("json");
   // Rotation hands out the key's new secret: a key may rotate only keys it could have created
-  // (a key's scopes and names never change, so reading them first is safe).
+  // (a key's scopes and names never change, so reading them first is safe). One whose patterns are
+  // not within its own it does not see at all: 404, as an unknown id.
   const caller = c.var.caller;
   if (caller?.kind === "key" && caller.id !== id) {
-    const target = await sql.getKey(c.var.db, id);
+    const target = await sql.getKey(c.var.db, id, visibleNames(c));
     if (!target) throw keyNotFound(id);
     if (!covers(caller.scopes, caller.names, target.scopes, target.names)) {
       throw forbidden({ scope: target.scopes.find((s) => !covers(caller.scopes, null, [s], null)) ?? "names beyond this key's own" });
@@ -115,12 +116,13 @@ export const rotateKey: RouteHandler<typeof routes.rotateKey, AppEnv> = async (c
 
 export const listAudit: RouteHandler<typeof routes.listAudit, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const before = q.cursor ? decodeCursor(q.cursor, (p) => p.length === 2 && /^\d{1,19}$/.test(p[1]) && !Number.isNaN(Date.parse(p[0]))) : null;
+  const before = q.cursor ? decodeCursor(q.cursor, (p) => p.length === 2 && isInt8(p[1]) && isInstant(p[0])) : null;
   const rows = await sql.listAudit(
     c.var.db,
     { target: q.target ?? null, key: q.key ?? null, from: q.from ?? null, to: q.to ?? null },
     before && { at: before[0], id: before[1] },
     q.limit,
+    visibleNames(c),
   );
   return c.json(
     namePage(rows, q.limit, (a) => encodeCursor([a.at, String(a.id)])),

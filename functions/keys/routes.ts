@@ -40,7 +40,7 @@ const KeyWithSecret = Key.extend({
 }).openapi("ApiKeyCreated");
 
 const CreateBody = z
-  .object({
+  .strictObject({
     name: name().openapi({ example: "gateway-eu" }),
     scopes: z.array(ScopeString).min(1).max(64),
     names: z.array(NamePattern).min(1).max(64).optional(),
@@ -52,7 +52,7 @@ const CreateBody = z
   .openapi("ApiKeyInput");
 
 const RotateBody = z
-  .object({
+  .strictObject({
     overlap_ms: z
       .number()
       .int()

@@ -43,17 +43,22 @@ export async function createKey(
   return r;
 }
 
-export async function getKey(db: Queryable, id: string): Promise<KeyRow | null> {
-  const [row] = await db.query<{ r: KeyRow }>("SELECT admit_key_json(k) AS r FROM admit_keys k WHERE k.id = $1::uuid", [id]);
+/** The key, or null when there is none, or (`names`: a caller's LIKE patterns; null: all) when its patterns are not within them. */
+export async function getKey(db: Queryable, id: string, names: string[] | null): Promise<KeyRow | null> {
+  const [row] = await db.query<{ r: KeyRow }>(
+    "SELECT admit_key_json(k) AS r FROM admit_keys k WHERE k.id = $1::uuid AND admit_key_visible(k.names, $2::text[])",
+    [id, names],
+  );
   return row?.r ?? null;
 }
 
-/** Keys after the (created_at, id) cursor, at most limit + 1. */
-export async function listKeys(db: Queryable, after: { at: string; id: string } | null, limit: number): Promise<KeyRow[]> {
-  const [{ r }] = await db.query<{ r: KeyRow[] }>("SELECT admit_key_list($1::timestamptz, $2::uuid, $3::integer) AS r", [
+/** Keys after the (created_at, id) cursor whose patterns are within `names` (LIKE patterns; null: all keys), at most limit + 1. */
+export async function listKeys(db: Queryable, after: { at: string; id: string } | null, limit: number, names: string[] | null): Promise<KeyRow[]> {
+  const [{ r }] = await db.query<{ r: KeyRow[] }>("SELECT admit_key_list($1::timestamptz, $2::uuid, $3::integer, $4::text[]) AS r", [
     after?.at ?? null,
     after?.id ?? null,
     limit,
+    names,
   ]);
   return r;
 }
@@ -88,16 +93,20 @@ export async function rotateKey(
   return r;
 }
 
-/** Audit rows, newest first, before the (at, id) cursor, at most limit + 1. */
+/**
+ * Audit rows, newest first, before the (at, id) cursor, at most limit + 1; with `names` (a caller's
+ * LIKE patterns; null: all), only rows on a name they match or on a key whose patterns are within them.
+ */
 export async function listAudit(
   db: Queryable,
   f: { target: string | null; key: string | null; from: string | null; to: string | null },
   before: { at: string; id: string } | null,
   limit: number,
+  names: string[] | null,
 ): Promise<AuditRow[]> {
   const [{ r }] = await db.query<{ r: AuditRow[] }>(
-    "SELECT admit_audit_list($1, $2, $3::timestamptz, $4::timestamptz, $5::timestamptz, $6::bigint, $7::integer) AS r",
-    [f.target, f.key, f.from, f.to, before?.at ?? null, before?.id ?? null, limit],
+    "SELECT admit_audit_list($1, $2, $3::timestamptz, $4::timestamptz, $5::timestamptz, $6::bigint, $7::integer, $8::text[]) AS r",
+    [f.target, f.key, f.from, f.to, before?.at ?? null, before?.id ?? null, limit, names],
   );
   return r;
 }

@@ -39,11 +39,11 @@ export interface GateInput {
   holder?: string;
 }
 
-const GateSettings = z.object({
+const GateSettings = z.strictObject({
   timeout_ms: z.number().int().min(1).max(60_000).optional(),
   on_unavailable: z.enum(["deny", "allow"]).optional(),
   concurrency: z
-    .object({
+    .strictObject({
       name: PolicyName,
       permits: z.number().int().min(1).max(MAX_PERMITS),
       ttl_ms: TtlMs.optional(),
@@ -51,6 +51,8 @@ const GateSettings = z.object({
     .optional(),
   holder: Holder.optional(),
 });
+
+const CHECK_FIELDS_UNREAD = z.strictObject({ key: z.unknown(), cost: z.unknown(), info: z.unknown() }).partial();
 
 /**
  * The gate's input checked by POST /v1/ratelimits/check's own rules (key 1–500 characters, cost a
@@ -62,6 +64,8 @@ export function validGateInput(input: GateInput | undefined): GateInput {
   const { timeout_ms, on_unavailable, concurrency, holder, ...check } = input ?? ({} as GateInput);
   const settings = valid(GateSettings, { timeout_ms, on_unavailable, concurrency, holder }, "json");
   const windows = check.policy !== undefined || check.policies !== undefined || !concurrency;
+  // A concurrency limit alone reads none of a check's fields; any other field is refused either way.
+  if (!windows) valid(CHECK_FIELDS_UNREAD, check, "json");
   return { ...(windows ? valid(bodyOf(checkRoute), check, "json") : {}), ...settings };
 }
 

@@ -112,9 +112,9 @@ export async function getPolicy(db: Queryable, name: string): Promise<PolicyRow 
   return row ? row.r : null;
 }
 
-/** Policies by name after `after` (at most limit + 1). */
-export async function listPolicies(db: Queryable, after: string | null, limit: number): Promise<PolicyRow[]> {
-  const [{ r }] = await db.query<{ r: PolicyRow[] }>("SELECT admit_ratelimit_list_policies($1, $2::integer) AS r", [after, limit]);
+/** Policies by name after `after` (at most limit + 1), only those matching `names` (LIKE patterns; null: all). */
+export async function listPolicies(db: Queryable, after: string | null, limit: number, names: string[] | null): Promise<PolicyRow[]> {
+  const [{ r }] = await db.query<{ r: PolicyRow[] }>("SELECT admit_ratelimit_list_policies($1, $2::integer, $3::text[]) AS r", [after, limit, names]);
   return r;
 }
 

@@ -8,6 +8,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import { sha256 } from "hono/utils/crypto";
 import { auditEntry, redact } from "../core/audit";
+import { visibleNames } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { headerValueProblem, REPLAYED_HEADER } from "../core/http";
@@ -79,7 +80,7 @@ export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppE
 
 export const listWebhookSources: RouteHandler<typeof routes.listWebhookSources, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const rows = await sql.listWebhookSources(c.var.db, q.cursor ?? null, q.limit);
+  const rows = await sql.listWebhookSources(c.var.db, q.cursor ?? null, q.limit, visibleNames(c));
   return c.json(
     namePage(rows, q.limit, (s) => s.source),
     200,

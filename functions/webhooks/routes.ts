@@ -70,7 +70,7 @@ const Text = (max: number) =>
     .refine((s) => unstorableText(s) === undefined, "must be well-formed text without NUL");
 
 const HmacSettings = z
-  .object({
+  .strictObject({
     header: HeaderName.openapi({ example: "X-Signature", description: "The header carrying the signature" }),
     algorithm: z.enum(["sha256", "sha1", "sha512"]).default("sha256"),
     encoding: z.enum(["hex", "base64"]).default("hex"),
@@ -156,7 +156,7 @@ const SCHEME_BODIES = (() => {
   ];
 })();
 const PutSourceBody = z
-  .object({
+  .strictObject({
     scheme: z
       .enum(SCHEME_NAMES)
       .default("standard-webhooks")
@@ -243,7 +243,7 @@ const WebhookEvent = z
   .openapi("WebhookEvent");
 
 export const ClaimBody = z
-  .object({
+  .strictObject({
     limit: z.number().int().min(1).max(100).default(10).openapi({ description: "At most this many events (1–100, default 10)" }),
     visibility_ms: z
       .number()
@@ -256,7 +256,7 @@ export const ClaimBody = z
   .openapi("WebhookClaim");
 
 const AckBody = z
-  .object({
+  .strictObject({
     receipt: Uuid.openapi({ description: "The `receipt` the claim returned with this event" }),
   })
   .openapi("WebhookAck");

@@ -63,7 +63,7 @@ CREATE INDEX admit_keys_by_maker ON public.admit_keys USING btree (made_by) WHER
 
 -- Functions
 
-CREATE OR REPLACE FUNCTION public.admit_audit_list(p_target text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_before_at timestamp with time zone, p_before_id bigint, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_audit_list(p_target text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_before_at timestamp with time zone, p_before_id bigint, p_limit integer, p_names text[])
  RETURNS jsonb
  LANGUAGE sql
  STABLE
@@ -79,10 +79,14 @@ AS $function$
              AND (p_from IS NULL OR at >= p_from)
              AND (p_to IS NULL OR at < p_to)
              AND (p_before_at IS NULL OR (at, id) < (p_before_at, p_before_id))
+             AND (p_names IS NULL
+                  OR CASE WHEN starts_with(action, 'keys.')
+                          THEN EXISTS (SELECT 1 FROM admit_keys k WHERE k.id::text = target AND admit_key_visible(k.names, p_names))
+                          ELSE target LIKE ANY (p_names) END)
            ORDER BY at DESC, id DESC
            LIMIT p_limit + 1) a
 $function$;
-COMMENT ON FUNCTION admit_audit_list(p_target text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_before_at timestamp with time zone, p_before_id bigint, p_limit integer) IS 'The audit log newest first, filtered by target, key and time, after an (at, id) cursor.';
+COMMENT ON FUNCTION admit_audit_list(p_target text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_before_at timestamp with time zone, p_before_id bigint, p_limit integer, p_names text[]) IS 'The audit log newest first, filtered by target, key (an id, root or binding) and time, after an (at, id) cursor; a name-limited key sees only rows on what it may see.';
 
 CREATE OR REPLACE FUNCTION public.admit_audit_write(p_entry jsonb)
  RETURNS boolean
@@ -150,18 +154,19 @@ AS $function$
 $function$;
 COMMENT ON FUNCTION admit_key_json(k admit_keys) IS 'A key''s public shape: never a hash.';
 
-CREATE OR REPLACE FUNCTION public.admit_key_list(p_after_at timestamp with time zone, p_after_id uuid, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_key_list(p_after_at timestamp with time zone, p_after_id uuid, p_limit integer, p_names text[])
  RETURNS jsonb
  LANGUAGE sql
  STABLE
 AS $function$
   SELECT coalesce(jsonb_agg(admit_key_json(k) ORDER BY k.created_at, k.id), '[]'::jsonb)
     FROM (SELECT * FROM admit_keys
-           WHERE p_after_at IS NULL OR (created_at, id) > (p_after_at, p_after_id)
+           WHERE (p_after_at IS NULL OR (created_at, id) > (p_after_at, p_after_id))
+             AND admit_key_visible(names, p_names)
            ORDER BY created_at, id
            LIMIT p_limit + 1) k
 $function$;
-COMMENT ON FUNCTION admit_key_list(p_after_at timestamp with time zone, p_after_id uuid, p_limit integer) IS 'Keys by creation, after a cursor.';
+COMMENT ON FUNCTION admit_key_list(p_after_at timestamp with time zone, p_after_id uuid, p_limit integer, p_names text[]) IS 'Keys by creation, after a cursor; a name-limited key sees only the keys it could have made.';
 
 CREATE OR REPLACE FUNCTION public.admit_key_live_maker(p_maker uuid)
  RETURNS admit_keys
@@ -270,6 +275,16 @@ BEGIN
 END
 $function$;
 COMMENT ON FUNCTION admit_key_rotate(p_entry jsonb, p_maker uuid, p_id uuid, p_hash bytea, p_start text, p_overlap_ms bigint) IS 'A new secret for a key; its live secrets end after the overlap. A maker key may rotate only keys that expire no later than itself.';
+
+CREATE OR REPLACE FUNCTION public.admit_key_visible(p_key_names text[], p_names text[])
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT p_names IS NULL
+      OR (p_key_names IS NOT NULL AND NOT EXISTS (SELECT 1 FROM unnest(p_key_names) n WHERE NOT (n LIKE ANY (p_names))))
+$function$;
+COMMENT ON FUNCTION admit_key_visible(p_key_names text[], p_names text[]) IS 'Whether a key whose name patterns are p_key_names is visible to a key limited to p_names: each of its patterns lies within one of those.';
 
 CREATE OR REPLACE FUNCTION public.admit_sweep_audit()
  RETURNS integer

@@ -115,7 +115,7 @@ END
 $function$;
 COMMENT ON FUNCTION admit_generate_invoice(p_subscription_id text, p_kind text, p_work_ms integer) IS 'The work done under a subscription''s in-request lock: the invoice row (p_work_ms of simulated work first).';
 
-CREATE OR REPLACE FUNCTION public.admit_lease_list(p_prefix text, p_after text, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_lease_list(p_prefix text, p_after text, p_limit integer, p_names text[])
  RETURNS json
  LANGUAGE sql
  STABLE
@@ -131,10 +131,11 @@ AS $function$
            WHERE kind = 'lease' AND released_at IS NULL AND timed_out_at IS NULL
              AND expires_at > clock_timestamp()
              AND (p_prefix IS NULL OR starts_with(name, p_prefix))
+             AND (p_names IS NULL OR name LIKE ANY (p_names))
              AND name > coalesce(p_after, '')
            ORDER BY name LIMIT p_limit + 1) p
 $function$;
-COMMENT ON FUNCTION admit_lease_list(p_prefix text, p_after text, p_limit integer) IS 'Leases held now, by key after a cursor, optionally under a prefix.';
+COMMENT ON FUNCTION admit_lease_list(p_prefix text, p_after text, p_limit integer, p_names text[]) IS 'Leases held now, by key after a cursor, optionally under a prefix.';
 
 CREATE OR REPLACE FUNCTION public.admit_lease_state(p_key text)
  RETURNS json
@@ -472,7 +473,7 @@ AS $function$
 $function$;
 COMMENT ON FUNCTION admit_semaphore_json(p_name text, p_holders integer, p_after_slot integer) IS 'A semaphore''s public shape with up to p_holders holders after slot p_after_slot.';
 
-CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit integer, p_holders integer, p_max_bytes integer)
+CREATE OR REPLACE FUNCTION public.admit_semaphore_list(p_after text, p_limit integer, p_holders integer, p_max_bytes integer, p_names text[])
  RETURNS json
  LANGUAGE sql
  STABLE
@@ -480,9 +481,10 @@ AS $function$
   SELECT admit_page(array_agg(admit_semaphore_json(s.name, p_holders) ORDER BY s.name), p_limit, p_max_bytes)
     FROM (SELECT name FROM semaphores
            WHERE name > coalesce(p_after, '')
+             AND (p_names IS NULL OR name LIKE ANY (p_names))
            ORDER BY name LIMIT p_limit + 1) s
 $function$;
-COMMENT ON FUNCTION admit_semaphore_list(p_after text, p_limit integer, p_holders integer, p_max_bytes integer) IS 'Semaphores by name after a cursor, one bounded page.';
+COMMENT ON FUNCTION admit_semaphore_list(p_after text, p_limit integer, p_holders integer, p_max_bytes integer, p_names text[]) IS 'Semaphores by name after a cursor, one bounded page.';
 
 CREATE OR REPLACE FUNCTION public.admit_semaphore_put(p_lock_key bigint, p_name text, p_permits integer, p_default_ttl_ms integer, p_create_only boolean, p_lock_timeout_ms integer)
  RETURNS json

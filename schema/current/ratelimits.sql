@@ -805,7 +805,7 @@ AS $function$
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_list_overrides(p_policy text, p_key text) IS 'The override periods of one key, in order; NULL when the policy does not exist.';
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policies(p_after text, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policies(p_after text, p_limit integer, p_names text[])
  RETURNS json
  LANGUAGE sql
  STABLE
@@ -813,9 +813,10 @@ AS $function$
   SELECT coalesce(json_agg(admit_ratelimit_policy_json(p) ORDER BY p.name), '[]'::json)
     FROM (SELECT * FROM ratelimit_policies
            WHERE name > coalesce(p_after, '')
+             AND (p_names IS NULL OR name LIKE ANY (p_names))
            ORDER BY name LIMIT p_limit + 1) p
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_list_policies(p_after text, p_limit integer) IS 'Rate-limit policies by name, after a cursor, one bounded page.';
+COMMENT ON FUNCTION admit_ratelimit_list_policies(p_after text, p_limit integer, p_names text[]) IS 'Rate-limit policies by name, after a cursor, one bounded page.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policy_overrides(p_policy text, p_after_key text, p_after_start timestamp with time zone, p_limit integer)
  RETURNS json

@@ -204,7 +204,7 @@ AS $function$
 $function$;
 COMMENT ON FUNCTION admit_webhook_list(p_source text, p_status text, p_after bigint, p_limit integer, p_max_bytes integer) IS 'A source''s events by id after a cursor, optionally by status, one bounded page.';
 
-CREATE OR REPLACE FUNCTION public.admit_webhook_list_sources(p_after text, p_limit integer)
+CREATE OR REPLACE FUNCTION public.admit_webhook_list_sources(p_after text, p_limit integer, p_names text[])
  RETURNS json
  LANGUAGE sql
  STABLE
@@ -212,9 +212,10 @@ AS $function$
   SELECT coalesce(json_agg(admit_webhook_source_json(s) ORDER BY s.source), '[]'::json)
     FROM (SELECT * FROM webhook_sources
            WHERE source > coalesce(p_after, '')
+             AND (p_names IS NULL OR source LIKE ANY (p_names))
            ORDER BY source LIMIT p_limit + 1) s
 $function$;
-COMMENT ON FUNCTION admit_webhook_list_sources(p_after text, p_limit integer) IS 'Webhook sources by name after a cursor (never their secrets).';
+COMMENT ON FUNCTION admit_webhook_list_sources(p_after text, p_limit integer, p_names text[]) IS 'Webhook sources by name after a cursor (never their secrets).';
 
 CREATE OR REPLACE FUNCTION public.admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb)
  RETURNS json
