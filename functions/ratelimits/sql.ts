@@ -197,7 +197,7 @@ export interface CheckArgs {
 
 /**
  * The one statement of the checks that were in flight together (functions/core/coalesce/): each
- * item as its own statement would decide it, one answer per item, in order (000101).
+ * item as its own statement would decide it, one answer per item, in order.
  */
 export const CHECK_BATCH_SQL = `SELECT admit_ratelimit_check_batch($1::jsonb, $2::integer) AS r, ${AT}`;
 
@@ -244,7 +244,7 @@ const checks = new Coalescer<CheckItem, CheckAnswer>({
     return r.map((x) => stamped(x, at));
   },
   // A check locks the counter rows of its key (one per policy): checks of one key keep their order,
-  // and a multi-policy check has its key to itself in a batch (000101's lock order).
+  // and a multi-policy check has its key to itself in a batch (the batch function's lock order).
   group: (x) => x.a.key,
   exclusive: (x) => x.policies !== undefined,
   write: (x) => x.a.cost > 0,
