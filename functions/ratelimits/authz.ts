@@ -2,7 +2,7 @@
 // auth_request, Caddy forward_auth, Traefik ForwardAuth, HAProxy Lua, Envoy ext_authz HTTP): any
 // method, no body, the policy and where the key comes from in the URL the gateway's config fixes,
 // the answer in the status (2xx through; the deny status refused) and the RateLimit headers. The
-// decision is checkOnce() (gate.ts): the same statement, deny cache, counts and fail mode as POST
+// decision is check() (check.ts): the same statement, deny cache, counts and fail mode as POST
 // /v1/ratelimits/check. docs/gateways.md explains each gateway's side.
 
 import type { Context } from "hono";
@@ -10,11 +10,8 @@ import type { AppEnv } from "../core/context";
 import { type Problem, ProblemError, problem, type ValidationError, validationProblem } from "../core/errors";
 import type { RawInput, RouteScope } from "../core/scopes";
 import { unstorableText } from "../core/validation";
-import { isUnenforced, unenforcedResponse } from "./budget";
 import { denyCacheFor } from "./cache";
-import { quotaExceeded } from "./decide";
-import { checkOnce, noPolicy } from "./gate";
-import { rateLimitHeaders } from "./headers";
+import { check, noPolicy, quotaExceeded } from "./check";
 
 export const AUTHZ_PATH = "/v1/authz";
 /**
@@ -240,20 +237,16 @@ export async function authorizeRequest(c: Context<AppEnv>): Promise<Response> {
   }
 
   const multi = params.policies.length > 1;
-  const d = await checkOnce(
+  const r = await check(
     c.var.db,
     multi ? { policies: params.policies, key: k.key, cost: params.cost } : { policy: params.policies[0], key: k.key, cost: params.cost },
-    denyCacheFor(c.env),
-    { env: c.env, via: "authz" },
+    { cache: denyCacheFor(c.env), env: c.env, via: "authz" },
   );
-  if (isUnenforced(d)) {
-    const u = unenforcedResponse(d);
-    if (u.status === 200) return c.json(u.body, 200, u.headers);
-    throw new ProblemError(u.body as Problem, u.headers);
-  }
-  if ("missing" in d) throw noPolicy(d.missing[0]);
-  const headers = rateLimitHeaders(d);
-  const { result } = d;
+  if (r.kind === "failOpen") return c.json(r.body, 200, r.headers);
+  if (r.kind === "failClosed") throw r.refusal;
+  if (r.kind === "missing") throw noPolicy(r.missing[0]);
+  const { headers } = r;
+  const { result } = r.decision;
   if (result.allowed) return c.json(result, 200, headers);
   const refusal = multi
     ? quotaExceeded(result, headers)

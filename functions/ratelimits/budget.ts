@@ -1,11 +1,11 @@
 // A check's latency budget and fail mode: how long the database may take (the policies' `timeout_ms`,
-// never more than the request has left), and what answers when it does not decide in time — fail
-// open (through, `Admit-RateLimit-Enforced: false`) or fail closed (503, or 504 when a unit may have
-// been consumed).
+// never more than the request has left, and each lock wait below that), and which way a check goes
+// when the database does not decide in time — `Unenforced`, allowed or not per the fail mode, with
+// whether a unit may have been consumed. check.ts turns it into the answer (fail open: through,
+// `Admit-RateLimit-Enforced: false`; fail closed: 503, or 504 when a unit may have been consumed).
 import type { Queryable, RequestDb } from "../core/db";
 import { ProblemError } from "../core/errors";
 import { DEFAULT_TIMEOUT_MS, denyCache } from "./cache";
-import { NOT_ENFORCED_HEADER, serverTiming } from "./headers";
 import type { FailMode } from "./sql";
 
 /** A check's latency budget: give up on the database after `timeoutMs`, then answer per `onUnavailable`. */
@@ -58,6 +58,11 @@ export function waitedMs(u: Unenforced): number {
   return WAITED.get(u) ?? 0;
 }
 
+/** The request handle's problem (503 or 504) behind an Unenforced answer: what a fail-closed answer is made of. */
+export function failureOf(u: Unenforced): ProblemError {
+  return CAUSE.get(u)!;
+}
+
 /**
  * Runs a check under its budget. A database that is silent past the budget, unreachable, or refusing
  * (503/504 from the request's handle: the check certainly was not applied, or its outcome is unknown)
@@ -89,19 +94,4 @@ export async function withinBudget<T>(
 
 export function isUnenforced(x: unknown): x is Unenforced {
   return typeof x === "object" && x !== null && "consumed" in x;
-}
-
-/**
- * A fail-open answer (200, through to the handler) or a fail-closed one. A fail-closed answer is the
- * request handle's own honest problem with `reason`, `consumed` and `timeout_ms` added: 503 +
- * Retry-After when the check certainly consumed nothing (`database-unavailable`, `lock-timeout`, …),
- * 504 `outcome-unknown` (+ Retry-After) when the statement was sent and no answer came, so a unit
- * may have been consumed — never a 503 that hides a write (DESIGN.md, "Outcomes are honest").
- */
-export function unenforcedResponse(u: Unenforced): { status: 200 | 503 | 504; body: Record<string, unknown>; headers: Record<string, string> } {
-  const headers: Record<string, string> = { [NOT_ENFORCED_HEADER]: `false; reason=${u.reason}`, "Server-Timing": serverTiming(waitedMs(u), "none") };
-  if (u.allowed) return { status: 200, body: { ...u }, headers };
-  const cause = CAUSE.get(u)!;
-  const { allowed: _a, ...fields } = u;
-  return { status: cause.problem.status as 503 | 504, body: { ...cause.problem, ...fields }, headers: { "Retry-After": "1", ...cause.headers, ...headers } };
 }

@@ -1,10 +1,10 @@
-// Rate-limit decisions: one policy or several at once (all-or-nothing), each from the deny cache when
-// it knows the answer is "denied", otherwise from ONE SQL statement on the database clock.
-// SQL (through sql.ts): schema/000010_ratelimits.sql (the single-policy check; its fixed-window
-// path: 000011), 000015 (the multi-policy check), 000016 (the check's budget settings).
+// A rate-limit decision: one policy (decideOne) or several at once, all-or-nothing (decideMany),
+// each from the deny cache when it knows the answer is "denied", otherwise from ONE SQL statement on
+// the database clock (sql.ts: admit_ratelimit_check, _multi, or a coalesced _batch of both; read
+// them in schema/current/ratelimits.sql). Every entrance decides through check() (check.ts), which
+// calls these under the budget and counts every answer; called alone they count nothing in the tally.
 import { UNSENT } from "../core/coalesce";
 import type { Queryable } from "../core/db";
-import { type ProblemError, problem } from "../core/errors";
 import { type Budget, lockTimeoutWithin } from "./budget";
 import { type DenyCache, type DenyEntry, denyCache } from "./cache";
 import type { CheckRow } from "./sql";
@@ -174,14 +174,9 @@ function checkArgs(db: Queryable, input: { key: string; info?: CheckInput["info"
  * One decision: from the deny cache when it knows the answer is "denied", otherwise ONE SQL
  * statement (policy + override lookup, counting and log row together, on the database clock).
  * Returns null when the policy does not exist. A deny-cache answer is counted by no statement: the
- * entrances decide through checkOnce() (gate.ts), which counts every answer (observe.ts).
+ * entrances decide through check() (check.ts), which counts every answer (observe.ts).
  */
-export async function checkRateLimit(
-  db: Queryable,
-  input: CheckInput,
-  cache: DenyCache | null = denyCache,
-  budget?: Budget,
-): Promise<RateLimitDecision | null> {
+export async function decideOne(db: Queryable, input: CheckInput, cache: DenyCache | null = denyCache, budget?: Budget): Promise<RateLimitDecision | null> {
   const cost = input.cost ?? 1;
   const denied = (now: number) => cache?.lookup(input.policy, input.key, cost, now);
   const fromHit = (hit: DenyEntry, now: number): RateLimitDecision => {
@@ -213,12 +208,12 @@ export async function checkRateLimit(
 }
 
 /**
- * Several policies of one key in ONE statement, all-or-nothing (sql.checkMulti, 000015).
+ * Several policies of one key in ONE statement, all-or-nothing (sql.checkMulti).
  * The deny cache answers only when one of the policies is known denied for this cost and every policy
  * is known (from earlier answers in this isolate) not to log: a logged policy wants every call.
  * Returns `{ missing }` when some policy does not exist (nothing counted).
  */
-export async function checkRateLimits(
+export async function decideMany(
   db: Queryable,
   input: MultiCheckInput,
   cache: DenyCache | null = denyCache,
@@ -287,15 +282,4 @@ function multiDecision(policies: RateLimitDecision["policies"], cached: boolean,
     result.violated_policies = violated.map((v) => v.policy);
   }
   return { result, window_ms: policies.find((p) => p.result === top)!.window_ms ?? 0, cached, policies, db_ms };
-}
-
-/** The 429 of a multi-policy check: a quota-exceeded problem naming the violated policies (draft -11, §6). */
-export function quotaExceeded(result: RateLimitResult, headers: Record<string, string>): ProblemError {
-  const violated = result.violated_policies ?? [result.policy];
-  return problem(
-    "quota-exceeded",
-    `${JSON.stringify(result.key)} is over the limit of ${violated.map((v) => JSON.stringify(v)).join(", ")}; nothing was consumed.`,
-    { "violated-policies": violated, ...result },
-    headers,
-  );
 }

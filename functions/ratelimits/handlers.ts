@@ -1,5 +1,5 @@
-// The rate-limit handlers: validated input → sql.ts / the decision core → responses and problems.
-// Every change made here clears what this isolate's deny cache and policy memory hold of it.
+// The rate-limit handlers: validated input → sql.ts, or check() (check.ts) for the check → responses
+// and problems. Every change made here clears what this isolate's deny cache and policy memory hold of it.
 
 import type { RouteHandler } from "@hono/zod-openapi";
 import { auditEntry } from "../core/audit";
@@ -8,9 +8,7 @@ import type { AppEnv } from "../core/context";
 import { notFound, problem, validationProblem } from "../core/errors";
 import { decodeCursor, encodeCursor, isInstant, isInt8, namePage } from "../core/validation";
 import { denyCache, denyCacheFor } from "./cache";
-import { quotaExceeded } from "./decide";
-import { checkOrThrow, noPolicy } from "./gate";
-import { rateLimitHeaders } from "./headers";
+import { check, noPolicy, quotaExceeded } from "./check";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -103,12 +101,14 @@ export const deleteRateLimitOverride: RouteHandler<typeof routes.deleteRateLimit
   return c.body(null, 204);
 };
 
-export const checkRateLimit: RouteHandler<typeof routes.checkRateLimit, AppEnv> = async (c) => {
+/** POST /v1/ratelimits/check: 200 or 429 with the result (several policies: the 429 is quota-exceeded), or the fail mode's answer. */
+export const handleCheck: RouteHandler<typeof routes.checkRoute, AppEnv> = async (c) => {
   const b = c.req.valid("json");
-  const r = await checkOrThrow(c.var.db, b, denyCacheFor(c.env), { env: c.env, via: "http" });
-  if ("failOpen" in r) return c.json(r.failOpen as routes.UnenforcedBody, 200, r.headers);
-  const d = r.decision;
-  const headers = rateLimitHeaders(d);
+  const r = await check(c.var.db, b, { cache: denyCacheFor(c.env), env: c.env, via: "http" });
+  if (r.kind === "failOpen") return c.json(r.body as routes.UnenforcedBody, 200, r.headers);
+  if (r.kind === "failClosed") throw r.refusal;
+  if (r.kind === "missing") throw noPolicy(r.missing[0]);
+  const { decision: d, headers } = r;
   if (d.result.allowed) return c.json(d.result, 200, headers);
   if (b.policies) throw quotaExceeded(d.result, headers);
   return c.json(d.result, 429, headers);

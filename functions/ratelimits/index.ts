@@ -1,7 +1,9 @@
-// Rate limits and daily quotas (seed 001): policies, per-key overrides over non-overlapping periods,
-// the one-statement check (one policy or several, all-or-nothing), refunds, usage (served vs
-// attempted), an opt-in request log, and the `rateLimit()` middleware for other Workers.
-// SQL: schema/000010_ratelimits.sql, 000011, 000013, 000015, 000016. Tests: test/ratelimits/.
+// Rate limits and daily quotas: policies, per-key overrides over non-overlapping periods, the
+// one-statement check (one policy or several, all-or-nothing), refunds, usage (served vs attempted),
+// an opt-in request log, the forward-auth check for gateways (/v1/authz) and the `rateLimit()`
+// middleware for other Workers. Every entrance decides a check through check() (check.ts); the
+// path is drawn in docs/ratelimits.md ("Request path"). SQL: schema/current/ratelimits.sql.
+// Tests: test/ratelimits/.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";
@@ -10,13 +12,15 @@ import { authzOperations } from "./authz-routes";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 
+export type { GateAnswer, GateInput } from "./admission";
+export { admissionBudget, admitRequest } from "./admission";
 export { AUTHZ_PATH, AUTHZ_SCOPE, isForwardAuth } from "./authz";
-export { budgetFor, isUnenforced, unenforcedResponse, withinBudget } from "./budget";
+export { budgetFor, isUnenforced, withinBudget } from "./budget";
 export { DenyCache, denyCache, denyCacheFor } from "./cache";
+export type { CheckContext, Checked, CheckRequest } from "./check";
+export { check, quotaExceeded } from "./check";
 export type { PolicyResult, RateLimitDecision, RateLimitResult } from "./decide";
-export { checkRateLimit, checkRateLimits, quotaExceeded } from "./decide";
-export type { GateAnswer, GateInput } from "./gate";
-export { checkOnce, gate, gateBudget, windowGate } from "./gate";
+export { decideMany, decideOne } from "./decide";
 export { rateLimitHeaders } from "./headers";
 export type { ConcurrencyOptions, RateLimitBinding, RateLimitOptions } from "./middleware";
 export { rateLimit } from "./middleware";
@@ -31,7 +35,7 @@ export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(routes.putRateLimitOverride, handlers.putRateLimitOverride)
   .openapi(routes.listRateLimitOverrides, handlers.listRateLimitOverrides)
   .openapi(routes.deleteRateLimitOverride, handlers.deleteRateLimitOverride)
-  .openapi(routes.checkRateLimit, handlers.checkRateLimit)
+  .openapi(routes.checkRoute, handlers.handleCheck)
   .openapi(routes.refundRateLimit, handlers.refundRateLimit)
   .openapi(routes.getRateLimitUsage, handlers.getRateLimitUsage)
   .openapi(routes.listRateLimitPolicyKeys, handlers.listRateLimitPolicyKeys)

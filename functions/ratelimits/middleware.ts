@@ -7,9 +7,10 @@ import type { Bindings } from "../core/env";
 import { ProblemError, problem, problemOfRpc, problemResponse, type RpcProblem } from "../core/errors";
 import { executionCtxOf } from "../core/http";
 import { flushSoon } from "../core/tally";
+import { admissionBudget, admitRequest, type GateAnswer, type GateInput, validGateInput } from "./admission";
 import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
-import { type GateAnswer, type GateInput, gate, gateBudget, policyNames, validGateInput } from "./gate";
+import { policyNames } from "./check";
 import { NOT_ENFORCED_HEADER } from "./headers";
 import { PolicyName } from "./schemas";
 import type { FailMode } from "./sql";
@@ -66,7 +67,7 @@ export interface RateLimitBinding {
 const BINDING_SLACK_MS = 1_000;
 const BINDING_BACKSTOP_MS = 61_000;
 
-/** What the middleware asks for this request (gate.ts): the options' limits, this request's key, cost and info. */
+/** What the middleware asks for this request (admission.ts): the options' limits, this request's key, cost and info. */
 async function gateInput<C extends Context>(c: Context, ctx: C, opts: RateLimitOptions<C>, names: string[]): Promise<GateInput> {
   const input: GateInput = { timeout_ms: opts.timeout_ms, on_unavailable: opts.on_unavailable };
   if (names.length) {
@@ -194,8 +195,9 @@ export function rateLimit<C extends Context = Context>(opts: RateLimitOptions<C>
     let budget: Budget = { timeoutMs: 1, onUnavailable: "deny" };
     try {
       const input = validGateInput(await gateInput(c, ctx, opts, names));
-      budget = gateBudget(db, input);
-      const answer = await gate(db, input, denyCacheFor(c.env as Bindings | undefined), budget, { env: c.env as Bindings | undefined, via: "middleware" });
+      budget = admissionBudget(db, input);
+      const env = c.env as Bindings | undefined;
+      const answer = await admitRequest(db, input, { cache: denyCacheFor(env), env, via: "middleware", budget });
       if (!answer.pass) return problemResponse(c, answer.problem, answer.headers);
       headers = answer.headers;
       permit = answer.permit;

@@ -1,4 +1,6 @@
-// The rate-limit routes: one createRoute() per operation (named as its operationId), over the schemas of schemas.ts.
+// The rate-limit routes: one createRoute() per operation, over the schemas of schemas.ts, each named
+// as its operationId (functions/http/app.ts) except POST /v1/ratelimits/check's, checkRoute: in the
+// code checkRateLimit names only the RPC method (the operationId is checkRateLimit all the same).
 
 import { createRoute, z } from "@hono/zod-openapi";
 import { problemResponses } from "../core/openapi";
@@ -255,7 +257,7 @@ export const deleteRateLimitOverride = scoped(
   }),
 );
 
-export const checkRateLimit = scoped(
+export const checkRoute = scoped(
   { area: "ratelimits", access: "decide", names: fromBody("policy", "policies") },
   createRoute({
     method: "post",

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { RequestDb } from "../../functions/core/db";
 import { tallyFor } from "../../functions/core/tally";
-import { checkRateLimit, checkRateLimits, DenyCache, denyCache } from "../../functions/ratelimits";
+import { DenyCache, decideMany, decideOne, denyCache } from "../../functions/ratelimits";
 import { checkCoalescing } from "../../functions/ratelimits/sql";
 import { bindings, SUITE_BUDGET_MS, servedApp, sql, until, whileHolding, withServedApp } from "../support";
 
@@ -167,7 +167,7 @@ describe("checks queued behind a statement (coalescing on)", () => {
     const sentBefore = checkCoalescing.alone + checkCoalescing.batched;
     // All 300 are asked in one turn, so all but the first wait in the coalescer's queue while the first is in the air.
     const dbs = Array.from({ length: 300 }, () => new RequestDb(bindings(suite.db, { COALESCE: "on", DB_BUDGET_MS: SUITE_BUDGET_MS })));
-    const decisions = await Promise.all(dbs.map((db) => checkRateLimit(db, { policy: "queued", key: "k" })));
+    const decisions = await Promise.all(dbs.map((db) => decideOne(db, { policy: "queued", key: "k" })));
     await Promise.all(dbs.map((db) => db.close()));
     const sent = checkCoalescing.alone + checkCoalescing.batched - sentBefore;
     const by = (allowed: boolean, reason: string) => decisions.filter((d) => d?.result.allowed === allowed && d.result.reason === reason).length;
@@ -192,7 +192,7 @@ describe("checks queued behind a statement (coalescing on)", () => {
     await putPolicy("queued-b", { algorithm: "fixed_window", limit: 1000, window_ms: YEAR });
     const sentBefore = checkCoalescing.alone + checkCoalescing.batched;
     const dbs = Array.from({ length: 200 }, () => new RequestDb(bindings(suite.db, { COALESCE: "on", DB_BUDGET_MS: SUITE_BUDGET_MS })));
-    const decisions = await Promise.all(dbs.map((db) => checkRateLimits(db, { policies: ["queued-a", "queued-b"], key: "m" })));
+    const decisions = await Promise.all(dbs.map((db) => decideMany(db, { policies: ["queued-a", "queued-b"], key: "m" })));
     await Promise.all(dbs.map((db) => db.close()));
     const sent = checkCoalescing.alone + checkCoalescing.batched - sentBefore;
     const answered = decisions.filter((d) => "result" in d) as Array<Exclude<(typeof decisions)[number], { missing: string[] }>>;

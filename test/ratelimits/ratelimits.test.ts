@@ -603,7 +603,7 @@ describe("no hangs, honest failures", () => {
     await suite.api("PUT", "/v1/semaphores/mw-existing", { permits: 5, default_ttl_ms: 90_000 });
     const db = new RequestDb(bindings(suite.db));
     try {
-      // What gate() calls on "not found": twice, with other sizes, as two isolates meeting a missing one would.
+      // What admitRequest() (admission.ts) calls on "not found": twice, with other sizes, as two isolates meeting a missing one would.
       const audit = (name: string) => auditEntry(undefined, {}, "semaphores.put", name, { first_use: true });
       await createSemaphore(db, "mw-existing", 1, 60_000, { lockTimeoutMs: 1_000, withinMs: 5_000 }, audit("mw-existing"));
       await createSemaphore(db, "mw-new", 2, 60_000, { lockTimeoutMs: 1_000, withinMs: 5_000 }, audit("mw-new"));

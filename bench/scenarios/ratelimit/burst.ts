@@ -2,7 +2,7 @@
 // library and through the Worker. The database's own `attempted` count (library; at the edge, the
 // answers with Admit-Cache: miss, since the Worker also counts its cache's answers in `attempted`)
 // says how many reached Postgres, `admitted` that no more than the limit got through.
-import { checkRateLimit, DenyCache } from "../../../functions/ratelimits";
+import { DenyCache, decideOne } from "../../../functions/ratelimits";
 import { httpRequest, pooledConnections, runLoad } from "../../load";
 import type { BenchContext } from "../../measure";
 import { dbOver, makePolicy } from "./common";
@@ -35,7 +35,7 @@ export async function denyCacheBurst(ctx: BenchContext): Promise<void> {
       try {
         load = await runLoad({ concurrency: ctx.concurrency, requests: burst, timeLimitMs: 60_000 }, (_i, w) =>
           conns.use(w, async (q) => {
-            const d = await checkRateLimit(dbOver(q), { policy, key: "burst" }, cache);
+            const d = await decideOne(dbOver(q), { policy, key: "burst" }, cache);
             return d!.result.allowed ? "allowed" : d!.cached ? "denied (cache)" : "denied";
           }),
         );

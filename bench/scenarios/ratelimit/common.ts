@@ -35,7 +35,7 @@ export function keyOf(shape: { keys: number }, i: number): string {
 }
 
 /**
- * The request's database handle as checkRateLimit needs it, over the row's connection. With a
+ * The request's database handle as decideOne needs it, over the row's connection. With a
  * `coalesceKey`, checks in flight together on handles of that key share one statement (sent on the
  * carrier's own connection), each with 5 s of budget as a request would have; without, each check is
  * its own statement.

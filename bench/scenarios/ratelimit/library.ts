@@ -3,7 +3,7 @@
 // has a coalesceKey of its own row, so the row's concurrent checks share statements, each batch on
 // its carrier's own pooled connection). On the hot key outside a pooler profile, the bare driver
 // sends the same statement with none of Admit's code around it.
-import { checkRateLimit, DenyCache } from "../../../functions/ratelimits";
+import { DenyCache, decideOne } from "../../../functions/ratelimits";
 import { CHECK_SQL, checkCoalescing } from "../../../functions/ratelimits/sql";
 import { type BenchContext, library, rowKey } from "../../measure";
 import { COALESCED, DRIVER, type Row, round } from "../../report";
@@ -23,7 +23,7 @@ export async function libraryRows(ctx: BenchContext, shape: Shape, policyFor: Po
       violations: excess(ctx, policy),
       onTimed: () => void (before = { ...checkCoalescing }),
       op: async (q, i) => {
-        const d = await checkRateLimit(dbOver(q, coalesceKey), { policy, key: keyOf(shape, i) }, cache);
+        const d = await decideOne(dbOver(q, coalesceKey), { policy, key: keyOf(shape, i) }, cache);
         if (!d) throw new Error(`policy ${policy} missing`);
         return d.result.allowed ? "allowed" : d.cached ? "denied (cache)" : "denied";
       },
