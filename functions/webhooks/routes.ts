@@ -12,9 +12,20 @@ export const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** The delivery route in the OpenAPI document. */
 export const WEBHOOK_DELIVERY_PATH = "/v1/webhooks/{source}";
 
-/** Exactly the delivery route: POST /v1/webhooks/:source (one path segment). It carries no bearer token. */
+/**
+ * The delivery route's {source}: one path segment, never `sources` (no source may have that name), so
+ * `/v1/webhooks/sources` is the source list's alone and its other methods are a 405 with its Allow.
+ */
+const DELIVERY_SEGMENT = "(?!sources$)[^/]+";
+
+/** The delivery route as the router matches it (index.ts mounts the handler on it). */
+export const WEBHOOK_DELIVERY_ROUTE = `/v1/webhooks/:source{${DELIVERY_SEGMENT}}`;
+
+const DELIVERY = new RegExp(`^/v1/webhooks/${DELIVERY_SEGMENT}$`);
+
+/** Exactly the delivery route: POST /v1/webhooks/:source (one path segment, not `sources`). It carries no bearer token. */
 export function isWebhookDelivery(c: Context): boolean {
-  return c.req.method === "POST" && /^\/v1\/webhooks\/[^/]+$/.test(c.req.path);
+  return c.req.method === "POST" && DELIVERY.test(c.req.path);
 }
 
 /** The longest a previous secret stays accepted after a rotation: 30 days. */
