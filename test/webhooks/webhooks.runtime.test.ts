@@ -76,7 +76,10 @@ describe("in wrangler dev", () => {
       const flipped = d.body.slice(0, at) + String.fromCharCode(d.body.charCodeAt(at) ^ 1) + d.body.slice(at + 1);
       const bad = await anon("POST", `/v1/webhooks/${source}`, flipped, d.headers);
       expect(bad.status).toBe(401);
-      expect(bad.json.reason).toBe("signature-mismatch");
+      expect((await suite.api("GET", `/v1/webhooks/sources/${source}`)).json.recent_rejections[0]).toMatchObject({
+        reason: "signature-mismatch",
+        header: sender.signatureHeader,
+      });
       expect(await sql(suite.db, "SELECT webhook_id, event_type FROM webhook_events WHERE source = $1", [source])).toEqual([
         { webhook_id: id, event_type: "rt.event" },
       ]);
