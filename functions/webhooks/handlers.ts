@@ -3,8 +3,9 @@
 // The delivery route is authenticated by its signature alone (http/app.ts exempts exactly that route
 // from the bearer token). The source's scheme (schemes/: one verifier per sender) reads its headers;
 // the HMAC is checked over the raw body bytes with WebCrypto against each secret the source holds;
-// a signed timestamp is judged by the database clock with the source's tolerance. Then the one inbox
-// path for every scheme: stored once per (source, the sender's own id).
+// a signed timestamp is judged by the database clock with the source's tolerance. Every refusal
+// before that is one answer to the sender (an unknown source's too); why goes to the source's owner.
+// Then the one inbox path for every scheme: stored once per (source, the sender's own id).
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256 } from "hono/utils/crypto";
