@@ -86,7 +86,8 @@ $$;
 
 -- Records why a delivery to p_source was refused ({reason, header?, detail}, stamped `at` here) as the
 -- newest of the source's latest 10 rejections. The same statement for any name: an unknown source
--- updates nothing. Never waits: a source row another statement holds is skipped.
+-- updates nothing (nor does a rejection for being unknown, should the source be created meanwhile).
+-- Never waits: a source row another statement holds is skipped.
 CREATE FUNCTION admit_webhook_reject(p_source text, p_rejection jsonb) RETURNS void
 LANGUAGE sql AS $$
   UPDATE webhook_sources s
@@ -96,6 +97,7 @@ LANGUAGE sql AS $$
                                        || s.recent_rejections) WITH ORDINALITY AS r(value, n)
             WHERE r.n <= 10)
    WHERE s.source = (SELECT l.source FROM webhook_sources l WHERE l.source = p_source FOR NO KEY UPDATE SKIP LOCKED)
+     AND p_rejection->>'reason' <> 'unknown-source'
 $$;
 
 -- Stores a verified delivery once per (source, webhook_id). Returns {id, duplicate}. As 000090's, and:

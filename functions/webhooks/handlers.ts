@@ -99,8 +99,8 @@ export const NOT_VERIFIED_DETAIL =
  * source is a `warn` line of the decision log (a sender misconfigured, or someone forging), one for a
  * name no source has an `info` line.
  */
-async function refuse(c: Context<AppEnv>, source: string, known: boolean, rejection: Rejection, record = true): Promise<never> {
-  if (record && routes.SOURCE_PATTERN.test(source)) await sql.rejectWebhook(c.var.db, source, rejection).catch(() => undefined);
+async function refuse(c: Context<AppEnv>, source: string, known: boolean, rejection: Rejection): Promise<never> {
+  if (routes.SOURCE_PATTERN.test(source)) await sql.rejectWebhook(c.var.db, source, rejection).catch(() => undefined);
   const level = known ? "warn" : "info";
   const rate = logSample(c.env, level);
   if (rate !== null) {
@@ -125,9 +125,7 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
   const raw = new Uint8Array(await c.req.arrayBuffer()) as Uint8Array<ArrayBuffer>;
   const verified = await verifyDelivery(s, req, raw);
   if (!verified.ok) return refuse(c, source, s !== null, verified.rejection);
-  const { scheme, signed } = verified;
-  // (Verified: s is the source.)
-  const src = s as NonNullable<typeof s>;
+  const { source: src, scheme, signed } = verified;
 
   let body: string;
   try {
@@ -160,7 +158,7 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
     body,
     ordering,
   });
-  if (!r.id) return refuse(c, source, false, unverified("unknown-source", "The source was removed while the delivery was stored."), false);
+  if (!r.id) return refuse(c, source, false, unverified("unknown-source", "The source was removed while the delivery was stored."));
   return c.json({ id: r.id, status: "received" as const }, 200, r.duplicate ? { [REPLAYED_HEADER]: "true" } : {});
 };
 

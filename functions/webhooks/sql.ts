@@ -117,7 +117,7 @@ export async function sourceForDelivery(db: Queryable, source: string): Promise<
  * statement for an unknown name. Never waits for a row another statement holds (it records nothing then).
  */
 export async function rejectWebhook(db: Queryable, source: string, rejection: Rejection): Promise<void> {
-  // (An unknown source's rejection is recorded nowhere: it has no row.)
+  // (A rejection for an unknown source is recorded nowhere: it has no row.)
   await db.query("SELECT admit_webhook_reject($1, $2::jsonb)", [source, JSON.stringify(rejection)], { write: true });
 }
 

@@ -3352,6 +3352,7 @@ AS $function$
                                        || s.recent_rejections) WITH ORDINALITY AS r(value, n)
             WHERE r.n <= 10)
    WHERE s.source = (SELECT l.source FROM webhook_sources l WHERE l.source = p_source FOR NO KEY UPDATE SKIP LOCKED)
+     AND p_rejection->>'reason' <> 'unknown-source'
 $function$;
 
 CREATE OR REPLACE FUNCTION public.admit_webhook_source_for_delivery(p_source text)

@@ -60,7 +60,7 @@ const DECOY_SOURCE: DeliverySource = {
   now_ms: 0,
 };
 
-export type Verification = { ok: true; scheme: Scheme; signed: Signed } | { ok: false; rejection: Rejection };
+export type Verification = { ok: true; source: DeliverySource; scheme: Scheme; signed: Signed } | { ok: false; rejection: Rejection };
 
 /**
  * Authenticates a delivery to `source` (null: no such source): its scheme's headers, a signature over
@@ -102,7 +102,7 @@ export async function verifyDelivery(source: DeliverySource | null, req: Request
       };
     }
   }
-  return { ok: true, scheme, signed };
+  return { ok: true, source, scheme, signed };
 }
 
 export * from "./scheme";
