@@ -1353,7 +1353,7 @@ export interface components {
             /** @description What to fix (never the expected signature or any part of a secret) */
             detail: string;
         };
-        /** @description Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `replay_window_s` only where the id is not signed (github, shopify, hmac); `secret` in the scheme's format. An hmac source whose id is a header its `signed` template does not sign is refused (422 naming `hmac.id`) unless `hmac.allow_unsigned_id` is true or it has a signed timestamp and `replay_window_s` of at least twice `tolerance_s`. */
+        /** @description Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `replay_window_s` only for github, shopify and hmac; `secret` in the scheme's format. An hmac source whose id is a header its `signed` template does not sign is refused (422 naming `hmac.id`) unless `hmac.allow_unsigned_id` is true or it has a signed timestamp and `replay_window_s` of at least twice `tolerance_s`. */
         WebhookSourceInput: {
             /**
              * @description How the sender signs (docs/webhooks.md has one section per sender). Default standard-webhooks
@@ -1376,7 +1376,7 @@ export interface components {
              */
             ordering_key?: string | null;
             hmac?: components["schemas"]["WebhookHmacSettings"] & unknown;
-            /** @description Only where the id is not signed (github, shopify, hmac with an unsigned id): a verified delivery whose signed bytes equal those of an event received within this many seconds (up to 7 days) is that event again, whatever id it carries. Omitted: none */
+            /** @description Only for the schemes whose id may be outside the signed bytes (github, shopify, hmac): a verified delivery whose signed bytes equal those of an event received within this many seconds (up to 7 days) is that event again, whatever id it carries. Omitted: none */
             replay_window_s?: number;
         } & ({
             /** @constant */
@@ -6682,6 +6682,7 @@ export interface operations {
                 "X-Slack-Request-Timestamp"?: string;
             };
             path: {
+                /** @description The source's name; never `sources` (`/v1/webhooks/sources`, a concrete path, is the source list's) */
                 source: string;
             };
             cookie?: never;

@@ -151,8 +151,8 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
     source,
     webhookId: await storedText(what.id, MAX_WEBHOOK_ID),
     earlierIds: await Promise.all((what.earlier ?? []).map((id) => storedText(id, MAX_WEBHOOK_ID))),
-    // A scheme that does not sign the id: the signed bytes tell a replay with a fresh id (replay_window_s).
-    signedSha256: signsId(src.scheme, src.hmac) ? null : await sha256(signedBytes(signed, raw)),
+    // Where the id is not signed (or a window is set), the signed bytes tell a replay with a fresh id (replay_window_s).
+    signedSha256: signsId(src.scheme, src.hmac) && src.replay_window_s === null ? null : await sha256(signedBytes(signed, raw)),
     timestamp: signed.timestamp?.seconds ?? null,
     eventType: type,
     body,

@@ -34,6 +34,9 @@ export const MAX_PREVIOUS_SECRET_TTL_MS = 30 * 86_400_000;
 /** The longest replay window: 7 days, as long as a processed event is kept. */
 export const MAX_REPLAY_WINDOW_S = 7 * 86_400;
 
+/** The schemes that take replay_window_s: those whose id may be outside the signed bytes. */
+const WINDOWED = new Set<SchemeName>(["github", "shopify", "hmac"]);
+
 /**
  * Whether an hmac source whose id is not signed still refuses every replay: its timestamp is signed,
  * so a replay older than tolerance_s is refused, and a younger one has the signed bytes of an event
@@ -251,7 +254,7 @@ const PutSourceBody = z
     hmac: HmacSettings.optional().openapi({ description: "Required for scheme hmac (and only there)" }),
     replay_window_s: z.number().int().min(1).max(MAX_REPLAY_WINDOW_S).optional().openapi({
       description:
-        "Only where the id is not signed (github, shopify, hmac with an unsigned id): a verified delivery whose signed bytes equal those of an event received within this many seconds (up to 7 days) is that event again, whatever id it carries. Omitted: none",
+        "Only for the schemes whose id may be outside the signed bytes (github, shopify, hmac): a verified delivery whose signed bytes equal those of an event received within this many seconds (up to 7 days) is that event again, whatever id it carries. Omitted: none",
     }),
   })
   .superRefine((b, ctx) => {
@@ -261,11 +264,15 @@ const PutSourceBody = z
       ctx.addIssue({ code: "custom", path: ["hmac"], message: b.scheme === "hmac" ? "is required for scheme hmac" : "is only for scheme hmac" });
     if (b.tolerance_s !== undefined && !timestamped(b.scheme, b.hmac))
       ctx.addIssue({ code: "custom", path: ["tolerance_s"], message: `does not apply: ${b.scheme} deliveries carry no signed timestamp` });
-    if (b.scheme === "hmac" && !b.hmac) return;
-    const idSigned = signsId(b.scheme, b.hmac);
-    if (b.replay_window_s !== undefined && idSigned)
+    if (b.replay_window_s !== undefined && !WINDOWED.has(b.scheme))
       ctx.addIssue({ code: "custom", path: ["replay_window_s"], message: `does not apply: ${b.scheme} signs the id, so a replay is a duplicate by its id` });
-    if (b.scheme === "hmac" && b.hmac && !idSigned && !b.hmac.allow_unsigned_id && !replaysBounded(b.hmac, b.tolerance_s ?? 300, b.replay_window_s))
+    if (
+      b.scheme === "hmac" &&
+      b.hmac &&
+      !signsId(b.scheme, b.hmac) &&
+      !b.hmac.allow_unsigned_id &&
+      !replaysBounded(b.hmac, b.tolerance_s ?? 300, b.replay_window_s)
+    )
       ctx.addIssue({
         code: "custom",
         path: ["hmac", "id"],
@@ -275,7 +282,7 @@ const PutSourceBody = z
   })
   .openapi("WebhookSourceInput", {
     description:
-      "Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `replay_window_s` only where the id is not signed (github, shopify, hmac); `secret` in the scheme's format. An hmac source whose id is a header its `signed` template does not sign is refused (422 naming `hmac.id`) unless `hmac.allow_unsigned_id` is true or it has a signed timestamp and `replay_window_s` of at least twice `tolerance_s`.",
+      "Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `replay_window_s` only for github, shopify and hmac; `secret` in the scheme's format. An hmac source whose id is a header its `signed` template does not sign is refused (422 naming `hmac.id`) unless `hmac.allow_unsigned_id` is true or it has a signed timestamp and `replay_window_s` of at least twice `tolerance_s`.",
     allOf: [{ anyOf: SCHEME_BODIES }],
   });
 
@@ -430,7 +437,14 @@ export const receiveWebhook = scoped(
     security: [],
     // The source's rule is documented, not checked here: a delivery to a source that cannot exist is the 401 of any unknown source.
     request: {
-      params: z.object({ source: z.string().openapi({ param: { name: "source", in: "path" }, example: "billing", pattern: SOURCE_PATTERN.source }) }),
+      params: z.object({
+        source: z.string().openapi({
+          param: { name: "source", in: "path" },
+          example: "billing",
+          pattern: SOURCE_PATTERN.source,
+          description: "The source's name; never `sources` (`/v1/webhooks/sources`, a concrete path, is the source list's)",
+        }),
+      }),
     },
     responses: {
       200: {
