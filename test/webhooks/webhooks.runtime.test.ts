@@ -76,6 +76,10 @@ describe("in wrangler dev", () => {
       const flipped = d.body.slice(0, at) + String.fromCharCode(d.body.charCodeAt(at) ^ 1) + d.body.slice(at + 1);
       const bad = await anon("POST", `/v1/webhooks/${source}`, flipped, d.headers);
       expect(bad.status).toBe(401);
+      // In workerd too, the sender cannot tell it from a delivery to a source that does not exist.
+      const unknown = await anon("POST", `/v1/webhooks/no-such-${scheme}`, flipped, d.headers);
+      const seen = (r: typeof bad) => [r.status, r.headers.get("content-type"), r.headers.get("content-length"), r.text];
+      expect(seen(bad)).toEqual(seen(unknown));
       expect((await suite.api("GET", `/v1/webhooks/sources/${source}`)).json.recent_rejections[0]).toMatchObject({
         reason: "signature-mismatch",
         header: sender.signatureHeader,
