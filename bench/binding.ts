@@ -31,7 +31,7 @@ export interface BindingFigures {
   concurrent: Record<Via, { times: number[]; rate: number }>;
 }
 
-/** Nearest-rank percentile (p in 0..100) of times in any order, as bench/report.ts takes them; NaN for none. */
+/** Nearest-rank percentile (p in 0..100) of times in any order, as bench/report/ takes them; NaN for none. */
 const pct = (xs: number[], p: number) => percentile(Float64Array.from(xs).sort(), p) ?? Number.NaN;
 export const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 

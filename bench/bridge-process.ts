@@ -1,4 +1,4 @@
-// The WebSocket bridge (dev/bridge.ts) in a process of its own, so relaying bytes does not share
+// The WebSocket bridge (dev/bridge/) in a process of its own, so relaying bytes does not share
 // the load generator's event loop (on Neon the proxy is another machine altogether). The parent
 // asks for stats()/resetStats() over the IPC channel. Started by bench/stack.ts with `--import tsx`.
 import { type ChildProcess, fork } from "node:child_process";

@@ -1,7 +1,7 @@
 // `npm run bench:compare [-- --last=N] [results.json …]`
 //
 // The targets of several full `npm run bench` runs side by side, the least met first (targetHistory()
-// in bench/report.ts): with no files, the last N full runs in bench/results/ (default 6; `--quick`
+// in bench/report/history.ts): with no files, the last N full runs in bench/results/ (default 6; `--quick`
 // and `--only` runs and latest.json left out), oldest first. A markdown table on stdout, for docs/performance.md.
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -22,9 +22,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { startBridge } from "../dev/bridge";
-import { migrate } from "../dev/migrate";
 import { startPostgres } from "../dev/postgres";
 import { createClient, sqlState } from "../functions/core/db";
+import { migrate } from "../tools/migrate";
 
 export const INVENTORY_COUNTER_PEER = join(dirname(fileURLToPath(import.meta.url)), "peers", "inventory_counter.sql");
 

@@ -780,7 +780,7 @@ export interface paths {
         put?: never;
         /**
          * Create a scoped API key
-         * @description 201 with the secret, shown this once; only its SHA-256 is stored. A key (not the root token) may create only keys within its own scopes and name patterns.
+         * @description 201 with the secret, shown this once; only its SHA-256 is stored. A key (not the root token) may create only keys within its own scopes and name patterns, and none that outlives it: the new key's `expires_at` is at most the creating key's (omitted: the same; later: 422), and revoking the creating key revokes it.
          */
         post: operations["createKey"];
         delete?: never;
@@ -802,7 +802,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Every secret of the key stops working: in this isolate at once, in every other within 5 s (their key cache's period).
+         * @description Every secret of the key stops working, and of every key it made (directly or through keys it made: `made_by`), each with its audit row: in this isolate at once, in every other within 5 s (their key cache's period).
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -821,7 +821,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a new secret; the old one works for the overlap
-         * @description The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one.
+         * @description The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one. Without a body, as with `{}`: the default overlap. A key (not the root token) may rotate itself, or a key it could have created: within its scopes and names, and expiring no later than it does (else 403).
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -1787,6 +1787,11 @@ export interface components {
              * @description When an isolate last looked the key up: at most 5 s (the key cache's period) before its latest use, per isolate
              */
             last_used_at: string | null;
+            /**
+             * Format: uuid
+             * @description The key that created it (null: the root token). It never outlives that key, and is revoked with it
+             */
+            made_by: string | null;
             /** @description Its live secrets' first characters (two during a rotation's overlap); never a secret or hash */
             secrets: {
                 start: string;
@@ -1801,7 +1806,7 @@ export interface components {
             names?: string[];
             /**
              * Format: date-time
-             * @description When the key stops working; omitted: never
+             * @description When the key stops working; omitted: never (made by the root token) or when the key creating it expires. A key creating a key: at most its own expiry (a later one is 422)
              * @example 2021-01-01T14:45:00Z
              */
             expires_at?: string;
@@ -1809,6 +1814,10 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["ApiKey"][];
             next_cursor: string | null;
+        };
+        ApiKeyRevoked: components["schemas"]["ApiKey"] & {
+            /** @description The keys it made (directly or not) that this request revoked with it */
+            also_revoked: string[];
         };
         ApiKeyRotated: components["schemas"]["ApiKeyCreated"] & {
             /** Format: date-time */
@@ -1829,7 +1838,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             at: string;
-            /** @description The key that made the change; id null and name `root` for API_TOKEN */
+            /** @description Who made the change: a key (its id and name); id null and name `root` for API_TOKEN, `binding` for the Service Binding (RPC) */
             key: {
                 id: string | null;
                 name: string;
@@ -11236,6 +11245,7 @@ export interface operations {
                      *           "expires_at": null,
                      *           "revoked_at": null,
                      *           "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *           "made_by": null,
                      *           "secrets": [
                      *             {
                      *               "start": "admit_Q3vX9k",
@@ -11376,6 +11386,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "revoked_at": null,
                      *       "last_used_at": null,
+                     *       "made_by": null,
                      *       "secrets": [
                      *         {
                      *           "start": "admit_Q3vX9k",
@@ -11586,6 +11597,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "revoked_at": null,
                      *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "made_by": null,
                      *       "secrets": [
                      *         {
                      *           "start": "admit_Q3vX9k",
@@ -11728,16 +11740,18 @@ export interface operations {
                      *       "expires_at": null,
                      *       "revoked_at": "2030-04-30T12:00:30.000Z",
                      *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "made_by": null,
                      *       "secrets": [
                      *         {
                      *           "start": "admit_Q3vX9k",
                      *           "created_at": "2030-04-30T12:00:00.000Z",
                      *           "expires_at": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "also_revoked": []
                      *     }
                      */
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyRevoked"];
                 };
             };
             /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
@@ -11949,6 +11963,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "revoked_at": null,
                      *       "last_used_at": "2030-04-30T12:00:30.000Z",
+                     *       "made_by": null,
                      *       "secrets": [
                      *         {
                      *           "start": "admit_Q3vX9k",
@@ -12163,7 +12178,7 @@ export interface operations {
                  * @example api
                  */
                 target?: string;
-                /** @description Only changes by this key id, or `root` */
+                /** @description Only changes by this key id, or `root` (API_TOKEN), or `binding` (the Service Binding, RPC) */
                 key?: string;
                 /** @description Inclusive */
                 from?: string;

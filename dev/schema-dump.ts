@@ -1,7 +1,7 @@
-// The schema the migrations produce, as one readable file: schema/current/schema.sql.
+// The schema the migrations produce, readable per capability: schema/current/<area>.sql.
 //
-// A function's current body otherwise has to be pieced together from several migrations
-// (admit_ratelimit_check: created in 000010, renamed in 000011, re-created in 000011 and 000016).
+// A function's current body otherwise has to be pieced together from the migrations that created
+// and re-created it; here it is once, as it stands, with the COMMENT ON that says what it decides.
 // The embedded Postgres has no pg_dump, so the dump is built from catalog queries: extensions,
 // sequences, tables (columns, constraints, storage options, then their indexes and triggers), views
 // and functions of the current schema, in a fixed order (kind, then name, then argument types).
@@ -10,24 +10,25 @@
 // rather than leave the object out silently.
 //
 // The migrator's bookkeeping table admit_migrations is left out: no migration creates it
-// (dev/migrate.ts does, before the first one), and its rows, not its shape, are what matter.
+// (tools/migrate.ts does, before the first one), and its rows, not its shape, are what matter.
 // Ownership and privileges are left out too: they depend on who ran the migrations (postgres in
 // tests, the Neon role in production), not on the migrations.
 //
-// CLI: `npm run schema:dump` starts a throwaway Postgres, migrates it and writes the file.
+// CLI: `npm run schema:dump` starts a throwaway Postgres, migrates it and writes the files.
 //   --stdout      print the dump instead of writing the file
 //   --url URL     dump that database as it is (no migration; nothing is written to it), e.g. to
 //                 compare production with the committed file: `npm run schema:dump -- --url "$DATABASE_URL" --stdout`
-// test/schema.dump.test.ts fails when the committed file differs from a fresh migration's dump.
+// test/schema.dump.test.ts fails when a committed file differs from a fresh migration's dump.
 import "./node-ws";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "../functions/core/db";
 import { ROOT } from "./local";
 
-export const DUMP_FILE = join(ROOT, "schema", "current", "schema.sql");
+/** The folder of the dumped schema: one file per area (AREAS). */
+export const DUMP_DIR = join(ROOT, "schema", "current");
 export const DUMP_COMMAND = "npm run schema:dump";
 /** Tables in the schema that are not the migrations' doing. */
 export const EXCLUDED_TABLES = ["admit_migrations"];
@@ -35,62 +36,92 @@ export const EXCLUDED_TABLES = ["admit_migrations"];
 /** Runs one statement and returns its rows (every value this module selects is text, boolean or null). */
 export type Query = (text: string, params?: unknown[]) => Promise<Record<string, any>[]>;
 
-const HEADER = `-- GENERATED FILE: DO NOT EDIT.
+/** The opening lines of an area's file. */
+function header(area: string): string {
+  return `-- GENERATED FILE: DO NOT EDIT.
 --
--- The schema that applying schema/NNNNNN_*.sql in order produces, built from the catalogs of a
--- freshly migrated database by \`${DUMP_COMMAND}\` (dev/schema-dump.ts). It is for reading only:
--- it is never applied, and a change to the schema goes in a new numbered migration, after which
--- \`${DUMP_COMMAND}\` rewrites this file. test/schema.dump.test.ts fails while it is out of date.
+-- The ${area} part of the schema that applying schema/NNNNNN_*.sql in order produces, built from
+-- the catalogs of a freshly migrated database by \`${DUMP_COMMAND}\` (dev/schema-dump.ts), which
+-- files each object by its name (AREAS there). It is for reading only: it is never applied, and a
+-- change to the schema goes in a new numbered migration, after which \`${DUMP_COMMAND}\` rewrites
+-- these files. test/schema.dump.test.ts fails while one is out of date.
 --
--- Left out: ${EXCLUDED_TABLES.join(", ")} (the migrator's bookkeeping, created by dev/migrate.ts, not by a
+-- Left out: ${EXCLUDED_TABLES.join(", ")} (the migrator's bookkeeping, created by tools/migrate.ts, not by a
 -- migration), the members of extensions, ownership and privileges.
 `;
+}
 
 // Objects of the current schema that no extension owns.
 const NOT_EXTENSION_MEMBER = (catalog: string, oid: string) =>
   `NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = '${catalog}'::regclass AND d.objid = ${oid} AND d.deptype = 'e')`;
 
-export async function dumpSchema(query: Query): Promise<string> {
-  const parts: string[] = [HEADER];
-  const section = (title: string, blocks: string[]) => {
-    if (blocks.length) parts.push(`\n-- ${title}\n\n${blocks.join("\n\n")}\n`);
-  };
+/** One object of the dump: its name (what it is filed under) and its SQL. */
+interface Block {
+  name: string;
+  def: string;
+}
 
+/**
+ * Which file of schema/current/ an object belongs in, by its name: the capability whose decisions it
+ * makes or stores, else core (what every capability stands on). The first rule that matches wins.
+ */
+export const AREAS: Array<[area: string, pattern: RegExp]> = [
+  ["reservations", /^(reservations$|admit_(reserve|reservation|cancel_reservation|get_reservation|list_reservations|resource_availability))/],
+  ["observability", /^(metric_|admit_(metric_|observe_|sweep_metrics))/],
+  ["ratelimits", /^(ratelimit_|admit_(ratelimit_|sweep_ratelimits))/],
+  ["permits", /^(permits$|semaphore|invoices$|admit_fencing_token$|admit_(permit|semaphore|lease_|generate_invoice|sweep_permits))/],
+  ["inventory", /^(inventory_|admit_(inventory_|nights$|sweep_inventory))/],
+  ["idempotency", /^(idempotency_|admit_(idempotency_|sweep_idempotency))/],
+  ["webhooks", /^(webhook_|admit_(webhook_|sweep_webhook))/],
+  ["keys", /^(admit_keys$|admit_key_|admit_audit|admit_sweep_audit)/],
+  ["core", /^(btree_gist$|admit_(fnv64|ms_to_ts|ts_to_ms|rfc3339|page|advisory_xact_lock_within|sweep|sweepers|sweep_batch)$)/],
+];
+
+/** The file an object named `name` is dumped into, or an error naming the fix. */
+export function areaOf(name: string): string {
+  const hit = AREAS.find(([, pattern]) => pattern.test(name));
+  if (!hit) throw new Error(`dev/schema-dump.ts does not know which file of schema/current/ ${name} belongs in: add it to AREAS.`);
+  return hit[0];
+}
+
+/**
+ * The schema as files of schema/current/, one per area (AREAS): file name → text. Each file holds its
+ * area's extensions, sequences, types, tables (with their indexes, triggers and comments), views and
+ * functions (with their comments), in a fixed order.
+ */
+export async function dumpSchema(query: Query): Promise<Map<string, string>> {
   await refuseUnknownKinds(query);
+  const sections: Array<[title: string, blocks: Block[]]> = [];
 
   const extensions = await query(
-    `SELECT format('CREATE EXTENSION IF NOT EXISTS %I WITH SCHEMA %I;', e.extname, n.nspname) AS def
+    `SELECT e.extname AS name, format('CREATE EXTENSION IF NOT EXISTS %I WITH SCHEMA %I;', e.extname, n.nspname) AS def
        FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
       WHERE e.extname <> 'plpgsql'
       ORDER BY e.extname`,
   );
-  section(
-    "Extensions",
-    extensions.map((r) => r.def),
-  );
+  sections.push(["Extensions", extensions as Block[]]);
 
   // Identity columns' sequences are shown as the column's GENERATED … AS IDENTITY.
   const sequences = await query(
-    `SELECT format('CREATE SEQUENCE %I AS %s INCREMENT BY %s MINVALUE %s MAXVALUE %s START WITH %s CACHE %s%s;',
+    `SELECT c.relname AS name,
+            format('CREATE SEQUENCE %I AS %s INCREMENT BY %s MINVALUE %s MAXVALUE %s START WITH %s CACHE %s%s;',
                    c.relname, format_type(s.seqtypid, NULL), s.seqincrement, s.seqmin, s.seqmax, s.seqstart, s.seqcache,
                    CASE WHEN s.seqcycle THEN ' CYCLE' ELSE '' END)
             || coalesce((SELECT format(E'\\nALTER SEQUENCE %I OWNED BY %I.%I;', c.relname, t.relname, a.attname)
                            FROM pg_depend d JOIN pg_class t ON t.oid = d.refobjid
                            JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
-                          WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'a'), '') AS def
+                          WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'a'), '')
+            || coalesce(format(E'\\nCOMMENT ON SEQUENCE %I IS %L;', c.relname, obj_description(c.oid, 'pg_class')), '') AS def
        FROM pg_class c JOIN pg_sequence s ON s.seqrelid = c.oid
       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'S'
         AND ${NOT_EXTENSION_MEMBER("pg_class", "c.oid")}
         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'i')
       ORDER BY c.relname`,
   );
-  section(
-    "Sequences",
-    sequences.map((r) => r.def),
-  );
+  sections.push(["Sequences", sequences as Block[]]);
 
   const types = await query(
-    `SELECT CASE t.typtype
+    `SELECT t.typname AS name, CASE t.typtype
               WHEN 'e' THEN format('CREATE TYPE %I AS ENUM (%s);', t.typname,
                 (SELECT string_agg(quote_literal(e.enumlabel), ', ' ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid))
               WHEN 'd' THEN format('CREATE DOMAIN %I AS %s%s%s%s;', t.typname, format_type(t.typbasetype, t.typtypmod),
@@ -108,10 +139,7 @@ export async function dumpSchema(query: Query): Promise<string> {
         AND ${NOT_EXTENSION_MEMBER("pg_type", "t.oid")}
       ORDER BY t.typname`,
   );
-  section(
-    "Types",
-    types.map((r) => r.def),
-  );
+  sections.push(["Types", types as Block[]]);
 
   const tables = await query(
     `SELECT c.oid::text AS oid, c.relname AS name, c.relpersistence = 'u' AS unlogged,
@@ -123,25 +151,22 @@ export async function dumpSchema(query: Query): Promise<string> {
       ORDER BY c.relname`,
     [EXCLUDED_TABLES],
   );
-  const tableBlocks: string[] = [];
-  for (const t of tables) tableBlocks.push(await dumpTable(query, t));
-  section("Tables, each with its indexes (those not backing a constraint) and triggers", tableBlocks);
+  const tableBlocks: Block[] = [];
+  for (const t of tables) tableBlocks.push({ name: t.name, def: await dumpTable(query, t) });
+  sections.push(["Tables, each with its indexes (those not backing a constraint) and triggers", tableBlocks]);
 
   const views = await query(
-    `SELECT format(E'CREATE %sVIEW %I AS\\n%s', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED ' ELSE '' END,
+    `SELECT c.relname AS name, format(E'CREATE %sVIEW %I AS\\n%s', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED ' ELSE '' END,
                    c.relname, rtrim(pg_get_viewdef(c.oid, true), E'; \\n')) || ';' AS def
        FROM pg_class c
       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('v', 'm')
         AND ${NOT_EXTENSION_MEMBER("pg_class", "c.oid")}
       ORDER BY c.relname`,
   );
-  section(
-    "Views",
-    views.map((r) => r.def),
-  );
+  sections.push(["Views", views as Block[]]);
 
   const functions = await query(
-    `SELECT rtrim(pg_get_functiondef(p.oid), E'\\n') || ';'
+    `SELECT p.proname AS name, rtrim(pg_get_functiondef(p.oid), E'\\n') || ';'
             || CASE WHEN obj_description(p.oid, 'pg_proc') IS NULL THEN ''
                     ELSE format(E'\\nCOMMENT ON %s %I(%s) IS %L;', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
                                 p.proname, pg_get_function_identity_arguments(p.oid), obj_description(p.oid, 'pg_proc')) END AS def
@@ -150,12 +175,20 @@ export async function dumpSchema(query: Query): Promise<string> {
         AND ${NOT_EXTENSION_MEMBER("pg_proc", "p.oid")}
       ORDER BY p.proname, pg_get_function_identity_arguments(p.oid)`,
   );
-  section(
-    "Functions",
-    functions.map((r) => r.def),
-  );
+  sections.push(["Functions", functions as Block[]]);
 
-  return parts.join("");
+  const files = new Map<string, string>();
+  for (const [area] of AREAS) {
+    const parts = [header(area)];
+    for (const [title, blocks] of sections) {
+      const mine = blocks.filter((b) => areaOf(b.name) === area).map((b) => b.def);
+      if (mine.length) parts.push(`\n-- ${title}\n\n${mine.join("\n\n")}\n`);
+    }
+    files.set(`${area}.sql`, parts.join(""));
+  }
+  // Every object was filed somewhere: areaOf() throws for one no rule names.
+  for (const [, blocks] of sections) for (const b of blocks) areaOf(b.name);
+  return files;
 }
 
 async function dumpTable(query: Query, t: Record<string, any>): Promise<string> {
@@ -253,7 +286,7 @@ function literal(text: string): string {
 }
 
 /** The dump of the database at `databaseUrl` over the Neon driver (through `wsProxy` for a local one). */
-export async function dumpDatabase(databaseUrl: string, wsProxy?: string): Promise<string> {
+export async function dumpDatabase(databaseUrl: string, wsProxy?: string): Promise<Map<string, string>> {
   const client = createClient({ DATABASE_URL: databaseUrl, NEON_WS_PROXY: wsProxy });
   await client.connect();
   try {
@@ -273,8 +306,8 @@ async function main(): Promise<void> {
   if (unknown.length) throw new Error(`unknown argument(s) ${unknown.join(" ")}; use --stdout and/or --url URL`);
 
   const { startBridge } = await import("./bridge");
-  const { isLoopbackUrl, migrate } = await import("./migrate");
-  let dump: string;
+  const { isLoopbackUrl, migrate } = await import("../tools/migrate");
+  let dump: Map<string, string>;
   if (url && !isLoopbackUrl(url)) {
     dump = await dumpDatabase(url, process.env.NEON_WS_PROXY);
   } else {
@@ -298,11 +331,14 @@ async function main(): Promise<void> {
     }
   }
   if (toStdout) {
-    process.stdout.write(dump);
+    for (const text of dump.values()) process.stdout.write(text);
   } else {
-    await mkdir(dirname(DUMP_FILE), { recursive: true });
-    await writeFile(DUMP_FILE, dump);
-    console.log(`wrote ${DUMP_FILE.slice(ROOT.length + 1)} (${dump.split("\n").length - 1} lines)`);
+    await mkdir(DUMP_DIR, { recursive: true });
+    for (const stale of (await readdir(DUMP_DIR)).filter((f) => f.endsWith(".sql") && !dump.has(f))) await rm(join(DUMP_DIR, stale));
+    for (const [file, text] of dump) {
+      await writeFile(join(DUMP_DIR, file), text);
+      console.log(`wrote schema/current/${file} (${text.split("\n").length - 1} lines)`);
+    }
   }
 }
 

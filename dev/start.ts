@@ -6,10 +6,10 @@
 // With DATABASE_URL set, that Postgres is used instead of the embedded one.
 import "./node-ws";
 import { join } from "node:path";
+import { isLoopbackUrl, migrate } from "../tools/migrate";
 import { BRIDGE_DEFAULTS, type Bridge, startBridge } from "./bridge";
 import { watchAncestors } from "./lifeline";
 import { canBind, DATA_DIR, devToken } from "./local";
-import { isLoopbackUrl, migrate } from "./migrate";
 import { type PgHandle, startPostgres } from "./postgres";
 import { describePortHolders } from "./proc";
 import { startWranglerDev, type WranglerDev } from "./wrangler";

@@ -151,3 +151,9 @@ BEGIN
   RETURN json_build_object('id', v_id, 'duplicate', true);  -- id NULL: the source was deleted meanwhile
 END
 $$;
+
+-- What the re-created and new functions decide (in a database where a later migration's COMMENT ON
+-- came first, a DROP above took it away).
+COMMENT ON FUNCTION admit_webhook_put_source IS 'Creates or updates a source; a new secret keeps the previous one valid for its overlap; its replay window; its recorded rejections are kept.';
+COMMENT ON FUNCTION admit_webhook_receive IS 'Stores a verified delivery once: a repeat of its webhook id, of an earlier id, or of its signed bytes within the replay window changes nothing and answers the stored event.';
+COMMENT ON FUNCTION admit_webhook_reject IS 'Records why a delivery was refused as the newest of its source''s latest 10 rejections, for the owner; never waits, and an unknown source records nothing.';

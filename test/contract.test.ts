@@ -39,7 +39,7 @@ describe("Idempotency-Key answers are documented per route", () => {
       const method = r.method ?? "POST";
       const k = uniq("in-use");
       const claim =
-        "INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, expires_at) VALUES ($1, $2, $3, 'x', now() + interval '1 h')";
+        "INSERT INTO idempotency_keys (caller, key, request_method, request_path, request_hash, expires_at) VALUES ('root', $1, $2, $3, 'x', now() + interval '1 h')";
       await whileHolding(suite.db, claim, [k, method, r.path], () =>
         withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
           const res = await api(method, r.path, r.body, { "Idempotency-Key": k });

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startBridge } from "../dev/bridge";
-import { migrate } from "../dev/migrate";
 import { startPostgres } from "../dev/postgres";
+import { migrate } from "../tools/migrate";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { loadMigrations, migrate, SCHEMA_DIR } from "../dev/migrate";
+import { loadMigrations, migrate, SCHEMA_DIR } from "../tools/migrate";
 import { freshDatabase, sql } from "./support";
 
 const scratch: string[] = [];

@@ -15,13 +15,13 @@ import tar from "tar-fs";
 import { afterAll, beforeAll, inject } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../dev/bridge";
 import { ROOT } from "../dev/local";
-import { migrate } from "../dev/migrate";
 import { type PgHandle, postmasterPid, startPostgres } from "../dev/postgres";
 import { signalTree } from "../dev/proc";
 import { ownSocket, startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { createClient } from "../functions/core/db";
 import type { Bindings } from "../functions/core/env";
 import { app } from "../functions/index";
+import { migrate } from "../tools/migrate";
 
 export const TOKEN = "test-token-" + Math.random().toString(36).slice(2);
 
@@ -374,7 +374,7 @@ export function filesUnder(dir: string, ext: string): string[] {
 /**
  * Where a committed generated file and a fresh generation first part, with a few lines of each
  * around it (named by `labels`); null when they are equal. For the tests that keep generated files
- * (schema/current/schema.sql, client/schema.d.ts) in step.
+ * (schema/current/*.sql, client/schema.d.ts) in step.
  */
 export function firstDifference(committed: string, fresh: string, labels: { committed: string; fresh: string }): string | null {
   if (committed === fresh) return null;

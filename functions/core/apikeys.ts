@@ -8,7 +8,8 @@
 // answer — the key's scopes and names, or "not a valid key" — is kept for CACHE_MS at most, and never
 // past the key's or the secret's own expiry (measured on the database's clock: the look-up returns
 // how many ms are left). So a revocation, an expiry or a rotation's end reaches every isolate within
-// CACHE_MS (5 s); this isolate's own DELETE /v1/keys/{id} and rotations take effect at once.
+// CACHE_MS (5 s); this isolate's own DELETE /v1/keys/{id} and rotations take effect at once: they
+// drop the key's entries and every look-up in flight, whose answer may predate them (below).
 import { DEFAULT_BUDGET_MS, ownWait, RequestDb } from "./db";
 import type { Bindings } from "./env";
 
@@ -70,6 +71,12 @@ interface LookupRow {
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<KeyCaller | null>>();
+  /**
+   * Bumped by every forgetKey(). A look-up's answer is kept only if no forgetKey() came while it was
+   * in flight: its snapshot may predate this isolate's revocation or rotation, and believing it
+   * would bring the key back for up to CACHE_MS.
+   */
+  private generation = 0;
   /** Look-ups sent to the database by this cache (each reached Postgres unless it failed). */
   lookups = 0;
 
@@ -90,15 +97,20 @@ export class KeyCache {
     let pending = this.inFlight.get(secret);
     if (!pending) {
       const asked = this.now();
+      const generation = this.generation;
       this.lookups++;
-      pending = this.lookup(secret, env)
+      const lookup: Promise<KeyCaller | null> = this.lookup(secret, env)
         .then((row) => {
           const caller: KeyCaller | null = row && { kind: "key", id: row.id, name: row.name, scopes: row.scopes, names: row.names };
           const lifetime = row?.valid_ms == null ? this.ttlMs : Math.min(this.ttlMs, row.valid_ms);
-          this.remember(secret, { caller, until: asked + lifetime });
+          // Its waiters asked before the forgetKey() and take its answer; the cache does not.
+          if (generation === this.generation) this.remember(secret, { caller, until: asked + lifetime });
           return caller;
         })
-        .finally(() => this.inFlight.delete(secret));
+        .finally(() => {
+          if (this.inFlight.get(secret) === lookup) this.inFlight.delete(secret);
+        });
+      pending = lookup;
       this.inFlight.set(secret, pending);
     }
     return ownWait(pending, LOOKUP_WAIT_MS);
@@ -111,9 +123,16 @@ export class KeyCache {
     while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
   }
 
-  /** Forgets every secret of key `id` (this isolate revoked or rotated it). */
-  forgetKey(id: string): void {
-    for (const [secret, e] of this.entries) if (e.caller?.id === id) this.entries.delete(secret);
+  /**
+   * Forgets every secret of the keys `ids` (this isolate revoked or rotated them), and every look-up
+   * in flight: a secret's key is known only once its look-up answers, and an answer read before the
+   * change must not be kept. A request arriving from now on asks Postgres afresh.
+   */
+  forgetKey(...ids: string[]): void {
+    this.generation++;
+    this.inFlight.clear();
+    const gone = new Set(ids);
+    for (const [secret, e] of this.entries) if (e.caller && gone.has(e.caller.id)) this.entries.delete(secret);
   }
 
   clear(): void {

@@ -6,10 +6,15 @@ import { matchedRoutes } from "hono/route";
 import { type Caller, type KeyCache, keyCache, looksLikeKey } from "./apikeys";
 import type { AppEnv } from "./context";
 import { problem } from "./errors";
-import { grants, nameAllowed, type RawInput, type RouteAccess, type RouteScope, SIGNED, scopeOf } from "./scopes";
+import { grants, likePatterns, nameAllowed, type RawInput, type RouteAccess, type RouteScope, SIGNED, scopeOf } from "./scopes";
 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="admit"' };
 const INVALID = { "WWW-Authenticate": 'Bearer realm="admit", error="invalid_token"' };
+
+/** The one 401 of a key that is unknown, revoked or expired (nothing tells which). */
+export function invalidToken(): Error {
+  return problem("unauthorized", "The bearer token is not valid.", {}, INVALID);
+}
 
 /**
  * Sets `c.var.caller`: root for API_TOKEN, the key for a valid key's secret. Unknown, revoked and
@@ -24,7 +29,7 @@ export function authenticate(cache: KeyCache = keyCache): MiddlewareHandler<AppE
     const given = match?.[1];
     if (given !== undefined && looksLikeKey(given)) {
       const key = await cache.verify(given, c.env ?? {});
-      if (!key) throw problem("unauthorized", "The bearer token is not valid.", {}, INVALID);
+      if (!key) throw invalidToken();
       c.set("caller", key);
       return next();
     }
@@ -37,7 +42,7 @@ export function authenticate(cache: KeyCache = keyCache): MiddlewareHandler<AppE
       );
     }
     if (given === undefined) throw problem("unauthorized", "Send `Authorization: Bearer <API_TOKEN or key>`.", {}, CHALLENGE);
-    if (!tokenMatches(given, expected)) throw problem("unauthorized", "The bearer token is not valid.", {}, INVALID);
+    if (!tokenMatches(given, expected)) throw invalidToken();
     c.set("caller", ROOT);
     return next();
   };
@@ -102,10 +107,19 @@ export class RouteScopes {
   }
 }
 
+/**
+ * The names the caller may read, as LIKE patterns for a list's SQL (scopes.ts likePatterns), or
+ * null for every name (the root token, a key without patterns). A list pages over these names only,
+ * so its items, its page length and its cursor say nothing of the others.
+ */
+export function visibleNames(c: Context<AppEnv>): string[] | null {
+  const caller = c.var.caller;
+  return caller?.kind === "key" ? likePatterns(caller.names) : null;
+}
+
 /** 403 naming only what was lacking: the scope, or the one name outside the key's patterns. */
-export function forbidden(need: { scope?: string; name?: string; hidden?: boolean }): Error {
+export function forbidden(need: { scope?: string; name?: string }): Error {
   if (need.scope) return problem("forbidden", `This key lacks the scope ${need.scope}.`, { scope: need.scope });
-  if (need.hidden) return problem("forbidden", "This key may not touch the named thing this request refers to.");
   return problem("forbidden", `This key may not touch ${JSON.stringify(need.name)}.`, { name: need.name });
 }
 
@@ -128,8 +142,11 @@ export function requireScope(routes: RouteScopes): MiddlewareHandler<AppEnv> {
 
 /**
  * The names the request touches (path, query, body: raw input, before validation, which refuses
- * anything malformed afterwards) must match the key's patterns; a list's answer keeps only the
- * items it may see. After the body guard and the database handle (a name resolved by id reads).
+ * anything malformed afterwards) must match the key's patterns: else a 403 naming the name the
+ * request gave (the same whether the thing exists or not), or, for a name resolved from an id
+ * (`hidden`), the route's own 404 for an id that names nothing. A list pages over the names the key
+ * may see (visibleNames, in its SQL); its answer is checked here. After the body guard and the
+ * database handle (a name resolved by id reads).
  */
 export function requireNames(routes: RouteScopes): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -140,12 +157,12 @@ export function requireNames(routes: RouteScopes): MiddlewareHandler<AppEnv> {
     if (!route || access === undefined || access === SIGNED) return next();
     const patterns = caller.names;
     if (access.names) {
-      const names = await access.names(await rawInput(c, route.params(new URL(c.req.url).pathname)), c);
-      const outside = names.find((n) => !nameAllowed(patterns, n));
-      if (outside !== undefined) throw forbidden({ name: outside, hidden: access.hidden });
+      const input = await rawInput(c, route.params(new URL(c.req.url).pathname));
+      const outside = (await access.names(input, c)).find((n) => !nameAllowed(patterns, n));
+      if (outside !== undefined) throw access.hidden ? access.hidden(input) : forbidden({ name: outside });
     }
     await next();
-    if (access.list) await filterList(c, access as RouteScope & { list: string }, patterns);
+    if (access.list) await checkList(c, access as RouteScope & { list: string }, patterns);
   };
 }
 
@@ -161,14 +178,15 @@ async function rawInput(c: Context<AppEnv>, param: Record<string, string>): Prom
   return { param, query: (n) => c.req.query(n), body };
 }
 
-async function filterList(c: Context<AppEnv>, access: RouteScope & { list: string }, patterns: string[]): Promise<void> {
+/**
+ * A list's page holds only names the key may see: its handler pages over them (visibleNames). Were
+ * an item outside the patterns here, dropping it would leave the page's cursor and length telling
+ * of it, so the answer is refused as the bug it is, never sent.
+ */
+async function checkList(c: Context<AppEnv>, access: RouteScope & { list: string }, patterns: string[]): Promise<void> {
   const res = c.res;
   if (res.status !== 200 || !res.headers.get("Content-Type")?.includes("application/json")) return;
   const page = (await res.clone().json()) as { items?: Array<Record<string, unknown>> };
-  if (!Array.isArray(page.items)) return;
-  page.items = page.items.filter((item) => nameAllowed(patterns, String(item[access.list])));
-  const headers = new Headers(res.headers);
-  headers.delete("Content-Length");
-  c.res = undefined; // else Hono merges the old response's headers into the new one
-  c.res = new Response(JSON.stringify(page), { status: 200, headers });
+  const outside = (page.items ?? []).find((item) => !nameAllowed(patterns, String(item[access.list])));
+  if (outside !== undefined) throw new Error(`${c.req.method} ${c.req.path} listed an item outside the caller's name patterns: page over visibleNames(c)`);
 }

@@ -7,6 +7,16 @@ export function unavailable(detail: string, retryAfterS = 2): ProblemError {
   return problem("database-unavailable", `${detail} Nothing was applied; retry after ${retryAfterS} s.`, {}, { "Retry-After": String(retryAfterS) });
 }
 
+/** No database to ask: nothing was applied, and waiting does not help until it is configured. */
+export function notConfigured(): ProblemError {
+  return problem(
+    "database-not-configured",
+    "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).",
+    {},
+    { "Retry-After": "30" },
+  );
+}
+
 export function outcomeUnknown(detail: string): ProblemError {
   return problem(
     "outcome-unknown",
@@ -16,7 +26,7 @@ export function outcomeUnknown(detail: string): ProblemError {
 
 /**
  * Neon's HTTP endpoint answers at most 10 MiB and refuses a larger result after the statement ran,
- * with a 400 that carries no SQLSTATE ("response is too large (max is 10485760 bytes)"; dev/sql-http.ts
+ * with a 400 that carries no SQLSTATE ("response is too large (max is 10485760 bytes)"; dev/bridge/sql-wire.ts
  * answers the same). It is no lost connection: the same request gets the same refusal every time.
  */
 export function isResponseTooLarge(err: unknown): boolean {

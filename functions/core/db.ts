@@ -13,9 +13,9 @@
 //   statement counts as sent once its `fetch` started, unless the endpoint answered with a SQLSTATE
 //   (Postgres refused it, or the proxy could not run it: either way nothing was applied).
 import { Client, neon, neonConfig } from "@neondatabase/serverless";
-import { isResponseTooLarge, lostAnswer, mapSqlError, responseTooLarge, sqlState, unavailable } from "./db-errors";
+import { isResponseTooLarge, lostAnswer, mapSqlError, notConfigured, responseTooLarge, sqlState, unavailable } from "./db-errors";
 import type { Bindings } from "./env";
-import { ProblemError, problem } from "./errors";
+import { ProblemError } from "./errors";
 
 export { isResponseTooLarge, lostAnswer, mapSqlError, outcomeUnknown, responseTooLarge, sqlState, unavailable } from "./db-errors";
 
@@ -101,15 +101,6 @@ export function coalescedWebSocket(Base: WebSocketClass): WebSocketClass {
   } as unknown as WebSocketClass;
   coalescing.set(Base, wrapped).set(wrapped, wrapped);
   return wrapped;
-}
-
-function notConfigured(): ProblemError {
-  return problem(
-    "database-not-configured",
-    "DATABASE_URL is not set: set it as a wrangler secret (production) or run `npm start` (local).",
-    {},
-    { "Retry-After": "30" },
-  );
 }
 
 /** A configured, unconnected client. Locally `NEON_WS_PROXY` points the driver at the bridge. */
@@ -203,6 +194,7 @@ export class RequestDb {
   private broken = false;
   private inTx = false;
   private txFailed = false;
+  private readonly kept: Promise<unknown>[] = []; // keepAlive's work, settled either way
 
   constructor(private readonly bindings: Bindings) {
     this.deadline = Date.now() + budgetMs(bindings);
@@ -248,7 +240,7 @@ export class RequestDb {
   }
 
   /**
-   * Where this handle's statements may share one statement with other requests' (functions/core/coalesce.ts):
+   * Where this handle's statements may share one statement with other requests' (functions/core/coalesce/):
    * the database, while a statement is its own transaction over HTTP (outside begin/commit, not
    * DB_TRANSPORT=websocket) and COALESCE is not "off"; otherwise undefined (never coalesced).
    */
@@ -380,19 +372,27 @@ export class RequestDb {
     return result;
   }
 
-  /** Closes the connection; called from `waitUntil` once the response is on its way. */
+  /**
+   * Keeps `work` done for others going after this request answered (a batch it carries runs to its
+   * latest decision's deadline: coalesce/send.ts): close(), run in `waitUntil`, waits for it, so workerd does.
+   */
+  keepAlive(work: Promise<unknown>): void {
+    this.kept.push(work.catch(() => {}));
+  }
+
+  /** Closes the connection, then waits for the work kept open; called from `waitUntil` once the response is on its way. */
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    if (!client) return;
     try {
       // Never let a stalled close keep the invocation alive.
-      await Promise.race([client.end(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      if (client) await Promise.race([client.end(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
     } catch {
       /* the connection is gone either way */
     }
+    await Promise.all(this.kept);
   }
 }
 
 /** What a capability's SQL wrappers (functions/<capability>/sql.ts) run on: the request's handle, or one a test or the cron opens. */
-export type Queryable = Pick<RequestDb, "query" | "lockTimeoutMs"> & Partial<Pick<RequestDb, "coalesceKey" | "remainingMs">>;
+export type Queryable = Pick<RequestDb, "query" | "lockTimeoutMs"> & Partial<Pick<RequestDb, "coalesceKey" | "remainingMs" | "keepAlive">>;

@@ -29,7 +29,7 @@ export interface Bindings {
   PAGES?: { fetch(request: Request): Promise<Response> };
   /**
    * Default on: rate-limit checks, reservations and acquires that arrive while earlier ones are on
-   * their way to the database go together, in one statement (functions/core/coalesce.ts). "off":
+   * their way to the database go together, in one statement (functions/core/coalesce/). "off":
    * each its own statement (the bench's twin).
    */
   COALESCE?: string;

@@ -11,6 +11,15 @@ export const IDEMPOTENCY_HEADER = "Idempotency-Key";
  * over U+00FF: a generated client keeping to this never sends a value that arrives changed or not at all.
  */
 export const HEADER_VALUE_PATTERN = "^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$";
+const HEADER_VALUE = new RegExp(HEADER_VALUE_PATTERN);
+
+/**
+ * Why `value` is not a header value HEADER_VALUE_PATTERN allows, or undefined: a header the document
+ * constrains with that pattern is checked with this, so the server refuses exactly what it refuses.
+ */
+export function headerValueProblem(value: string): string | undefined {
+  return HEADER_VALUE.test(value) ? undefined : "must be visible ASCII (0x21–0x7E), with spaces only between characters";
+}
 
 /** Set on an answer that is a replay of a stored one (an idempotent retry, a duplicate webhook delivery). */
 export const REPLAYED_HEADER = "Idempotent-Replayed";

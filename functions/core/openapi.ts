@@ -70,6 +70,7 @@ export function documentCommonResponses<D extends { paths?: object; components?:
       if (typeof op !== "object" || op === null || !("responses" in op)) continue;
       const id = `${method.toUpperCase()} ${path}`;
       op.operationId ??= opts.operationIds[id] ?? fallbackOperationId(method, path);
+      documentOptionalBody(op);
       const responses = op.responses as Json;
       const params = ((op.parameters ?? []) as Json[]).filter((p) => p.in === "path" || p.in === "query");
       if (path.startsWith("/v1/") && !opts.signed(method, path)) {
@@ -110,4 +111,25 @@ function fallbackOperationId(method: string, path: string): string {
 
 /** OpenAPI body/response content of a schema. */
 export const json = <S extends z.ZodType>(schema: S) => ({ content: { "application/json": { schema } } });
+
+/** Marks, in a route's definition, a request body that optionalJson() registered as required. */
+const OPTIONAL_BODY = "x-optional-body";
+
+/**
+ * A request body that may be left out, and then means the same as `{}`: the schema's defaults apply.
+ * @hono/zod-openapi validates an optional body only when a JSON Content-Type is sent; without one
+ * the handler gets `{}` untouched by the schema (no defaults). Registered as required instead, Hono's
+ * validator reads a request without a body as `{}` and the schema runs on it, as on a body of `{}`
+ * (a body with another Content-Type is still 415). The document says it is optional
+ * (documentCommonResponses, below). Every route with an optional body declares it with this.
+ */
+export const optionalJson = <S extends z.ZodType>(schema: S) => ({ required: true as const, [OPTIONAL_BODY]: true, ...json(schema) });
+
+/** An operation's optionalJson() body, documented as the optional body it is. */
+function documentOptionalBody(op: Json): void {
+  const body = op.requestBody as Json | undefined;
+  if (!body?.[OPTIONAL_BODY]) return;
+  delete body[OPTIONAL_BODY];
+  body.required = false;
+}
 export const problemJson = <S extends z.ZodType>(schema: S) => ({ content: { "application/problem+json": { schema } } });

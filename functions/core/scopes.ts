@@ -30,9 +30,10 @@ export interface RouteScope {
   names?: NameSource;
   /**
    * The request's one name cannot be known without a read (a reservation by id): the names it
-   * resolves to are checked, but a 403 does not repeat them.
+   * resolves to are checked, and one outside the key's patterns is answered as an id that names
+   * nothing (this route's own 404), so the key learns neither the name nor that the thing exists.
    */
-  hidden?: boolean;
+  hidden?: (input: RawInput) => Error;
   /** A list: `items[].<field>` outside the key's patterns are left out of the answer. */
   list?: string;
 }
@@ -121,6 +122,14 @@ export function nameMatches(pattern: string, name: string): boolean {
 /** Whether a name is within patterns (null patterns: every name). */
 export function nameAllowed(patterns: readonly string[] | null, name: string): boolean {
   return patterns === null || patterns.some((p) => nameMatches(p, name));
+}
+
+/**
+ * Name patterns as SQL LIKE patterns ('*' as '%', every other character literal: `\`, `%` and `_`
+ * escaped), so that `name LIKE ANY (…)` is nameAllowed() in the database; null stays null (every name).
+ */
+export function likePatterns(patterns: readonly string[] | null): string[] | null {
+  return patterns === null ? null : patterns.map((p) => p.replace(/[\\%_]/g, "\\$&").replaceAll("*", "%"));
 }
 
 /** Whether held scopes grant `need`. `admin` of an area includes `read` of it; nothing else implies another. */

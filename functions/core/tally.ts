@@ -12,10 +12,15 @@
 //
 // The bound: a count reaches the database at most METRICS_FLUSH_MS (default 2 000 ms) plus one
 // statement after it was made, while the isolate lives — except one made in the last interval of a
-// chain that has run CHAIN_MS (10 s) of back-to-back flushes, which waits for the next request's. A flush refused before it ran (503: nothing
-// applied) is merged back and sent with the next one; a flush whose outcome is unknown (504: sent, no
-// answer) is dropped and logged, never re-sent — a count may be lost there, never counted twice. An
-// isolate evicted with a flush pending loses what it held: at most one flush interval of its counts.
+// chain that has run CHAIN_MS (10 s) of back-to-back flushes, which waits for the next request's.
+// A flush Postgres refused (409: a deadlock or serialization failure; 503: a lock or statement
+// timeout, no connection, the database unavailable — rolled back or never run, so nothing applied)
+// is kept: its counts go back into the tally ahead of newer ones and are sent again after the
+// refusal's Retry-After, within the chain, else by the next request's chain. A flush whose outcome
+// is unknown (504: sent, no answer) is dropped and logged, never re-sent — a count may be lost there,
+// never counted twice — and so is one refused for good (another 4xx, or an error that is a bug), which
+// would otherwise be refused again on every flush and hold back every count behind it. An isolate
+// evicted with a flush pending loses what it held: at most one flush interval of its counts.
 
 import { intSetting, RequestDb } from "./db";
 import type { Bindings } from "./env";
@@ -29,7 +34,12 @@ export const DEFAULT_FLUSH_MS = 2_000;
  * there, and its promise never settled.
  */
 export const CHAIN_MS = 10_000;
-/** Distinct groups (hit groups + metric series) one tally holds; past it a flush starts at once and new groups are dropped (and counted as dropped). */
+/**
+ * Distinct groups (hit groups + metric series) one tally holds; past it a flush starts at once and new
+ * groups are dropped (counted in stats.lost). A kept flush's groups come back first, so at the cap what
+ * is dropped is the newest groups, never counts already refused once. A group is a number that grows,
+ * so what a tally holds never grows past the cap however long the database refuses.
+ */
 export const MAX_GROUPS = 10_000;
 /** Policies with a `policy` label of their own (the rest are policy="_other"). */
 export const DEFAULT_MAX_POLICIES = 100;
@@ -40,8 +50,8 @@ interface HitGroup {
   n: number;
   /** Local time of the latest call. */
   last: number;
-  /** Local time until which the cached denial that answered stood (null: not known). */
-  until: number | null;
+  /** The database's start (ms since the epoch) of the window the cached denial that answered was decided in (null: not known). */
+  windowStart: number | null;
 }
 
 interface CountGroup {
@@ -57,8 +67,10 @@ export interface TallyStats {
   flushes: number;
   /** Deny-cache calls written to counters. */
   hitsFlushed: number;
-  /** Calls or counts given up on: an outcome-unknown flush, or the group cap reached. */
+  /** Calls or counts given up on: an outcome-unknown (or refused for good) flush, or the group cap reached. */
   lost: number;
+  /** Flushes Postgres refused whose counts were kept for the next one. */
+  kept: number;
 }
 
 export class Tally {
@@ -66,7 +78,7 @@ export class Tally {
   private counts = new Map<string, CountGroup>();
   private pending: Promise<void> | null = null;
   private flushing = 0;
-  readonly stats: TallyStats = { flushes: 0, hitsFlushed: 0, lost: 0 };
+  readonly stats: TallyStats = { flushes: 0, hitsFlushed: 0, lost: 0, kept: 0 };
 
   constructor(private readonly env: Bindings) {}
 
@@ -79,15 +91,15 @@ export class Tally {
     return this.size === 0 && this.pending === null && this.flushing === 0;
   }
 
-  /** `n` calls of `policy`/`key` the deny cache refused; `until`: local time the cached denial stands until. */
-  denied(policy: string, key: string, until: number | null, now: number, n = 1): void {
-    const id = `${policy}\u0000${key}\u0000${until ?? ""}`;
+  /** `n` calls of `policy`/`key` the deny cache refused; `windowStart`: DenyEntry.windowStart of the denial that answered. */
+  denied(policy: string, key: string, windowStart: number | null, now: number, n = 1): void {
+    const id = `${policy}\u0000${key}\u0000${windowStart ?? ""}`;
     const g = this.hits.get(id);
     if (g) {
       g.n += n;
       g.last = now;
     } else if (this.size < MAX_GROUPS) {
-      this.hits.set(id, { policy, key, n, last: now, until });
+      this.hits.set(id, { policy, key, n, last: now, windowStart });
     } else {
       this.stats.lost += n;
     }
@@ -120,9 +132,16 @@ export class Tally {
       try {
         while (this.size > 0) {
           await new Promise((resolve) => setTimeout(resolve, delay));
-          // A flush that did not land (the database is away) ends the chain: its counts wait for
-          // the next request's flushSoon() instead of a retry loop that keeps the isolate busy.
-          if (!(await this.flush())) break;
+          const r = await this.flush();
+          // A flush whose outcome is unknown (the database is away) ends the chain: what is held
+          // waits for the next request's flushSoon() instead of a loop that keeps the isolate busy.
+          if (r === "lost") break;
+          // Refused and kept: sent again after the refusal's Retry-After, if the chain has that long.
+          if (typeof r === "object") {
+            if (Date.now() - started + r.retryAfterMs >= CHAIN_MS) break;
+            delay = r.retryAfterMs;
+            continue;
+          }
           // Bounded in time (CHAIN_MS): what arrives later is the next request's chain to send.
           if (Date.now() - started >= CHAIN_MS) break;
           delay = this.size >= MAX_GROUPS ? 0 : delayMs;
@@ -135,15 +154,32 @@ export class Tally {
     return this.pending;
   }
 
-  /** Writes everything held now in one statement; what was counted meanwhile waits for the next flush. Whether it landed. */
-  async flush(): Promise<boolean> {
-    if (this.size === 0) return true;
+  /**
+   * Puts a refused flush's groups back, ahead of those counted while it was on its way (merged into
+   * them where they meet); past MAX_GROUPS the newest groups are the ones dropped.
+   */
+  private keep(hits: Map<string, HitGroup>, counts: Map<string, CountGroup>): void {
+    const newerHits = this.hits;
+    const newerCounts = this.counts;
+    this.hits = hits;
+    this.counts = counts;
+    for (const g of newerHits.values()) this.denied(g.policy, g.key, g.windowStart, g.last, g.n);
+    for (const g of newerCounts.values()) this.count(g.metric, g.labels, g.first, g.n);
+  }
+
+  /**
+   * Writes everything held now in one statement; what was counted meanwhile waits for the next flush.
+   * "landed"; "lost" (given up on: see the top of this file); or kept for the next flush, which should
+   * wait `retryAfterMs` (the refusal's Retry-After).
+   */
+  async flush(): Promise<"landed" | "lost" | { retryAfterMs: number }> {
+    if (this.size === 0) return "landed";
     const hits = this.hits;
     const counts = this.counts;
     this.hits = new Map();
     this.counts = new Map();
     const now = Date.now();
-    const hitRows = [...hits.values()].map((g) => ({ p: g.policy, k: g.key, n: g.n, a: now - g.last, u: g.until === null ? null : g.until - now }));
+    const hitRows = [...hits.values()].map((g) => ({ p: g.policy, k: g.key, n: g.n, a: now - g.last, w: g.windowStart }));
     const countRows = [...counts.values()].map((g) => ({ m: g.metric, l: g.labels, n: g.n, a: now - g.first }));
     const db = new RequestDb(this.env);
     this.flushing++;
@@ -155,21 +191,23 @@ export class Tally {
       );
       this.stats.flushes++;
       this.stats.hitsFlushed += r.hits;
-      return true;
+      return "landed";
     } catch (err) {
-      if (err instanceof ProblemError && err.problem.status === 503) {
-        // Certainly not applied: merged back, sent with the next flush.
-        for (const g of hits.values()) this.denied(g.policy, g.key, g.until, g.last, g.n);
-        for (const g of counts.values()) this.count(g.metric, g.labels, g.first, g.n);
-        console.error(`admit tally: flush not applied (${err.problem.detail}); kept for the next one`);
-      } else {
-        let n = 0;
-        for (const g of hits.values()) n += g.n;
-        for (const g of counts.values()) n += g.n;
-        this.stats.lost += n;
-        console.error(`admit tally: flush outcome unknown (${(err as Error)?.message ?? err}); ${n} counts not re-sent (never counted twice)`);
+      if (err instanceof ProblemError && (err.problem.status === 409 || err.problem.status === 503)) {
+        // Refused by Postgres, or never run: certainly not applied. Kept, ahead of what came meanwhile.
+        this.keep(hits, counts);
+        this.stats.kept++;
+        const retryAfterMs = 1_000 * Math.max(1, Number(err.headers?.["Retry-After"]) || 1);
+        console.error(`admit tally: flush not applied (${err.problem.detail}); kept, sent again in ${retryAfterMs} ms`);
+        return { retryAfterMs };
       }
-      return false;
+      let n = 0;
+      for (const g of hits.values()) n += g.n;
+      for (const g of counts.values()) n += g.n;
+      this.stats.lost += n;
+      const why = err instanceof ProblemError && err.problem.status === 504 ? "outcome unknown" : "refused for good";
+      console.error(`admit tally: flush ${why} (${(err as Error)?.message ?? err}); ${n} counts not re-sent (never counted twice)`);
+      return "lost";
     } finally {
       await db.close();
       this.flushing--;

@@ -103,6 +103,18 @@ function canonical(us: bigint): string {
   return new Date(Number(s) * 1000).toISOString().slice(0, 19) + (frac ? "." + frac : "") + "Z";
 }
 
+/** Whether `s` is an instant Postgres's timestamptz holds as the same instant: RFC 3339, years 0001–9999 (a cursor's time). */
+export function isInstant(s: string | undefined): boolean {
+  return s !== undefined && rfc3339Micros(s) !== undefined;
+}
+
+const INT8_MAX = 9_223_372_036_854_775_807n;
+
+/** Whether `s` is the decimal text of a non-negative integer Postgres's bigint holds (a cursor's id or count). */
+export function isInt8(s: string | undefined): boolean {
+  return s !== undefined && /^\d{1,19}$/.test(s) && BigInt(s) <= INT8_MAX;
+}
+
 /** `a` is a later instant than `b` (both valid RFC 3339, e.g. values of Rfc3339), at microsecond precision. */
 export function isLater(a: string, b: string): boolean {
   return rfc3339Micros(a)! > rfc3339Micros(b)!;
@@ -123,18 +135,27 @@ export const Rfc3339 = z
 interface HookResult {
   success: boolean;
   target?: string;
-  error?: { issues: Array<{ path: PropertyKey[]; message: string }> };
+  error?: { issues: Array<{ path: PropertyKey[]; message: string; code?: string; keys?: string[] }> };
 }
 
-/** `defaultHook` of the app: every validation failure is a 422 with `errors: [{path, message}]`. */
+/** The message of every 422 for a field a body's schema does not have. */
+export const UNKNOWN_FIELD = "unknown field: not in this operation's schema (misspelt?)";
+
+/**
+ * `defaultHook` of the app: every validation failure is a 422 with `errors: [{path, message}]`. A
+ * field a body's schema does not have (every body schema is a strict object: the document says
+ * `additionalProperties: false`) is one error per field, its path the field's own, so that a typo in
+ * an optional field is refused by name rather than dropped and its default applied.
+ */
 export function validationHook(result: HookResult, _c: Context): void {
   if (result.success) return;
   const where = result.target === "json" ? "body" : (result.target ?? "input");
-  const errors = (result.error?.issues ?? []).map((i) => ({
-    in: where,
-    path: i.path.map(String).join(".") || "(root)",
-    message: i.message,
-  }));
+  const at = (path: PropertyKey[]) => path.map(String).join(".") || "(root)";
+  const errors = (result.error?.issues ?? []).flatMap((i) =>
+    i.code === "unrecognized_keys" && i.keys
+      ? i.keys.map((k) => ({ in: where, path: at([...i.path, k]), message: UNKNOWN_FIELD }))
+      : [{ in: where, path: at(i.path), message: i.message }],
+  );
   const detail = errors.map((e) => `${e.in} ${e.path}: ${e.message}`).join("; ");
   throw validationProblem(detail, errors);
 }
@@ -190,11 +211,15 @@ export function encodeCursor(parts: string[]): string {
   return encodeBase64Url(new TextEncoder().encode(JSON.stringify(parts)).buffer as ArrayBuffer);
 }
 
-/** The parts of a cursor made by encodeCursor() that `ok` accepts, or the 422 for a cursor this endpoint did not give. */
+/**
+ * The parts of a cursor made by encodeCursor() that `ok` accepts, or the 422 for a cursor this
+ * endpoint did not give. A part Postgres cannot store as itself (a NUL, a lone surrogate) is refused
+ * here for every list; `ok` checks the rest against what its columns hold (isInstant, isInt8).
+ */
 export function decodeCursor(cursor: string, ok: (parts: string[]) => boolean): string[] {
   try {
     const parts: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64Url(cursor)));
-    if (Array.isArray(parts) && parts.every((p) => typeof p === "string") && ok(parts)) return parts;
+    if (Array.isArray(parts) && parts.every((p) => typeof p === "string" && unstorableText(p) === undefined) && ok(parts)) return parts;
   } catch {
     /* not base64url JSON: fall through */
   }
@@ -233,6 +258,26 @@ export function valid<S extends z.ZodType>(schema: S, value: unknown, target: "p
   const r = schema.safeParse(value);
   if (!r.success) validationHook({ success: false, target, error: r.error }, undefined as never);
   return r.data as z.output<S>;
+}
+
+const NO_BODY = z.strictObject({});
+
+/**
+ * An RPC method's input — one object holding a route's path parameters and its body's fields —
+ * split by the parameters' names and validated with the route's own schemas: `param` (its path
+ * parameters) and `json` (its body schema, strict like every body's; a route without a body takes no
+ * other field). So a field the route does not have is refused by name, as over HTTP.
+ */
+export function validInput<P extends z.ZodObject, B extends z.ZodType = typeof NO_BODY>(
+  input: unknown,
+  param: P,
+  json?: B,
+): { param: z.output<P>; json: z.output<B> } {
+  const given = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const p: Record<string, unknown> = {};
+  const b: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(given)) (Object.hasOwn(param.shape, k) ? p : b)[k] = v;
+  return { param: valid(param, p, "param"), json: valid(json ?? NO_BODY, b, "json") as z.output<B> };
 }
 
 /** A route's JSON body schema. */

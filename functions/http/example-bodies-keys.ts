@@ -12,6 +12,7 @@ const apiKey = {
   expires_at: null,
   revoked_at: null,
   last_used_at: LATER,
+  made_by: null,
   secrets: [{ start: "admit_Q3vX9k", created_at: NOW, expires_at: null }],
 };
 const SECRET = "admit_Q3vX9kLw0b2mJr8TfN4eYpZs6HcVgUd1AxKqWn7oRiE";
@@ -23,7 +24,7 @@ export const KEY_EXAMPLES: Record<string, OperationExamples> = {
   },
   listKeys: { params: { limit: 100 }, responses: { 200: { items: [apiKey], next_cursor: null } } },
   getKey: { params: { id: ID }, responses: { 200: apiKey }, problems: { 404: noKey } },
-  revokeKey: { params: { id: ID }, responses: { 200: { ...apiKey, revoked_at: LATER } }, problems: { 404: noKey } },
+  revokeKey: { params: { id: ID }, responses: { 200: { ...apiKey, revoked_at: LATER, also_revoked: [] } }, problems: { 404: noKey } },
   rotateKey: {
     params: { id: ID },
     request: { overlap_ms: 3600000 },

@@ -12,7 +12,7 @@ import type { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { executionCtxOf, REPLAYED_HEADER } from "../core/http";
 import { problemResponses } from "../core/openapi";
-import { scoped } from "../core/scopes";
+import { nameAllowed, scoped } from "../core/scopes";
 import { flushSoon, tallyFor } from "../core/tally";
 
 export const DECISIONS = "admit_decisions_total";
@@ -151,8 +151,16 @@ interface Gauges {
   sweep_due: Record<string, number>;
 }
 
-/** The exposition: every counter series (summed in the database) and the gauges, family by family. */
-export async function renderMetrics(db: RequestDb): Promise<string> {
+/** Labels whose value is the name of a thing a key's name patterns bound (a policy, a webhook source). */
+const NAME_LABELS = ["policy", "source"];
+
+/**
+ * The exposition: every counter series (summed in the database) and the gauges, family by family.
+ * `visible` says which names the caller may read: a series labelled with another is left out, so a
+ * key bounded by names learns no other name here either (`_other`, the policies past
+ * METRICS_MAX_POLICIES together, names none).
+ */
+export async function renderMetrics(db: RequestDb, visible: (name: string) => boolean = () => true): Promise<string> {
   const counters = await db.query<{ name: string; labels: Record<string, string>; value: string }>(
     "SELECT name, labels, value::text AS value FROM admit_metric_counters()",
   );
@@ -160,6 +168,7 @@ export async function renderMetrics(db: RequestDb): Promise<string> {
   const samples = new Map<string, string[]>(Object.keys(FAMILIES).map((f) => [f, []]));
   const add = (name: string, labels: Record<string, unknown>, value: number | string) => {
     if (!samples.has(name)) return; // a series of a family this Worker no longer exposes
+    if (NAME_LABELS.some((l) => typeof labels[l] === "string" && labels[l] !== "_other" && !visible(labels[l] as string))) return;
     samples.get(name)!.push(`${name}${labelText(labels)} ${value}`);
   };
   for (const c of counters) add(c.name, c.labels, c.value);
@@ -212,6 +221,8 @@ export const getMetrics = scoped(
 );
 
 export const metricsHandler = async (c: Context<AppEnv>) => {
-  const text = await renderMetrics(c.var.db);
+  const caller = c.var.caller;
+  const patterns = caller?.kind === "key" ? caller.names : null;
+  const text = await renderMetrics(c.var.db, (name) => nameAllowed(patterns, name));
   return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
 };

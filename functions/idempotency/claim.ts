@@ -2,10 +2,12 @@
 // (once.ts): open the transaction, claim the key, and either leave the transaction open for the
 // request to run in (claimed) or roll it back and say what to answer instead — the stored answer
 // to replay, or a problem (the key used for another request; its first request still running).
+// A key is its caller's: two callers sending the same key never meet (callerScope).
+import type { Caller } from "../core/apikeys";
 import { intSetting, type RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { problem, validationProblem } from "../core/errors";
-import { IDEMPOTENCY_HEADER } from "../core/http";
+import { headerValueProblem, IDEMPOTENCY_HEADER } from "../core/http";
 import { unstorableText } from "../core/validation";
 import { type Claim, claimIdempotencyKey, releaseIdempotencyKey } from "./sql";
 
@@ -17,18 +19,32 @@ export function idempotencyTtlS(b: Bindings): number {
 }
 
 /**
- * A key's 422 when it is empty, too long, or not text Postgres stores as itself (unstorableText: a
- * header cannot carry such a key, an RPC option can). `where` names the field (the header, or the RPC option).
+ * Whose keys a caller's are (the idempotency_keys.caller it claims in): a scoped key by its id, which
+ * its rotations keep; the root token; the RPC binding. schema/000114_idempotency_callers.sql.
+ */
+export function callerScope(caller: Caller): string {
+  return caller.kind === "key" ? `key:${caller.id}` : caller.kind;
+}
+
+/**
+ * A key's 422 when it is empty, too long, or not what its field allows: the header, what the document
+ * says of it (headerValueProblem: visible ASCII); the RPC option, any text Postgres stores as itself
+ * (unstorableText). `where` names the field (the header, or the RPC option).
  */
 export function checkKey(key: string, where: { in: string; path: string }): void {
-  const message = key.length < 1 || key.length > MAX_KEY_LENGTH ? `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})` : unstorableText(key);
+  const message =
+    key.length < 1 || key.length > MAX_KEY_LENGTH
+      ? `must be 1–${MAX_KEY_LENGTH} characters (got ${key.length})`
+      : where.in === "header"
+        ? headerValueProblem(key)
+        : unstorableText(key);
   if (message) throw validationProblem(`${where.in} ${where.path}: ${message}`, [{ ...where, message }]);
 }
 
 export type Replay = Extract<Claim, { outcome: "replay" }>;
 
 /**
- * Opens the transaction and claims `key` for this request (`method` and `path` say which request,
+ * Opens the transaction and claims the `caller`'s `key` for this request (`method` and `path` say which request,
  * `bodyHash` is the sha256 of what it sends). Answers `null` with the transaction left open when
  * the key was claimed — the caller runs the request, stores its answer and commits — or the stored
  * answer to replay, with the transaction rolled back. A key used for another request (422) or
@@ -37,12 +53,19 @@ export type Replay = Extract<Claim, { outcome: "replay" }>;
 export async function claimKey(
   db: RequestDb,
   env: Bindings,
-  k: { key: string; method: string; path: string; bodyHash: string | null; field: { in: string; path: string } },
+  k: { caller: string; key: string; method: string; path: string; bodyHash: string | null; field: { in: string; path: string } },
 ): Promise<Replay | null> {
   await db.begin();
   let r: Claim;
   try {
-    r = await claimIdempotencyKey(db, { key: k.key, method: k.method, path: k.path, bodyHash: k.bodyHash, ttlS: idempotencyTtlS(env ?? {}) });
+    r = await claimIdempotencyKey(db, {
+      caller: k.caller,
+      key: k.key,
+      method: k.method,
+      path: k.path,
+      bodyHash: k.bodyHash,
+      ttlS: idempotencyTtlS(env ?? {}),
+    });
   } catch (err) {
     await db.rollback();
     throw err;
@@ -75,9 +98,9 @@ export async function claimKey(
  */
 export type Ending = "store" | "release" | "rollback";
 
-/** Ends the transaction of a `release` answer: the key is let go, the request's effect commits. */
-export async function releaseKey(db: RequestDb, key: string): Promise<void> {
+/** Ends the transaction of a `release` answer: the caller's key is let go, the request's effect commits. */
+export async function releaseKey(db: RequestDb, k: { caller: string; key: string }): Promise<void> {
   if (db.transactionFailed) return db.rollback();
-  await releaseIdempotencyKey(db, key);
+  await releaseIdempotencyKey(db, k);
   await db.commit();
 }

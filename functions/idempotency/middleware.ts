@@ -5,7 +5,7 @@ import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
 import type { AppEnv } from "../core/context";
 import { hasRoute, IDEMPOTENCY_HEADER, NOT_ENFORCED_HEADER, REPLAYED_HEADER } from "../core/http";
-import { checkKey, claimKey, type Ending, type Replay, releaseKey } from "./claim";
+import { callerScope, checkKey, claimKey, type Ending, type Replay, releaseKey } from "./claim";
 import { storeIdempotentResponse } from "./sql";
 
 export const KEYED_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -66,15 +66,17 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
     // Hono caches the bytes: the route's validator parses the same body afterwards.
     const bodyHash = await sha256(await c.req.arrayBuffer());
     const db = c.var.db;
+    // Authentication ran first (app.ts): every request this middleware keys has its caller.
+    const mine = { caller: callerScope(c.var.caller), key };
 
-    const replayed = await claimKey(db, c.env ?? {}, { key, method: c.req.method, path, bodyHash, field: { in: "header", path: IDEMPOTENCY_HEADER } });
+    const replayed = await claimKey(db, c.env ?? {}, { ...mine, method: c.req.method, path, bodyHash, field: { in: "header", path: IDEMPOTENCY_HEADER } });
     if (replayed) return (c.res = replay(replayed));
     try {
       await next();
 
       const res = c.res;
       const end = ending(res);
-      if (end === "release") return await releaseKey(db, key);
+      if (end === "release") return await releaseKey(db, mine);
       if (end === "rollback") return await db.rollback();
       if (db.transactionFailed) {
         await db.rollback();
@@ -83,7 +85,7 @@ export function idempotency(opts: { exempt?: (c: Context<AppEnv>) => boolean } =
         return;
       }
       const body = NULL_BODY_STATUSES.has(res.status) ? new ArrayBuffer(0) : await res.clone().arrayBuffer();
-      await storeIdempotentResponse(db, key, res.status, keptHeaders(res), encodeBase64(body));
+      await storeIdempotentResponse(db, mine, res.status, keptHeaders(res), encodeBase64(body));
       await db.commit();
     } catch (err) {
       await db.rollback();

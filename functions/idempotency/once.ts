@@ -1,13 +1,15 @@
 // A keyed RPC call (functions/http/rpc/): the Idempotency-Key store without HTTP. The call's answer is
 // stored in the same transaction as its effect, so a call retried with the same key — after a 504,
-// or a binding that threw — answers the first call's answer instead of running again.
+// or a binding that threw — answers the first call's answer instead of running again. The binding is
+// one caller (every Worker bound to Admit holds the same authority): its keys are its own, apart from
+// the root token's and every key's.
 import { sha256 } from "hono/utils/crypto";
 import { decodeBase64, encodeBase64 } from "hono/utils/encode";
 import type { RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { validationProblem } from "../core/errors";
 import { canonicalJson } from "../core/validation";
-import { checkKey, claimKey, type Ending, releaseKey } from "./claim";
+import { callerScope, checkKey, claimKey, type Ending, releaseKey } from "./claim";
 import { storeIdempotentResponse } from "./sql";
 
 /** Where a keyed RPC call's key is given (the 422s name it). */
@@ -43,18 +45,19 @@ export async function once<T>(
 ): Promise<T> {
   checkKey(k.key, RPC_KEY_FIELD);
   const bodyHash = await sha256(fingerprint(k.input));
-  const replayed = await claimKey(db, env, { key: k.key, method: "RPC", path: k.call, bodyHash, field: RPC_KEY_FIELD });
+  const mine = { caller: callerScope({ kind: "binding" }), key: k.key };
+  const replayed = await claimKey(db, env, { ...mine, method: "RPC", path: k.call, bodyHash, field: RPC_KEY_FIELD });
   if (replayed) return JSON.parse(new TextDecoder().decode(decodeBase64(replayed.body))) as T;
   try {
     const answer = await run();
     const end = ending(answer);
     if (end !== "store") {
-      await (end === "release" ? releaseKey(db, k.key) : db.rollback());
+      await (end === "release" ? releaseKey(db, mine) : db.rollback());
       return answer;
     }
     if (db.transactionFailed) throw new Error(`${k.call} answered after a failed statement`);
     const body = new TextEncoder().encode(JSON.stringify(answer));
-    await storeIdempotentResponse(db, k.key, 200, { "content-type": "application/json" }, encodeBase64(body.buffer as ArrayBuffer));
+    await storeIdempotentResponse(db, mine, 200, { "content-type": "application/json" }, encodeBase64(body.buffer as ArrayBuffer));
     await db.commit();
     return answer;
   } catch (err) {

@@ -75,7 +75,7 @@ const ItemParam = z.object({ item: name(200, { segment: true }).openapi({ param:
 const BookingParams = ItemParam.extend({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e" }) });
 
 const StockBody = dateRange(
-  z.object({
+  z.strictObject({
     from: IsoDate.openapi({ description: "First night (inclusive)" }),
     to: IsoDate.openapi({ description: "Night after the last (exclusive)" }),
     quantity: z
@@ -99,7 +99,7 @@ const AvailabilityQuery = dateRange(
 );
 
 const BookBody = dateRange(
-  z.object({
+  z.strictObject({
     check_in: IsoDate,
     check_out: IsoDate.openapi({ description: "Exclusive: nights check_in … check_out − 1 are taken" }),
     quantity: z.number().int().min(1).max(MAX_CAPACITY).openapi({ description: "Rooms, taken on every night" }),

@@ -7,7 +7,7 @@
 // entrypoint returns as `{ error }`. docs/rpc.md documents them.
 import type { RequestDb as Db } from "../core/db";
 import type { Bindings } from "../core/env";
-import { bodyOf, valid } from "../core/validation";
+import { bodyOf, validInput } from "../core/validation";
 import { bookingNotFound, validId } from "./handlers";
 import * as routes from "./routes";
 import * as sql from "./sql";
@@ -16,9 +16,7 @@ export type BookInput = { item: string; check_in: string; check_out: string; qua
 export type BookAnswer = ({ created: true } & sql.BookingRow) | { created: false; short: { date: string; available: number }[] };
 
 export async function book(db: Db, input: BookInput): Promise<BookAnswer> {
-  const { item, ...body } = input ?? ({} as BookInput);
-  const p = valid(routes.createBooking.request.params, { item }, "param");
-  const b = valid(bodyOf(routes.createBooking), body, "json");
+  const { param: p, json: b } = validInput(input, routes.createBooking.request.params, bodyOf(routes.createBooking));
   const r = await sql.book(db, p.item, { checkIn: b.check_in, checkOut: b.check_out, quantity: b.quantity, holder: b.holder, holdMs: b.hold_ms });
   return r.created ? { created: true, ...r.booking } : { created: false, short: r.short };
 }
@@ -27,7 +25,7 @@ export async function confirmBooking(
   db: Db,
   input: { item: string; id: string },
 ): Promise<({ confirmed: true } & sql.BookingRow) | { confirmed: false; state: "expired" | "cancelled"; booking: sql.BookingRow }> {
-  const { item, id } = valid(routes.confirmBooking.request.params, { item: input?.item, id: input?.id }, "param");
+  const { item, id } = validInput(input, routes.confirmBooking.request.params).param;
   const r = await sql.confirm(db, item, validId(item, id));
   if (r.result === "not_found" || !r.booking) throw bookingNotFound(item, id);
   if (r.result === "expired" || r.result === "cancelled") return { confirmed: false, state: r.result, booking: r.booking };
@@ -35,7 +33,7 @@ export async function confirmBooking(
 }
 
 export async function cancelBooking(db: Db, input: { item: string; id: string }): Promise<{ cancelled: true } & sql.BookingRow> {
-  const { item, id } = valid(routes.cancelBooking.request.params, { item: input?.item, id: input?.id }, "param");
+  const { item, id } = validInput(input, routes.cancelBooking.request.params).param;
   const r = await sql.cancel(db, item, validId(item, id));
   if (!r) throw bookingNotFound(item, id);
   return { cancelled: true, ...r };

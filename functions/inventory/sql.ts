@@ -77,7 +77,7 @@ export async function availability(db: Queryable, item: string, from: string, to
 }
 
 export const BOOK_SQL = "SELECT admit_inventory_book($1, $2::date, $3::date, $4::integer, $5, $6::integer, $7::integer) AS r";
-/** The one statement of the bookings that were in flight together (functions/core/coalesce.ts; 000106). */
+/** The one statement of the bookings that were in flight together (functions/core/coalesce/; 000106). */
 export const BOOK_BATCH_SQL = "SELECT admit_inventory_book_batch($1::jsonb, $2::integer) AS r";
 /**
  * The most bookings in one statement. A booking made leaves one subtransaction xid (its claim's; a

@@ -1,6 +1,6 @@
 // Keys and the audit log: zod schemas and one createRoute() per operation, each with its scope.
 import { createRoute, z } from "@hono/zod-openapi";
-import { json, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
+import { json, optionalJson, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
 import { ACCESSES, AREAS, SCOPE_PATTERN, scoped } from "../core/scopes";
 import { name, PageQuery, Rfc3339 } from "../core/validation";
 
@@ -28,6 +28,9 @@ const Key = z
       format: "date-time",
       description: "When an isolate last looked the key up: at most 5 s (the key cache's period) before its latest use, per isolate",
     }),
+    made_by: z.uuid().nullable().openapi({
+      description: "The key that created it (null: the root token). It never outlives that key, and is revoked with it",
+    }),
     secrets: z.array(Secret).openapi({ description: "Its live secrets' first characters (two during a rotation's overlap); never a secret or hash" }),
   })
   .openapi("ApiKey");
@@ -37,16 +40,19 @@ const KeyWithSecret = Key.extend({
 }).openapi("ApiKeyCreated");
 
 const CreateBody = z
-  .object({
+  .strictObject({
     name: name().openapi({ example: "gateway-eu" }),
     scopes: z.array(ScopeString).min(1).max(64),
     names: z.array(NamePattern).min(1).max(64).optional(),
-    expires_at: Rfc3339.optional().openapi({ description: "When the key stops working; omitted: never" }),
+    expires_at: Rfc3339.optional().openapi({
+      description:
+        "When the key stops working; omitted: never (made by the root token) or when the key creating it expires. A key creating a key: at most its own expiry (a later one is 422)",
+    }),
   })
   .openapi("ApiKeyInput");
 
 const RotateBody = z
-  .object({
+  .strictObject({
     overlap_ms: z
       .number()
       .int()
@@ -67,7 +73,7 @@ export const createKey = scoped(
     tags: ["Keys"],
     summary: "Create a scoped API key",
     description:
-      "201 with the secret, shown this once; only its SHA-256 is stored. A key (not the root token) may create only keys within its own scopes and name patterns.",
+      "201 with the secret, shown this once; only its SHA-256 is stored. A key (not the root token) may create only keys within its own scopes and name patterns, and none that outlives it: the new key's `expires_at` is at most the creating key's (omitted: the same; later: 422), and revoking the creating key revokes it.",
     request: { body: { required: true, ...json(CreateBody) } },
     responses: { 201: { description: "Created", ...json(KeyWithSecret) }, ...problemResponses(400, 401, 413, 415, 422, 503, 504) },
   }),
@@ -108,9 +114,20 @@ export const revokeKey = scoped(
     path: "/v1/keys/{id}",
     tags: ["Keys"],
     summary: "Revoke an API key",
-    description: "Every secret of the key stops working: in this isolate at once, in every other within 5 s (their key cache's period).",
+    description:
+      "Every secret of the key stops working, and of every key it made (directly or through keys it made: `made_by`), each with its audit row: in this isolate at once, in every other within 5 s (their key cache's period).",
     request: { params: IdParam },
-    responses: { 200: { description: "Revoked (or already revoked)", ...json(Key) }, ...problemResponses(401, 404, 503, 504) },
+    responses: {
+      200: {
+        description: "Revoked (or already revoked)",
+        ...json(
+          Key.extend({
+            also_revoked: z.array(z.uuid()).openapi({ description: "The keys it made (directly or not) that this request revoked with it" }),
+          }).openapi("ApiKeyRevoked"),
+        ),
+      },
+      ...problemResponses(401, 404, 503, 504),
+    },
   }),
 );
 
@@ -121,8 +138,9 @@ export const rotateKey = scoped(
     path: "/v1/keys/{id}/rotate",
     tags: ["Keys"],
     summary: "Issue a new secret; the old one works for the overlap",
-    description: "The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one.",
-    request: { params: IdParam, body: { required: false, ...json(RotateBody) } },
+    description:
+      "The key keeps its id, name, scopes and names. Its old secret(s) work until `old_secrets_expire_at`, then only the new one. Without a body, as with `{}`: the default overlap. A key (not the root token) may rotate itself, or a key it could have created: within its scopes and names, and expiring no later than it does (else 403).",
+    request: { params: IdParam, body: optionalJson(RotateBody) },
     responses: {
       200: {
         description: "Rotated",
@@ -140,7 +158,7 @@ const AuditEntry = z
     at: z.string().openapi({ format: "date-time" }),
     key: z
       .object({ id: z.string().nullable(), name: z.string() })
-      .openapi({ description: "The key that made the change; id null and name `root` for API_TOKEN" }),
+      .openapi({ description: "Who made the change: a key (its id and name); id null and name `root` for API_TOKEN, `binding` for the Service Binding (RPC)" }),
     action: z.string().openapi({ example: "ratelimits.policy.put" }),
     target: z.string().openapi({ description: "The name (or key id) changed" }),
     change: z.record(z.string(), z.unknown()).openapi({ description: "What was asked for, secrets redacted" }),
@@ -159,7 +177,10 @@ const AuditQuery = PageQuery.extend({
     .min(1)
     .max(100)
     .optional()
-    .openapi({ param: { name: "key", in: "query" }, description: "Only changes by this key id, or `root`" }),
+    .openapi({
+      param: { name: "key", in: "query" },
+      description: "Only changes by this key id, or `root` (API_TOKEN), or `binding` (the Service Binding, RPC)",
+    }),
   from: Rfc3339.optional().openapi({ param: { name: "from", in: "query" }, description: "Inclusive" }),
   to: Rfc3339.optional().openapi({ param: { name: "to", in: "query" }, description: "Exclusive" }),
 });

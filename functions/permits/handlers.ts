@@ -2,6 +2,7 @@
 
 import type { RouteHandler } from "@hono/zod-openapi";
 import { auditEntry } from "../core/audit";
+import { visibleNames } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { notFound, type ProblemError, problem } from "../core/errors";
 import { retryAfter } from "../core/http";
@@ -67,7 +68,7 @@ export const getLock: RouteHandler<typeof routes.getLock, AppEnv> = async (c) =>
 
 export const listLocks: RouteHandler<typeof routes.listLocks, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const rows = await sql.listLeases(c.var.db, q.prefix ?? null, q.cursor ?? null, q.limit);
+  const rows = await sql.listLeases(c.var.db, q.prefix ?? null, q.cursor ?? null, q.limit, visibleNames(c));
   return c.json(
     namePage(rows, q.limit, (l) => l.key),
     200,
@@ -79,7 +80,7 @@ export const listLocks: RouteHandler<typeof routes.listLocks, AppEnv> = async (c
 
 export const listSemaphores: RouteHandler<typeof routes.listSemaphores, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const page = await sql.listSemaphores(c.var.db, q.cursor ?? null, q.limit, q.holders);
+  const page = await sql.listSemaphores(c.var.db, q.cursor ?? null, q.limit, q.holders, visibleNames(c));
   return c.json(
     cutPage(page, (s) => s.name),
     200,

@@ -50,11 +50,11 @@ const HeldProblem = ProblemSchema.extend({ key: z.string(), holder: z.string(), 
 const KeyParam = z.object({
   key: name(200, { segment: true }).openapi({ param: { name: "key", in: "path" }, example: "nightly-report", description: "Encode `/` as `%2F`." }),
 });
-const LeaseAcquireBody = z.object({ holder: Holder, ttl_ms: TtlMs.openapi({ example: 30_000, description: "1000–3600000 ms" }) }).openapi("LeaseAcquire");
+const LeaseAcquireBody = z.strictObject({ holder: Holder, ttl_ms: TtlMs.openapi({ example: 30_000, description: "1000–3600000 ms" }) }).openapi("LeaseAcquire");
 const LeaseRenewBody = z
-  .object({ lease_id: Uuid, ttl_ms: TtlMs.optional().openapi({ description: "New TTL from now; default: the lease's TTL so far" }) })
+  .strictObject({ lease_id: Uuid, ttl_ms: TtlMs.optional().openapi({ description: "New TTL from now; default: the lease's TTL so far" }) })
   .openapi("LeaseRenew");
-const LeaseReleaseBody = z.object({ lease_id: Uuid }).openapi("LeaseRelease");
+const LeaseReleaseBody = z.strictObject({ lease_id: Uuid }).openapi("LeaseRelease");
 
 export const acquireLock = scoped(
   { area: "locks", access: "decide", names: fromParam("key") },
@@ -191,7 +191,7 @@ const FullProblem = ProblemSchema.extend({
 const NameParam = z.object({ name: name(200, { segment: true }).openapi({ param: { name: "name", in: "path" }, example: "fragile-upstream" }) });
 
 const SemaphorePutBody = z
-  .object({
+  .strictObject({
     permits: z
       .number()
       .int()
@@ -206,12 +206,12 @@ const SemaphorePutBody = z
   .openapi("SemaphoreConfig");
 
 const SemaphoreAcquireBody = z
-  .object({ holder: Holder, ttl_ms: TtlMs.optional().openapi({ description: "1000–3600000 ms; default: the semaphore's default_ttl_ms" }) })
+  .strictObject({ holder: Holder, ttl_ms: TtlMs.optional().openapi({ description: "1000–3600000 ms; default: the semaphore's default_ttl_ms" }) })
   .openapi("SemaphoreAcquire");
 const SemaphoreRenewBody = z
-  .object({ permit_id: Uuid, ttl_ms: TtlMs.optional().openapi({ description: "New TTL from now; default: the claim's TTL so far" }) })
+  .strictObject({ permit_id: Uuid, ttl_ms: TtlMs.optional().openapi({ description: "New TTL from now; default: the claim's TTL so far" }) })
   .openapi("SemaphoreRenew");
-const SemaphoreReleaseBody = z.object({ permit_id: Uuid }).openapi("SemaphoreRelease");
+const SemaphoreReleaseBody = z.strictObject({ permit_id: Uuid }).openapi("SemaphoreRelease");
 
 export const putSemaphore = scoped(
   { area: "semaphores", access: "admin", names: fromParam("name") },
@@ -367,7 +367,7 @@ export const releaseSemaphore = scoped(
 // Invoices (seed 002).
 
 const GenerateBody = z
-  .object({
+  .strictObject({
     subscription_id: name().openapi({ example: "SUB-1234" }),
     kind: z.enum(["usage", "recurring"]).openapi({ description: "Usage-related or recurring-charges invoice (the seed's M1 and M2)" }),
     work_ms: z

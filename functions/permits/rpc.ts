@@ -7,7 +7,7 @@
 // the entrypoint returns as `{ error }`. docs/rpc.md documents them.
 import type { RequestDb as Db } from "../core/db";
 import type { Bindings } from "../core/env";
-import { bodyOf, valid } from "../core/validation";
+import { bodyOf, validInput } from "../core/validation";
 import { semaphoreNotFound } from "./handlers";
 import * as routes from "./routes";
 import * as sql from "./sql";
@@ -24,8 +24,8 @@ export type LeaseAcquireAnswer =
   | { acquired: false; key: string; holder: string | null; expires_at: string; retry_after_ms: number };
 
 export async function acquireLease(db: Db, input: { key: string; holder: string; ttl_ms: number }): Promise<LeaseAcquireAnswer> {
-  const { key } = valid(routes.acquireLock.request.params, { key: input?.key }, "param");
-  const b = valid(bodyOf(routes.acquireLock), { holder: input.holder, ttl_ms: input.ttl_ms }, "json");
+  const { param, json: b } = validInput(input, routes.acquireLock.request.params, bodyOf(routes.acquireLock));
+  const { key } = param;
   const r = await sql.acquirePermit<sql.Lease>(db, "lease", key, b.holder, b.ttl_ms);
   if (r.status === "busy") return { acquired: false, key, holder: r.holder, expires_at: r.expires_at, retry_after_ms: r.retry_after_ms };
   if (r.status !== "acquired") throw new Error(`acquire answered ${r.status}`);
@@ -36,8 +36,8 @@ export async function renewLease(
   db: Db,
   input: { key: string; lease_id: string; ttl_ms?: number },
 ): Promise<({ renewed: true } & sql.Lease) | ({ renewed: false } & NotCurrentAnswer)> {
-  const { key } = valid(routes.renewLock.request.params, { key: input?.key }, "param");
-  const b = valid(bodyOf(routes.renewLock), { lease_id: input.lease_id, ttl_ms: input.ttl_ms }, "json");
+  const { param, json: b } = validInput(input, routes.renewLock.request.params, bodyOf(routes.renewLock));
+  const { key } = param;
   const r = await sql.renewPermit<sql.Lease>(db, "lease", key, b.lease_id, b.ttl_ms);
   if (r.status === "not_current") return { renewed: false, ...notCurrent(r) };
   if (r.status !== "renewed") throw new Error(`renew answered ${r.status}`);
@@ -45,8 +45,8 @@ export async function renewLease(
 }
 
 export async function releaseLease(db: Db, input: { key: string; lease_id: string }): Promise<{ released: true } | ({ released: false } & NotCurrentAnswer)> {
-  const { key } = valid(routes.releaseLock.request.params, { key: input?.key }, "param");
-  const b = valid(bodyOf(routes.releaseLock), { lease_id: input.lease_id }, "json");
+  const { param, json: b } = validInput(input, routes.releaseLock.request.params, bodyOf(routes.releaseLock));
+  const { key } = param;
   const r = await sql.releasePermit(db, "lease", key, b.lease_id);
   if (r.status === "not_current") return { released: false, ...notCurrent(r) };
   return { released: true };
@@ -57,8 +57,8 @@ export type PermitAcquireAnswer =
   | { acquired: false; permits: number; in_use: number; earliest_expires_at: string; retry_after_ms: number };
 
 export async function acquirePermit(db: Db, input: { name: string; holder: string; ttl_ms?: number }): Promise<PermitAcquireAnswer> {
-  const { name } = valid(routes.acquireSemaphore.request.params, { name: input?.name }, "param");
-  const b = valid(bodyOf(routes.acquireSemaphore), { holder: input.holder, ttl_ms: input.ttl_ms }, "json");
+  const { param, json: b } = validInput(input, routes.acquireSemaphore.request.params, bodyOf(routes.acquireSemaphore));
+  const { name } = param;
   const r = await sql.acquirePermit<sql.Permit>(db, "semaphore", name, b.holder, b.ttl_ms);
   if (r.status === "not_found") throw semaphoreNotFound(name);
   if (r.status === "busy")
@@ -71,8 +71,8 @@ export async function renewPermit(
   db: Db,
   input: { name: string; permit_id: string; ttl_ms?: number },
 ): Promise<({ renewed: true } & sql.Permit) | ({ renewed: false } & NotCurrentAnswer)> {
-  const { name } = valid(routes.renewSemaphore.request.params, { name: input?.name }, "param");
-  const b = valid(bodyOf(routes.renewSemaphore), { permit_id: input.permit_id, ttl_ms: input.ttl_ms }, "json");
+  const { param, json: b } = validInput(input, routes.renewSemaphore.request.params, bodyOf(routes.renewSemaphore));
+  const { name } = param;
   const r = await sql.renewPermit<sql.Permit>(db, "semaphore", name, b.permit_id, b.ttl_ms);
   if (r.status === "not_found") throw semaphoreNotFound(name);
   if (r.status === "not_current") return { renewed: false, ...notCurrent(r) };
@@ -84,8 +84,8 @@ export async function releasePermit(
   db: Db,
   input: { name: string; permit_id: string },
 ): Promise<{ released: true } | ({ released: false } & NotCurrentAnswer)> {
-  const { name } = valid(routes.releaseSemaphore.request.params, { name: input?.name }, "param");
-  const b = valid(bodyOf(routes.releaseSemaphore), { permit_id: input.permit_id }, "json");
+  const { param, json: b } = validInput(input, routes.releaseSemaphore.request.params, bodyOf(routes.releaseSemaphore));
+  const { name } = param;
   const r = await sql.releasePermit(db, "semaphore", name, b.permit_id);
   if (r.status === "not_found") throw semaphoreNotFound(name);
   if (r.status === "not_current") return { released: false, ...notCurrent(r) };

@@ -80,7 +80,7 @@ async function permitCall<P>(db: Queryable, text: string, params: unknown[]): Pr
   return r;
 }
 
-/** The one statement of the acquires that were in flight together (functions/core/coalesce.ts; 000102). */
+/** The one statement of the acquires that were in flight together (functions/core/coalesce/; 000102). */
 export const ACQUIRE_BATCH_SQL = "SELECT admit_permit_acquire_batch($1::jsonb, $2::integer) AS r";
 
 interface AcquireItem {
@@ -161,17 +161,34 @@ export async function leaseState(db: Queryable, key: string): Promise<LeaseState
   return s;
 }
 
-/** Leases held now, by key, after `after`, optionally only keys starting with `prefix` (at most limit + 1). */
-export async function listLeases(db: Queryable, prefix: string | null, after: string | null, limit: number): Promise<LeaseState[]> {
-  const [{ items }] = await db.query<{ items: LeaseState[] }>("SELECT admit_lease_list($1, $2, $3::integer) AS items", [prefix, after, limit]);
+/**
+ * Leases held now, by key, after `after`, optionally only keys starting with `prefix`, only those
+ * matching `names` (LIKE patterns; null: all) (at most limit + 1).
+ */
+export async function listLeases(db: Queryable, prefix: string | null, after: string | null, limit: number, names: string[] | null): Promise<LeaseState[]> {
+  const [{ items }] = await db.query<{ items: LeaseState[] }>("SELECT admit_lease_list($1, $2, $3::integer, $4::text[]) AS items", [
+    prefix,
+    after,
+    limit,
+    names,
+  ]);
   return items;
 }
 
-/** One page of semaphores by name after `after`, each with its use and its `holders` lowest-slot holders. */
-export async function listSemaphores(db: Queryable, after: string | null, limit: number, holders: number): Promise<{ items: Semaphore[]; more: boolean }> {
+/**
+ * One page of semaphores by name after `after`, only those matching `names` (LIKE patterns; null:
+ * all), each with its use and its `holders` lowest-slot holders.
+ */
+export async function listSemaphores(
+  db: Queryable,
+  after: string | null,
+  limit: number,
+  holders: number,
+  names: string[] | null,
+): Promise<{ items: Semaphore[]; more: boolean }> {
   const [{ page }] = await db.query<{ page: { items: Semaphore[]; more: boolean } }>(
-    "SELECT admit_semaphore_list($1, $2::integer, $3::integer, $4::integer) AS page",
-    [after, limit, holders, MAX_PAGE_BYTES],
+    "SELECT admit_semaphore_list($1, $2::integer, $3::integer, $4::integer, $5::text[]) AS page",
+    [after, limit, holders, MAX_PAGE_BYTES, names],
   );
   return page;
 }

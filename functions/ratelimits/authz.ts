@@ -156,16 +156,26 @@ export function clientIp(headers: { get(name: string): string | null }, trustedH
 }
 
 /**
+ * A key source's label in a fallback chain: `ip` for the client address, a header's lower-cased name
+ * for a header — except a header named `ip`, which would read as the address: `header/ip` ("/" is in
+ * no header name, and no label has a ":", so the first ":" of a key ends its label).
+ */
+function sourceLabel(source: KeySource): string {
+  if (source.kind === "ip") return "ip";
+  const name = source.name.toLowerCase();
+  return name === "ip" ? "header/ip" : name;
+}
+
+/**
  * The limited key: the first of the sources that the request has. With one source the key is the
  * value itself (so overrides and POST /v1/ratelimits/check name the same key); with a fallback chain
- * each value is prefixed by its source (`ip:…`, `x-api-key:…`), so a header cannot be made to equal
- * someone's address.
+ * each value is prefixed by its source's label (`ip:…`, `x-api-key:…`, sourceLabel()), so no source's
+ * value can be made to equal another's (a header someone's address).
  */
 export function requestKey(p: AuthzParams, headers: { get(name: string): string | null }): { key: string } | { missing: string } | { invalid: string } {
   const why: string[] = [];
   for (const source of p.keys) {
     let value: string;
-    let label: string;
     if (source.kind === "ip") {
       const ip = clientIp(headers, p.trustedHops);
       if ("invalid" in ip) return ip;
@@ -174,7 +184,6 @@ export function requestKey(p: AuthzParams, headers: { get(name: string): string 
         continue;
       }
       value = ip.value;
-      label = "ip";
     } else {
       const v = headers.get(source.name)?.trim();
       if (!v) {
@@ -182,8 +191,8 @@ export function requestKey(p: AuthzParams, headers: { get(name: string): string 
         continue;
       }
       value = v;
-      label = source.name.toLowerCase();
     }
+    const label = sourceLabel(source);
     const key = p.keys.length > 1 ? `${label}:${value}` : value;
     if (key.length > MAX_KEY_LENGTH) return { invalid: `the key from ${label} is ${key.length} characters; at most ${MAX_KEY_LENGTH}` };
     const unstorable = unstorableText(key);
@@ -235,6 +244,7 @@ export async function authorizeRequest(c: Context<AppEnv>): Promise<Response> {
     c.var.db,
     multi ? { policies: params.policies, key: k.key, cost: params.cost } : { policy: params.policies[0], key: k.key, cost: params.cost },
     denyCacheFor(c.env),
+    { env: c.env, via: "authz" },
   );
   if (isUnenforced(d)) {
     const u = unenforcedResponse(d);

@@ -21,6 +21,13 @@ export interface DenyEntry {
   remaining: number;
   resetAt: number;
   windowMs: number;
+  /**
+   * The database's start (ms since the epoch, on its clock) of the window the denial was decided in;
+   * null when not known. A call this entry refuses is counted there (functions/core/tally.ts): a
+   * fixed-window denial stands at most until its window ends, but may stop sooner (at an override
+   * boundary), so how long it stands does not say which window it was.
+   */
+  windowStart?: number | null;
 }
 
 const MAX_ENTRIES = 10_000;

@@ -51,8 +51,12 @@ export interface RateLimitDecision {
   window_ms: number;
   /** true when the in-isolate deny cache answered and Postgres was not asked. */
   cached: boolean;
-  /** Every policy of the check, in the order asked, with its window (null when not known): what the headers list. */
-  policies: Array<{ result: PolicyResult; window_ms: number | null; until?: number }>;
+  /**
+   * Every policy of the check, in the order asked, with its window (null when not known): what the
+   * headers list. A deny-cache answer adds the start of the window each cached denial was decided in
+   * (DenyEntry.windowStart), where its call is counted.
+   */
+  policies: Array<{ result: PolicyResult; window_ms: number | null; windowStart?: number | null }>;
   /** Time spent waiting for the database (ms; 0 when the deny cache answered): Server-Timing's `db`. */
   db_ms: number;
 }
@@ -89,7 +93,8 @@ function mark(cache: DenyCache | null): Marks {
 function remember(cache: DenyCache | null, r: CheckRow, fits: boolean, cost: number, now: number, marks: Marks): void {
   denyCache.learn(r.policy, r, marks.policies);
   if (!cache || r.log) return; // A logged policy wants every call in its log and its attempted count.
-  const common = { limit: r.limit, remaining: r.remaining, resetAt: now + r.reset_ms, windowMs: r.window_ms };
+  const windowStart = r.at === undefined ? null : Math.floor(r.at / r.window_ms) * r.window_ms;
+  const common = { limit: r.limit, remaining: r.remaining, resetAt: now + r.reset_ms, windowMs: r.window_ms, windowStart };
   if (r.remaining === 0 && r.wait1_ms !== null && r.wait1_ms > 0) {
     // Nothing left: every call of any cost is refused until one unit comes back.
     cache.remember(r.policy, r.key, { ...common, minCost: 1, until: now + r.wait1_ms }, marks.cache);
@@ -168,7 +173,8 @@ function checkArgs(db: Queryable, input: { key: string; info?: CheckInput["info"
 /**
  * One decision: from the deny cache when it knows the answer is "denied", otherwise ONE SQL
  * statement (policy + override lookup, counting and log row together, on the database clock).
- * Returns null when the policy does not exist.
+ * Returns null when the policy does not exist. A deny-cache answer is counted by no statement: the
+ * entrances decide through checkOnce() (gate.ts), which counts every answer (observe.ts).
  */
 export async function checkRateLimit(
   db: Queryable,
@@ -181,7 +187,7 @@ export async function checkRateLimit(
   const fromHit = (hit: DenyEntry, now: number): RateLimitDecision => {
     cache!.hits++;
     const result = fromCache(input.policy, input.key, hit, now);
-    return { cached: true, window_ms: hit.windowMs, result, policies: [{ result, window_ms: hit.windowMs, until: hit.until }], db_ms: 0 };
+    return { cached: true, window_ms: hit.windowMs, result, policies: [{ result, window_ms: hit.windowMs, windowStart: hit.windowStart }], db_ms: 0 };
   };
   const started = Date.now();
   const hit = denied(started);
@@ -230,7 +236,7 @@ export async function checkRateLimits(
     const policies = input.policies.map((p, i) => {
       const hit = hits[i];
       const result: PolicyResult = hit ? fromCache(p, input.key, hit, now) : { policy: p, key: input.key, reason: "not-checked" };
-      return { result, window_ms: hit ? hit.windowMs : null, until: hit?.until };
+      return { result, window_ms: hit ? hit.windowMs : null, windowStart: hit?.windowStart };
     });
     return multiDecision(policies, true, 0);
   };

@@ -5,6 +5,7 @@
 // so both answer exactly the same. checkOnce() is the window check they and POST
 // /v1/ratelimits/check share; checkOrThrow() is that route's answer, over HTTP and RPC.
 import { z } from "@hono/zod-openapi";
+import { type AuditEntry, auditEntry } from "../core/audit";
 import type { Queryable, RequestDb } from "../core/db";
 import type { Bindings } from "../core/env";
 import { notFound, type Problem, ProblemError, problem } from "../core/errors";
@@ -38,11 +39,11 @@ export interface GateInput {
   holder?: string;
 }
 
-const GateSettings = z.object({
+const GateSettings = z.strictObject({
   timeout_ms: z.number().int().min(1).max(60_000).optional(),
   on_unavailable: z.enum(["deny", "allow"]).optional(),
   concurrency: z
-    .object({
+    .strictObject({
       name: PolicyName,
       permits: z.number().int().min(1).max(MAX_PERMITS),
       ttl_ms: TtlMs.optional(),
@@ -50,6 +51,8 @@ const GateSettings = z.object({
     .optional(),
   holder: Holder.optional(),
 });
+
+const CHECK_FIELDS_UNREAD = z.strictObject({ key: z.unknown(), cost: z.unknown(), info: z.unknown() }).partial();
 
 /**
  * The gate's input checked by POST /v1/ratelimits/check's own rules (key 1–500 characters, cost a
@@ -61,6 +64,8 @@ export function validGateInput(input: GateInput | undefined): GateInput {
   const { timeout_ms, on_unavailable, concurrency, holder, ...check } = input ?? ({} as GateInput);
   const settings = valid(GateSettings, { timeout_ms, on_unavailable, concurrency, holder }, "json");
   const windows = check.policy !== undefined || check.policies !== undefined || !concurrency;
+  // A concurrency limit alone reads none of a check's fields; any other field is refused either way.
+  if (!windows) valid(CHECK_FIELDS_UNREAD, check, "json");
   return { ...(windows ? valid(bodyOf(checkRoute), check, "json") : {}), ...settings };
 }
 
@@ -79,15 +84,15 @@ export async function windowGate(
   input: GateInput,
   cache: DenyCache | null,
   budget: Budget,
-  seen?: Seen,
+  seen: Seen,
 ): Promise<GateAnswer> {
   const multi = input.policies !== undefined;
   const outcome = await checkOnce(
     db,
     { policy: input.policy, policies: input.policies, key: input.key!, cost: input.cost, info: input.info },
     cache,
-    budget,
     seen,
+    budget,
   );
   if (isUnenforced(outcome)) {
     const u = unenforcedResponse(outcome);
@@ -122,24 +127,29 @@ export function policyNames(input: { policy?: string; policies?: string[] }): st
   return input.policies ?? (input.policy === undefined ? [] : [input.policy]);
 }
 
-/** Where a decision is counted and logged: the Worker's bindings (the tally, the log settings) and the entrance. */
+/**
+ * Where a decision is counted and logged: the Worker's bindings (the tally, the log settings) and the
+ * entrance. Every function here that decides takes one (never optional), so no entrance can decide
+ * without counting: a deny-cache answer never reaches Postgres, and is in `attempted`/`rejected` only
+ * through observe().
+ */
 export interface Seen {
   env: Bindings | undefined;
   via: Via;
 }
 
 /**
- * One check of the window limits — POST /v1/ratelimits/check's, the RPC method `checkRateLimit`'s
- * and the middleware's (windowGate): one policy or several, under `budget` (by default the
- * policies'). The decision, the fail mode's answer when the database did not decide in time, or
- * the policies that do not exist.
+ * One check of the window limits — POST /v1/ratelimits/check's, /v1/authz's, the RPC method
+ * `checkRateLimit`'s and the middleware's (windowGate): one policy or several, under `budget` (by
+ * default the policies'), counted and logged as `seen` says. The decision, the fail mode's answer
+ * when the database did not decide in time, or the policies that do not exist.
  */
 export async function checkOnce(
   db: Queryable & Pick<RequestDb, "remainingMs">,
   b: { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> },
   cache: DenyCache | null,
+  seen: Seen,
   budget: Budget = budgetFor(db, policyNames(b)),
-  seen?: Seen,
 ): Promise<RateLimitDecision | Unenforced | { missing: string[] }> {
   const names = policyNames(b);
   const input = { key: b.key, cost: b.cost, info: b.info };
@@ -149,7 +159,7 @@ export async function checkOnce(
     b.policies ? { policies: names, key: b.key } : { policy: names[0], key: b.key },
   );
   if (d === null || "missing" in d) return { missing: d === null ? names : d.missing };
-  if (seen) observe(seen.env, seen.via, names, b, d, isUnenforced(d) ? waitedMs(d) : d.db_ms);
+  observe(seen.env, seen.via, names, b, d, isUnenforced(d) ? waitedMs(d) : d.db_ms);
   return d;
 }
 
@@ -167,9 +177,9 @@ export async function checkOrThrow(
   db: Queryable & Pick<RequestDb, "remainingMs">,
   b: { policy?: string; policies?: string[]; key: string; cost?: number; info?: Record<string, unknown> },
   cache: DenyCache | null,
-  seen?: Seen,
+  seen: Seen,
 ): Promise<{ decision: RateLimitDecision } | { failOpen: Record<string, unknown>; headers: Record<string, string> }> {
-  const d = await checkOnce(db, b, cache, undefined, seen);
+  const d = await checkOnce(db, b, cache, seen);
   if (isUnenforced(d)) {
     const u = unenforcedResponse(d);
     if (u.status !== 200) throw new ProblemError(u.body as Problem, u.headers);
@@ -189,12 +199,24 @@ export function gateBudget(db: Pick<RequestDb, "remainingMs">, input: GateInput)
   return { timeoutMs: Math.max(1, Math.min(input.timeout_ms ?? DEFAULT_TIMEOUT_MS, db.remainingMs())), onUnavailable: input.on_unavailable ?? "deny" };
 }
 
-async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]>, holder: string, budget: Budget): Promise<AcquireRow> {
+/**
+ * The audit row of a semaphore created on first use (docs/keys.md): made by the host Worker's
+ * rateLimit() middleware on its own database handle (actor "rateLimit()": no key made the change), or
+ * over the binding (actor "binding", rateLimitGate).
+ */
+function firstUseAudit(seen: Seen, conc: NonNullable<GateInput["concurrency"]>, ttlMs: number): AuditEntry {
+  const change = { permits: conc.permits, default_ttl_ms: ttlMs, created_on_first_use: true };
+  const entry = auditEntry(seen.via === "rpc" ? { kind: "binding" } : undefined, seen.env ?? {}, "semaphores.put", conc.name, change);
+  return seen.via === "rpc" ? entry : { ...entry, actor: { id: null, name: "rateLimit()" } };
+}
+
+async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]>, holder: string, budget: Budget, seen: Seen): Promise<AcquireRow> {
   const within = () => ({ lockTimeoutMs: lockTimeoutWithin(db, budget), withinMs: budget.timeoutMs });
   let r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
   if (r.status === "not_found") {
     // First use: create it with the configured size (an existing one is never resized here), then take a permit.
-    await sql.createSemaphore(db, conc.name, conc.permits, conc.ttl_ms ?? 60_000, within());
+    const ttlMs = conc.ttl_ms ?? 60_000;
+    await sql.createSemaphore(db, conc.name, conc.permits, ttlMs, within(), firstUseAudit(seen, conc, ttlMs));
     r = await sql.acquirePermit(db, conc.name, holder, conc.ttl_ms ?? null, within());
   }
   return r;
@@ -205,7 +227,7 @@ async function acquire(db: RequestDb, conc: NonNullable<GateInput["concurrency"]
  * the request through and were enforced, a permit of the concurrency limit. A permit in the answer
  * must be released after the response (sql.releasePermit; its TTL frees it otherwise).
  */
-export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | null, budget: Budget, seen?: Seen): Promise<GateAnswer> {
+export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | null, budget: Budget, seen: Seen): Promise<GateAnswer> {
   const names = policyNames(input);
   const conc = input.concurrency;
   let headers: Record<string, string> = {};
@@ -220,7 +242,10 @@ export async function gate(db: RequestDb, input: GateInput, cache: DenyCache | n
     headers = withConcurrency(w.headers, conc, conc.permits);
   }
   if (!conc) throw new Error("gate(): give `policy`, `policies` or `concurrency`");
-  const r = await withinBudget(budget, () => acquire(db, conc, (input.holder ?? "rateLimit()").slice(0, 200), budget), { policy: conc.name, key: conc.name });
+  const r = await withinBudget(budget, () => acquire(db, conc, (input.holder ?? "rateLimit()").slice(0, 200), budget, seen), {
+    policy: conc.name,
+    key: conc.name,
+  });
   if (isUnenforced(r)) {
     const u = unenforcedResponse(r);
     if (u.status !== 200) return { pass: false, status: u.status, problem: u.body as Problem, headers: u.headers };

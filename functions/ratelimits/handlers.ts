@@ -3,9 +3,10 @@
 
 import type { RouteHandler } from "@hono/zod-openapi";
 import { auditEntry } from "../core/audit";
+import { visibleNames } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { notFound, problem, validationProblem } from "../core/errors";
-import { decodeCursor, encodeCursor, namePage } from "../core/validation";
+import { decodeCursor, encodeCursor, isInstant, isInt8, namePage } from "../core/validation";
 import { denyCache, denyCacheFor } from "./cache";
 import { quotaExceeded } from "./decide";
 import { checkOrThrow, noPolicy } from "./gate";
@@ -45,7 +46,7 @@ export const deleteRateLimitPolicy: RouteHandler<typeof routes.deleteRateLimitPo
 
 export const listRateLimitPolicies: RouteHandler<typeof routes.listRateLimitPolicies, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const rows = await sql.listPolicies(c.var.db, q.cursor ?? null, q.limit);
+  const rows = await sql.listPolicies(c.var.db, q.cursor ?? null, q.limit, visibleNames(c));
   return c.json(
     namePage(rows, q.limit, (p) => p.name),
     200,
@@ -55,9 +56,7 @@ export const listRateLimitPolicies: RouteHandler<typeof routes.listRateLimitPoli
 export const listRateLimitPolicyOverrides: RouteHandler<typeof routes.listRateLimitPolicyOverrides, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
   const q = c.req.valid("query");
-  const after = q.cursor
-    ? decodeCursor(q.cursor, ([key, from, ...rest]) => rest.length === 0 && key !== undefined && !Number.isNaN(Date.parse(from ?? "")))
-    : null;
+  const after = q.cursor ? decodeCursor(q.cursor, ([key, from, ...rest]) => rest.length === 0 && key !== undefined && isInstant(from)) : null;
   const rows = await sql.listPolicyOverrides(c.var.db, name, after && { key: after[0], validFrom: after[1] }, q.limit);
   if (!rows) throw noPolicy(name);
   return c.json(
@@ -140,7 +139,7 @@ export const getRateLimitUsage: RouteHandler<typeof routes.getRateLimitUsage, Ap
 export const listRateLimitPolicyKeys: RouteHandler<typeof routes.listRateLimitPolicyKeys, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
   const q = c.req.valid("query");
-  const after = q.cursor ? decodeCursor(q.cursor, ([count, key, ...rest]) => rest.length === 0 && key !== undefined && /^\d{1,18}$/.test(count ?? "")) : null;
+  const after = q.cursor ? decodeCursor(q.cursor, ([count, key, ...rest]) => rest.length === 0 && key !== undefined && isInt8(count)) : null;
   const r = await sql.policyKeys(c.var.db, name, { window: q.window, order: q.order, after: after && { count: after[0], key: after[1] }, limit: q.limit });
   if (!r) throw noPolicy(name);
   const countOf = (k: sql.KeyUsageRow) => String(q.order === "used" ? k.consumed : k.rejected);

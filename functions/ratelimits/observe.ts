@@ -1,5 +1,5 @@
-// What a rate-limit decision leaves behind besides its answer, on every path (the check route, the
-// rateLimit() middleware, RPC): its counts in the isolate's tally (functions/core/tally.ts: decisions
+// What a rate-limit decision leaves behind besides its answer, on every path (the check route,
+// /v1/authz, the rateLimit() middleware, RPC): its counts in the isolate's tally (functions/core/tally.ts: decisions
 // per policy and outcome, and the calls the deny cache answered, so `attempted`/`rejected` count
 // every call), its Server-Timing header, and one structured log line at a configurable level and
 // sample rate. Nothing here waits on anything: the tally is written after the response.
@@ -10,8 +10,8 @@ import { tallyFor } from "../core/tally";
 import { isUnenforced, type Unenforced } from "./budget";
 import type { RateLimitDecision } from "./decide";
 
-/** Which entrance the decision came through. */
-export type Via = "http" | "middleware" | "rpc";
+/** Which entrance the decision came through ("authz": the forward-auth route, /v1/authz). */
+export type Via = "http" | "authz" | "middleware" | "rpc";
 
 /**
  * `allowed` / `denied`: the database (or the deny cache) decided; `unenforced`: it did not decide in
@@ -49,7 +49,7 @@ export function observe(
     for (const policy of names) tally.count(DECISIONS_METRIC, { policy, outcome }, now);
     if (!isUnenforced(d) && d.cached) {
       // The database would have counted this call as attempted and rejected on every policy of the check.
-      for (const p of d.policies) tally.denied(p.result.policy, check.key, p.until ?? null, now);
+      for (const p of d.policies) tally.denied(p.result.policy, check.key, p.windowStart ?? null, now);
     }
   }
   const level = LEVEL_OF[outcome];

@@ -37,7 +37,7 @@ export const Policy = z
   .openapi("RateLimitPolicy");
 
 export const PolicyBody = z
-  .object({
+  .strictObject({
     algorithm: Algorithm.openapi({
       description: "`fixed_window` (exact), `sliding_window` (weighted previous window, approximate), `token_bucket` (GCRA, exact)",
     }),
@@ -72,7 +72,7 @@ export const Override = z
   .openapi("RateLimitOverride");
 
 export const OverrideBody = z
-  .object({
+  .strictObject({
     limit: z.number().int().min(1).max(1_000_000_000),
     valid_from: Rfc3339.openapi({ description: "Inclusive" }),
     valid_to: Rfc3339.nullable().optional().openapi({ description: "Exclusive; omitted or null = open-ended" }),
@@ -86,7 +86,7 @@ export const OverrideBody = z
 const Info = jsonObject(MAX_INFO_BYTES).optional().openapi({ description: "Small JSON object stored in the request log (policies with `log: true`)" });
 
 export const CheckBody = z
-  .object({
+  .strictObject({
     policy: PolicyName.optional().openapi({ example: "api", description: "One policy. Give exactly one of `policy` and `policies`" }),
     policies: z
       .array(PolicyName)
@@ -106,7 +106,7 @@ export const CheckBody = z
   .refine((b) => (b.policy === undefined) !== (b.policies === undefined), { path: ["policies"], message: "give exactly one of policy and policies" })
   .openapi("RateLimitCheck");
 
-export const RefundBody = z.object({ policy: PolicyName, key: Key, cost: Cost.min(1) }).openapi("RateLimitRefund");
+export const RefundBody = z.strictObject({ policy: PolicyName, key: Key, cost: Cost.min(1) }).openapi("RateLimitRefund");
 
 const Reason = z.enum(["limit", "cache", "timeout", "unavailable", "not-checked"]).openapi({
   description:

@@ -49,6 +49,11 @@ export interface CheckRow {
   retry_after_ms: number | null;
   /** ms until one unit fits again (0 = one fits now); feeds the deny cache. */
   wait1_ms: number | null;
+  /**
+   * The database's clock when it decided (ms since the epoch, floored; the `now()` the check functions
+   * decide at): the window the answer was decided in is floor(at / window_ms). Feeds the deny cache.
+   */
+  at?: number;
   timeout_ms?: number;
   on_unavailable?: FailMode;
 }
@@ -107,9 +112,9 @@ export async function getPolicy(db: Queryable, name: string): Promise<PolicyRow 
   return row ? row.r : null;
 }
 
-/** Policies by name after `after` (at most limit + 1). */
-export async function listPolicies(db: Queryable, after: string | null, limit: number): Promise<PolicyRow[]> {
-  const [{ r }] = await db.query<{ r: PolicyRow[] }>("SELECT admit_ratelimit_list_policies($1, $2::integer) AS r", [after, limit]);
+/** Policies by name after `after` (at most limit + 1), only those matching `names` (LIKE patterns; null: all). */
+export async function listPolicies(db: Queryable, after: string | null, limit: number, names: string[] | null): Promise<PolicyRow[]> {
+  const [{ r }] = await db.query<{ r: PolicyRow[] }>("SELECT admit_ratelimit_list_policies($1, $2::integer, $3::text[]) AS r", [after, limit, names]);
   return r;
 }
 
@@ -174,10 +179,12 @@ export async function deleteOverrides(db: Queryable, policy: string, key: string
   return n;
 }
 
+/** The database's clock of the statement (its transaction's `now()`, at which every check in it decides): a check row's `at`. */
+const AT = "floor(extract(epoch FROM now()) * 1000)::float8 AS at";
 /** The one statement a single-policy check sends (policy, key, cost, log info, lock timeout in ms). */
-export const CHECK_SQL = "SELECT admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer) AS r";
+export const CHECK_SQL = `SELECT admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer) AS r, ${AT}`;
 /** The one statement a multi-policy check sends (policies, key, cost, log info, lock timeout in ms). */
-export const CHECK_MULTI_SQL = "SELECT admit_ratelimit_check_multi($1::text[], $2, $3::integer, $4::jsonb, $5::integer) AS r";
+export const CHECK_MULTI_SQL = `SELECT admit_ratelimit_check_multi($1::text[], $2, $3::integer, $4::jsonb, $5::integer) AS r, ${AT}`;
 
 export interface CheckArgs {
   key: string;
@@ -189,10 +196,10 @@ export interface CheckArgs {
 }
 
 /**
- * The one statement of the checks that were in flight together (functions/core/coalesce.ts): each
+ * The one statement of the checks that were in flight together (functions/core/coalesce/): each
  * item as its own statement would decide it, one answer per item, in order (000101).
  */
-export const CHECK_BATCH_SQL = "SELECT admit_ratelimit_check_batch($1::jsonb, $2::integer) AS r";
+export const CHECK_BATCH_SQL = `SELECT admit_ratelimit_check_batch($1::jsonb, $2::integer) AS r, ${AT}`;
 
 /** A check as the coalescer carries it: one policy or several (all-or-nothing). */
 interface CheckItem {
@@ -204,22 +211,37 @@ interface CheckItem {
 /** A check's answer: one policy's row (null: no such policy), or several policies'. */
 type CheckAnswer = CheckRow | null | CheckMultiRow;
 
+/** `answer` with its policies' rows stamped with the statement's clock (CheckRow.at). */
+function stamped(answer: CheckAnswer, at: number): CheckAnswer {
+  if (answer === null || "missing" in answer) return answer;
+  if ("results" in answer) {
+    for (const r of answer.results) r.at = at;
+  } else {
+    answer.at = at;
+  }
+  return answer;
+}
+
 const checks = new Coalescer<CheckItem, CheckAnswer>({
   alone: async (db, { policy, policies, a }, withinMs) => {
-    const [{ r }] = await db.query<{ r: CheckAnswer }>(
+    const [{ r, at }] = await db.query<{ r: CheckAnswer; at: number }>(
       policies ? CHECK_MULTI_SQL : CHECK_SQL,
       [policies ?? policy, a.key, a.cost, a.info === undefined ? null : JSON.stringify(a.info), a.lockTimeoutMs],
       { write: a.cost > 0, withinMs },
     );
-    return r;
+    return stamped(r, at);
   },
   together: async (db, items, withinMs) => {
     const json = items.map(({ policy, policies, a }) => ({ ...(policies ? { ps: policies } : { p: policy }), k: a.key, c: a.cost, i: a.info }));
-    const [{ r }] = await db.query<{ r: CheckAnswer[] }>(CHECK_BATCH_SQL, [JSON.stringify(json), Math.min(...items.map((x) => x.a.lockTimeoutMs))], {
-      write: items.some((x) => x.a.cost > 0),
-      withinMs,
-    });
-    return r;
+    const [{ r, at }] = await db.query<{ r: CheckAnswer[]; at: number }>(
+      CHECK_BATCH_SQL,
+      [JSON.stringify(json), Math.min(...items.map((x) => x.a.lockTimeoutMs))],
+      {
+        write: items.some((x) => x.a.cost > 0),
+        withinMs,
+      },
+    );
+    return r.map((x) => stamped(x, at));
   },
   // A check locks the counter rows of its key (one per policy): checks of one key keep their order,
   // and a multi-policy check has its key to itself in a batch (000101's lock order).
@@ -234,7 +256,7 @@ export const checkCoalescing = checks.stats;
 /**
  * One policy, one decision; null when the policy does not exist. A peek (cost 0) is not a write.
  * UNSENT when, while it waited to join a batch, `ask.known` said its answer no longer needs the
- * database; `ask.learn` gets the answer when its batch lands (functions/core/coalesce.ts).
+ * database; `ask.learn` gets the answer when its batch lands (functions/core/coalesce/).
  */
 export async function check(db: Queryable, policy: string, a: CheckArgs, ask?: Ask<CheckRow | null>): Promise<CheckRow | null | typeof UNSENT> {
   return (await checks.runUnless(db, { policy, a }, a.withinMs, ask as Ask<CheckAnswer>)) as CheckRow | null | typeof UNSENT;
@@ -281,13 +303,25 @@ export async function acquirePermit(db: Queryable, semaphore: string, holder: st
   return r;
 }
 
-/** Creates a semaphore unless it exists (an existing one keeps its size and TTL). */
-export async function createSemaphore(db: Queryable, semaphore: string, permits: number, ttlMs: number, o: PermitCallOptions): Promise<void> {
-  await db.query(
-    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, true, $5::integer)",
+/**
+ * Creates a semaphore unless it exists (an existing one keeps its size and TTL), with `audit`'s row
+ * in the same statement when it did create it: a configuration write, as a semaphore's PUT is.
+ */
+export async function createSemaphore(
+  db: Queryable,
+  semaphore: string,
+  permits: number,
+  ttlMs: number,
+  o: PermitCallOptions,
+  audit: AuditEntry,
+): Promise<void> {
+  const q = audited(
+    "SELECT admit_semaphore_put($1::bigint, $2, $3::integer, $4::integer, true, $5::integer) AS r",
     [lockKey("semaphore", semaphore), semaphore, permits, ttlMs, o.lockTimeoutMs],
-    { write: true, withinMs: o.withinMs },
+    "(c.r->>'created')::boolean",
+    audit,
   );
+  await db.query(q.text, q.params, { write: true, withinMs: o.withinMs });
 }
 
 export async function releasePermit(db: Queryable, semaphore: string, permitId: string, o: PermitCallOptions): Promise<void> {

@@ -2,7 +2,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { notFound, problem } from "../core/errors";
-import { cutPage, decodeCursor, encodeCursor, isUuid } from "../core/validation";
+import { cutPage, decodeCursor, encodeCursor, isInstant, isUuid } from "../core/validation";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -24,7 +24,7 @@ export const createReservation: RouteHandler<typeof routes.createReservation, Ap
 
 /** A reservations page's cursor: the last item's start and id. */
 function cursorAfter(cursor: string): { start: string; id: string } {
-  const [start, id] = decodeCursor(cursor, ([start, id, ...rest]) => rest.length === 0 && isUuid(id ?? "") && !Number.isNaN(Date.parse(start ?? "")));
+  const [start, id] = decodeCursor(cursor, ([start, id, ...rest]) => rest.length === 0 && isUuid(id ?? "") && isInstant(start));
   return { start, id };
 }
 

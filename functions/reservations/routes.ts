@@ -6,6 +6,7 @@ import type { AppEnv } from "../core/context";
 import { ProblemSchema, problemResponses } from "../core/openapi";
 import { fromBody, fromParam, fromQuery, type NameSource, type RawInput, scoped } from "../core/scopes";
 import { Cursor, isLater, isUuid, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
+import { reservationNotFound } from "./handlers";
 import { getReservation as getReservationRow } from "./sql";
 
 /**
@@ -52,7 +53,7 @@ const Conflict = z.object({ id: z.uuid(), holder: z.string(), start: z.string(),
 const ConflictProblem = ProblemSchema.extend({ conflicts: z.array(Conflict) }).openapi("ReservationConflict");
 
 const CreateBody = z
-  .object({
+  .strictObject({
     resource: name(200, { segment: true }).openapi({
       example: "223/345",
       description: "What is reserved (e.g. datacenter/server). 1–200 characters, matched verbatim.",
@@ -123,7 +124,7 @@ const resourceOfId: NameSource = Object.assign(
     const r = await getReservationRow(c.var.db, id);
     return r ? [r.resource] : [];
   },
-  { what: "the resource of the reservation {id} (read first, for a key with name patterns only)" },
+  { what: "the resource of the reservation {id} (read first, for a key with name patterns only; outside them: 404, as an unknown id)" },
 );
 
 export const createReservation = scoped(
@@ -168,7 +169,7 @@ export const listReservations = scoped(
 );
 
 export const getReservation = scoped(
-  { area: "reservations", access: "read", names: resourceOfId, hidden: true },
+  { area: "reservations", access: "read", names: resourceOfId, hidden: (i) => reservationNotFound(i.param.id ?? "") },
   createRoute({
     method: "get",
     path: "/v1/reservations/{id}",
@@ -183,7 +184,7 @@ export const getReservation = scoped(
 );
 
 export const cancelReservation = scoped(
-  { area: "reservations", access: "decide", names: resourceOfId, hidden: true },
+  { area: "reservations", access: "decide", names: resourceOfId, hidden: (i) => reservationNotFound(i.param.id ?? "") },
   createRoute({
     method: "delete",
     path: "/v1/reservations/{id}",

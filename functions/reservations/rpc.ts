@@ -7,7 +7,7 @@
 // error }`. docs/rpc.md documents them.
 import type { RequestDb as Db } from "../core/db";
 import type { Bindings } from "../core/env";
-import { bodyOf, isUuid, valid } from "../core/validation";
+import { bodyOf, isUuid, valid, validInput } from "../core/validation";
 import { reservationNotFound } from "./handlers";
 import * as routes from "./routes";
 import * as sql from "./sql";
@@ -22,7 +22,7 @@ export async function reserve(db: Db, input: ReserveInput): Promise<ReserveAnswe
 }
 
 export async function cancelReservation(db: Db, input: { id: string }): Promise<{ cancelled: true } & sql.ReservationRow> {
-  const { id } = valid(routes.cancelReservation.request.params, { id: input?.id }, "param");
+  const { id } = validInput(input, routes.cancelReservation.request.params).param;
   const r = isUuid(id) ? await sql.cancelReservation(db, id) : null;
   if (!r) throw reservationNotFound(id);
   return { cancelled: true, ...r };

@@ -49,7 +49,7 @@ export interface NewReservation {
   metadata?: Record<string, unknown>;
 }
 
-/** The one statement of the reservations that were in flight together (functions/core/coalesce.ts; 000102). */
+/** The one statement of the reservations that were in flight together (functions/core/coalesce/; 000102). */
 export const RESERVE_BATCH_SQL = "SELECT admit_reserve_batch($1::jsonb, $2::integer) AS r";
 
 const reservations = new Coalescer<NewReservation & { key: string; lockTimeoutMs: number }, ReserveResult>({

@@ -10,13 +10,14 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256 } from "hono/utils/crypto";
 import { auditEntry, redact } from "../core/audit";
+import { visibleNames } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { logSample, writeLog } from "../core/decision-log";
 import { httpProblem, notFound, problem } from "../core/errors";
-import { REPLAYED_HEADER } from "../core/http";
+import { headerValueProblem, REPLAYED_HEADER } from "../core/http";
 import { cutPage, isUuid, namePage, unstorableText } from "../core/validation";
 import * as routes from "./routes";
-import { MAX_WEBHOOK_ID, pointerValue, type Rejection, signedBytes, signsId, unverified, verifyDelivery } from "./schemes";
+import { MAX_WEBHOOK_ID, pointerValue, Rejection, signedBytes, signsId, unverified, verifyDelivery } from "./schemes";
 import * as sql from "./sql";
 
 /** The value at an RFC 6901 JSON pointer, as the text events are grouped by (undefined: unordered). */
@@ -35,6 +36,19 @@ export const MAX_ORDERING_CHARS = 200;
 async function storedText(value: string, max: number): Promise<string> {
   if (value.length <= max && unstorableText(value) === undefined) return value;
   return `sha256:${await sha256(JSON.stringify(value))}`;
+}
+
+/**
+ * A header a scheme reads from a delivery, held to what the document says of every such header
+ * (HEADER_VALUE_PATTERN: visible ASCII, spaces only inside) by the same rule: a value outside it is
+ * refused as a malformed header is (the one 401 to the sender; the header named to the owner). No
+ * sender sends one (a header's value is ASCII by convention, RFC 9110 5.5); an empty one is left to
+ * the scheme, which asks for the header.
+ */
+function deliveryHeader(value: string | undefined, name: string): string | undefined {
+  const bad = value ? headerValueProblem(value) : undefined;
+  if (bad) throw unverified("malformed-header", `${name} ${bad}.`, name);
+  return value;
 }
 
 export function unknownSource(source: string) {
@@ -71,7 +85,7 @@ export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppE
 
 export const listWebhookSources: RouteHandler<typeof routes.listWebhookSources, AppEnv> = async (c) => {
   const q = c.req.valid("query");
-  const rows = await sql.listWebhookSources(c.var.db, q.cursor ?? null, q.limit);
+  const rows = await sql.listWebhookSources(c.var.db, q.cursor ?? null, q.limit, visibleNames(c));
   return c.json(
     namePage(rows, q.limit, (s) => s.source),
     200,
@@ -121,7 +135,7 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
   const source = c.req.param("source");
   const db = c.var.db;
   const s = routes.SOURCE_PATTERN.test(source) ? await sql.sourceForDelivery(db, source) : null;
-  const req = { header: (name: string) => c.req.header(name) };
+  const req = { header: (name: string) => deliveryHeader(c.req.header(name), name) };
   const raw = new Uint8Array(await c.req.arrayBuffer()) as Uint8Array<ArrayBuffer>;
   const verified = await verifyDelivery(s, req, raw);
   if (!verified.ok) return refuse(c, source, s !== null, verified.rejection);
@@ -140,7 +154,14 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
   } catch {
     throw httpProblem(400, "The body is not JSON.");
   }
-  const what = scheme.identify(payload, req, src);
+  let what: ReturnType<typeof scheme.identify>;
+  try {
+    what = scheme.identify(payload, req, src);
+  } catch (e) {
+    // A header read only now (an id, a topic) that is not visible ASCII: refused as any malformed header.
+    if (e instanceof Rejection) return refuse(c, source, true, e);
+    throw e;
+  }
   if (what.kind === "handshake") return c.json(what.answer as { challenge: string }, 200);
   if (!what.id)
     throw httpProblem(400, `The delivery has no id in ${what.idFrom}, which deliveries of a ${src.scheme} source are deduplicated on. Nothing was stored.`);
@@ -164,7 +185,7 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
 
 export const claimWebhookEvents: RouteHandler<typeof routes.claimWebhookEvents, AppEnv> = async (c) => {
   const { source } = c.req.valid("param");
-  const body = routes.ClaimBody.parse(c.req.valid("json") ?? {});
+  const body = c.req.valid("json");
   const r = await sql.claimWebhookEvents(c.var.db, source, body.limit, body.visibility_ms);
   if (!r) throw unknownSource(source);
   return c.json(r, 200);

@@ -1,7 +1,7 @@
 // The webhooks capability's request/response schemas and route definitions, one per operation.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { problemResponses } from "../core/openapi";
+import { optionalJson, problemResponses } from "../core/openapi";
 import { fromParam, SIGNED, scoped } from "../core/scopes";
 import { CURSOR_INVALID, PageQuery, Uuid, unstorableText } from "../core/validation";
 import { fromBase64, MAX_WEBHOOK_ID, SCHEME_NAMES, type SchemeName, signsId } from "./schemes";
@@ -97,7 +97,7 @@ const Text = (max: number) =>
     .refine((s) => unstorableText(s) === undefined, "must be well-formed text without NUL");
 
 const HmacSettings = z
-  .object({
+  .strictObject({
     header: HeaderName.openapi({ example: "X-Signature", description: "The header carrying the signature" }),
     algorithm: z.enum(["sha256", "sha1", "sha512"]).default("sha256"),
     encoding: z.enum(["hex", "base64"]).default("hex"),
@@ -225,7 +225,7 @@ const SCHEME_BODIES = (() => {
   ];
 })();
 const PutSourceBody = z
-  .object({
+  .strictObject({
     scheme: z
       .enum(SCHEME_NAMES)
       .default("standard-webhooks")
@@ -331,7 +331,7 @@ const WebhookEvent = z
   .openapi("WebhookEvent");
 
 export const ClaimBody = z
-  .object({
+  .strictObject({
     limit: z.number().int().min(1).max(100).default(10).openapi({ description: "At most this many events (1–100, default 10)" }),
     visibility_ms: z
       .number()
@@ -344,7 +344,7 @@ export const ClaimBody = z
   .openapi("WebhookClaim");
 
 const AckBody = z
-  .object({
+  .strictObject({
     receipt: Uuid.openapi({ description: "The `receipt` the claim returned with this event" }),
   })
   .openapi("WebhookAck");
@@ -470,7 +470,7 @@ export const claimWebhookEvents = scoped(
     summary: "Claim unprocessed webhook events",
     description:
       "Up to `limit` events, oldest first (fewer when their payloads pass about 2 MiB together; one event always), each held for `visibility_ms`; no two consumers get the same event while its claim is live, and an unacknowledged event becomes claimable again when its claim expires. With an ordering key, only the oldest unprocessed event of each ordering value is claimable: events sharing a value are never claimed concurrently and come in received order.",
-    request: { params: SourceParam, body: { required: false, content: { "application/json": { schema: ClaimBody } } } },
+    request: { params: SourceParam, body: optionalJson(ClaimBody) },
     responses: {
       200: { description: "The claimed events (possibly none)", content: { "application/json": { schema: z.object({ events: z.array(ClaimedEvent) }) } } },
       ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),

@@ -7,7 +7,7 @@
 // error }`. docs/rpc.md documents them.
 import type { RequestDb as Db } from "../core/db";
 import type { Bindings } from "../core/env";
-import { bodyOf, isUuid, valid } from "../core/validation";
+import { bodyOf, isUuid, validInput } from "../core/validation";
 import { eventNotFound, unknownSource } from "./handlers";
 import * as routes from "./routes";
 import * as sql from "./sql";
@@ -16,9 +16,7 @@ export async function claimWebhookEvents(
   db: Db,
   input: { source: string; limit?: number; visibility_ms?: number },
 ): Promise<{ events: sql.ClaimedEventRow[] }> {
-  const { source, ...body } = input ?? ({} as { source: string });
-  const p = valid(routes.claimWebhookEvents.request.params, { source }, "param");
-  const b = valid(routes.ClaimBody, body, "json");
+  const { param: p, json: b } = validInput(input, routes.claimWebhookEvents.request.params, routes.ClaimBody);
   const r = await sql.claimWebhookEvents(db, p.source, b.limit, b.visibility_ms);
   if (!r) throw unknownSource(p.source);
   return r;
@@ -28,8 +26,9 @@ export async function ackWebhookEvent(
   db: Db,
   input: { source: string; id: string; receipt: string },
 ): Promise<({ acked: true } & sql.WebhookEventRow) | ({ acked: false } & Omit<sql.NotCurrent, "status">)> {
-  const { source, id } = valid(routes.ackWebhookEvent.request.params, { source: input?.source, id: input?.id }, "param");
-  const { receipt } = valid(bodyOf(routes.ackWebhookEvent), { receipt: input.receipt }, "json");
+  const { param, json } = validInput(input, routes.ackWebhookEvent.request.params, bodyOf(routes.ackWebhookEvent));
+  const { source, id } = param;
+  const { receipt } = json;
   if (!isUuid(id)) throw eventNotFound(source, id);
   const r = await sql.ackWebhookEvent(db, source, id, receipt);
   if (!r) throw eventNotFound(source, id);

@@ -94,9 +94,9 @@ export async function putWebhookSource(
   return r;
 }
 
-/** Sources by name after `after` (at most limit + 1), never their secrets. */
-export async function listWebhookSources(db: Queryable, after: string | null, limit: number): Promise<WebhookSourceRow[]> {
-  const [{ r }] = await db.query<{ r: WebhookSourceRow[] }>("SELECT admit_webhook_list_sources($1, $2::integer) AS r", [after, limit]);
+/** Sources by name after `after`, only those matching `names` (LIKE patterns; null: all) (at most limit + 1), never their secrets. */
+export async function listWebhookSources(db: Queryable, after: string | null, limit: number, names: string[] | null): Promise<WebhookSourceRow[]> {
+  const [{ r }] = await db.query<{ r: WebhookSourceRow[] }>("SELECT admit_webhook_list_sources($1, $2::integer, $3::text[]) AS r", [after, limit, names]);
   return r;
 }
 

@@ -1,47 +1,13 @@
-// The coalescer's scheduling on its own (functions/core/coalesce.ts): who goes alone, who waits,
+// The coalescer's scheduling on its own (functions/core/coalesce/): who goes alone, who waits,
 // what a batch holds and in which order, a failed batch's fallback, a queued decision's deadline.
 // The statements here are stand-ins that record what they were asked: this suite judges the
 // scheduling only. The decisions themselves, against real Postgres under real bursts, are judged
-// by test/ratelimits/ratelimits.coalesce.test.ts.
+// by test/ratelimits/ratelimits.coalesce.test.ts; each decision's budget in a batch by
+// coalesce.budgets.test.ts.
 import { describe, expect, it } from "vitest";
-import { type BatchKind, type CoalesceLimits, Coalescer, stallMs, UNSENT } from "../../functions/core/coalesce";
-import type { Queryable } from "../../functions/core/db";
+import { stallMs, UNSENT } from "../../functions/core/coalesce";
 import { ProblemError, problem } from "../../functions/core/errors";
-
-interface Item {
-  id: number;
-  key: string;
-  exclusive?: boolean;
-}
-
-/** A statement the test answers by hand. */
-interface Sent {
-  items: number[];
-  together: boolean;
-  answer(err?: unknown): void;
-}
-
-/** Two ways, the second open at once (`stallMs: () => 0`) unless a test says otherwise. */
-function harness(given: Partial<CoalesceLimits> = {}, coalesceKey: string | null = "db") {
-  const limits: CoalesceLimits = { inFlight: 2, batch: 64, stallMs: () => 0, ...given };
-  const sent: Sent[] = [];
-  const statement = (items: Item[], together: boolean) =>
-    new Promise<string[]>((resolve, reject) => {
-      sent.push({ items: items.map((i) => i.id), together, answer: (err) => (err ? reject(err) : resolve(items.map((i) => `answer ${i.id}`))) });
-    });
-  const kind: BatchKind<Item, string> = {
-    alone: async (_db, item) => (await statement([item], false))[0],
-    together: (_db, items) => statement(items, true),
-    group: (i) => i.key,
-    exclusive: (i) => i.exclusive === true,
-    write: () => true,
-  };
-  const coalescer = new Coalescer(kind, limits);
-  const db: Queryable = { query: async () => [], lockTimeoutMs: 1000, coalesceKey: coalesceKey ?? undefined, remainingMs: () => 5_000 };
-  return { sent, coalescer, db };
-}
-
-const tick = () => new Promise((r) => setTimeout(r, 0));
+import { harness, type Item, tick } from "./coalesce-harness";
 
 describe("coalescing concurrent decisions into one statement", () => {
   it("a decision with fewer than MAX_IN_FLIGHT statements ahead goes at once, alone; the rest wait and go together, in arrival order", async () => {
@@ -210,14 +176,21 @@ describe("coalescing concurrent decisions into one statement", () => {
     expect(sent[1]).toMatchObject({ items: [1, 2, 3], together: true });
     sent[1].answer(problem("lock-timeout", "held"));
     await tick();
-    expect(sent.slice(2).map((s) => [s.items, s.together])).toEqual([
+    // Each sent again by its own request (in the order they wake).
+    const again = (id: number) => sent.slice(2).find((s) => s.items[0] === id)!;
+    expect(
+      sent
+        .slice(2)
+        .map((s) => [s.items, s.together])
+        .sort(),
+    ).toEqual([
       [[1], false],
       [[2], false],
       [[3], false],
     ]);
-    sent[2].answer();
-    sent[3].answer();
-    sent[4].answer(problem("lock-timeout", "still held")); // only this decision's key is slow
+    again(1).answer();
+    again(2).answer();
+    again(3).answer(problem("lock-timeout", "still held")); // only this decision's key is slow
     const out = await Promise.all(answers);
     expect(out.slice(0, 3)).toEqual(["answer 0", "answer 1", "answer 2"]);
     expect((out[3] as ProblemError).problem.type).toBe("/problems/lock-timeout");

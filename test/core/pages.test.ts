@@ -1,7 +1,7 @@
 // Lists whose items can be large are paged by bytes as well as by count (admit_page, cutPage): a
 // page of 1 000 webhook events of 60 KB payloads, reservations with 60 KB metadata, or semaphores
 // with 100 holders each is far over the 10 MiB that Neon's HTTP endpoint answers (the test bridge
-// refuses such an answer as Neon does, dev/sql-http.ts). Each list must answer every time, and
+// refuses such an answer as Neon does, dev/bridge/sql-wire.ts). Each list must answer every time, and
 // following next_cursor must give every item exactly once, in order.
 import { describe, expect, it } from "vitest";
 import { MAX_PAGE_BYTES } from "../../functions/core/validation";

@@ -189,7 +189,7 @@ describe("what is stored", () => {
     const body = booking("held");
     const k = key("held");
     const claim =
-      "INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, expires_at) VALUES ($1, 'POST', '/v1/reservations', 'x', now() + interval '1 h')";
+      "INSERT INTO idempotency_keys (caller, key, request_method, request_path, request_hash, expires_at) VALUES ('root', $1, 'POST', '/v1/reservations', 'x', now() + interval '1 h')";
     await whileHolding(suite.db, claim, [k], () =>
       withServedApp(bindings(suite.db, { LOCK_TIMEOUT_MS: "300" }), async (api) => {
         const res = await api("POST", "/v1/reservations", body, { "Idempotency-Key": k });
@@ -243,7 +243,7 @@ describe("a keyed rate-limit denial", () => {
     try {
       // What a keyed 429's transaction does: claim the key, decide (counted), release the key, commit.
       await first.query("BEGIN");
-      await first.query("SELECT admit_idempotency_claim($1, 'POST', '/v1/ratelimits/check', $2, 60, 1000)", [k, hash]);
+      await first.query("SELECT admit_idempotency_claim($1, 'POST', '/v1/ratelimits/check', $2, 60, 1000, 'root')", [k, hash]);
       await first.query("SELECT admit_ratelimit_check('idem-release', 'k', 1, NULL, 1000)");
       const waiting = suite.api("POST", "/v1/ratelimits/check", checkBody, { "Idempotency-Key": k });
       for (let i = 0; i < 100; i++) {
@@ -251,7 +251,7 @@ describe("a keyed rate-limit denial", () => {
         if (w > 0) break;
         await new Promise((r) => setTimeout(r, 20));
       }
-      await first.query("SELECT admit_idempotency_release($1)", [k]);
+      await first.query("SELECT admit_idempotency_release($1, 'root')", [k]);
       await first.query("COMMIT");
       const res = await waiting;
       expect([res.status, res.headers.get("idempotent-replayed")]).toEqual([429, null]);
@@ -274,7 +274,7 @@ describe("a same-key request waiting on the first", () => {
       await holder.query("BEGIN");
       // What the first request's transaction holds just before COMMIT: its key and stored response.
       await holder.query(
-        "INSERT INTO idempotency_keys (key, request_method, request_path, request_hash, response_status, response_headers, response_body, expires_at) VALUES ($1, 'POST', '/v1/reservations', $2, 201, '{\"content-type\": \"application/json\"}', convert_to('{\"first\":true}', 'UTF8'), now() + interval '1 h')",
+        "INSERT INTO idempotency_keys (caller, key, request_method, request_path, request_hash, response_status, response_headers, response_body, expires_at) VALUES ('root', $1, 'POST', '/v1/reservations', $2, 201, '{\"content-type\": \"application/json\"}', convert_to('{\"first\":true}', 'UTF8'), now() + interval '1 h')",
         [k, hash],
       );
       const waiting = suite.api("POST", "/v1/reservations", body, { "Idempotency-Key": k });

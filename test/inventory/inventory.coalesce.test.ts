@@ -1,4 +1,4 @@
-// Bookings in flight together go to Postgres as one statement (functions/core/coalesce.ts,
+// Bookings in flight together go to Postgres as one statement (functions/core/coalesce/,
 // admit_inventory_book_batch in schema/000106), against real Postgres with real simultaneous requests:
 // still never a room sold twice, every 201 stored and nothing else, a refusal only when the night is
 // really full, and an item whose rooms are held elsewhere answers for its own requests only.

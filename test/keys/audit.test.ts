@@ -4,6 +4,7 @@
 // the statement or at COMMIT leaves both the change and its row, or neither.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, startBridge } from "../../dev/bridge";
+import { auditEntry } from "../../functions/core/audit";
 import { bindings, client, freshDatabase, type Served, serveApp, servedApp, settled, sql, withFaults } from "../support";
 
 const suite = servedApp("audit");
@@ -114,6 +115,21 @@ describe("GET /v1/audit", () => {
     expect((await pager("GET", "/v1/audit")).status).toBe(403);
     const reader = await suite.api("POST", "/v1/keys", { name: "auditor", scopes: ["audit:read"] });
     expect((await client(suite.server.url, reader.json.secret)("GET", "/v1/audit?limit=1")).status).toBe(200);
+  });
+
+  it("key=root and key=binding tell the root token's changes from the Service Binding's (neither has a key id)", async () => {
+    expect((await suite.api("PUT", "/v1/semaphores/au-who", { permits: 2 })).status).toBeLessThan(300);
+    // The row an audited change made over the binding writes: its actor is the binding (core/audit.ts).
+    const entry = auditEntry({ kind: "binding" }, {}, "semaphores.put", "au-who", { permits: 3 });
+    await sql(suite.db, "SELECT admit_audit_write($1::jsonb)", [JSON.stringify(entry)]);
+    const who = async (key: string) =>
+      (await suite.api("GET", `/v1/audit?target=au-who&key=${key}`)).json.items.map((e: any) => [e.key.name, e.change.permits]);
+    expect(await who("root")).toEqual([["root", 2]]);
+    expect(await who("binding")).toEqual([["binding", 3]]);
+    expect((await suite.api("GET", "/v1/audit?target=au-who")).json.items.map((e: any) => e.key)).toEqual([
+      { id: null, name: "binding" },
+      { id: null, name: "root" },
+    ]);
   });
 
   it("admit_sweep_audit deletes rows past their retention (AUDIT_RETENTION_DAYS, default 90) and keeps the rest", async () => {

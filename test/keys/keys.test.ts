@@ -151,6 +151,25 @@ describe("rotation", () => {
     expect((await as(r.json.secret)("GET", "/v1/ratelimits/policies")).status).toBe(200);
   });
 
+  it("without a body, as with {}: the default overlap of one hour, then the old secret ends", async () => {
+    for (const body of [undefined, {}]) {
+      const k = await createKey({ name: "rotating-default", scopes: ["ratelimits:read"] });
+      const r = await suite.api("POST", `/v1/keys/${k.id}/rotate`, body); // undefined: no body, no Content-Type
+      expect(r.status, r.text).toBe(200);
+      const [{ overlap_ms, unending }] = await sql<{ overlap_ms: number; unending: number }>(
+        suite.db,
+        `SELECT round(extract(epoch FROM ($2::timestamptz - s.created_at)) * 1000)::int AS overlap_ms,
+                count(*) FILTER (WHERE old.expires_at IS NULL)::int AS unending
+           FROM admit_key_secrets s JOIN admit_key_secrets old ON old.key_id = s.key_id AND old.hash <> s.hash
+          WHERE s.key_id = $1 AND s.expires_at IS NULL GROUP BY s.created_at`,
+        [k.id, r.json.old_secrets_expire_at],
+      );
+      // The rotation's own now() is its new secret's created_at: the overlap is exactly one hour.
+      expect({ body, overlap_ms, unending }).toEqual({ body, overlap_ms: 3_600_000, unending: 0 });
+      expect(r.json.secrets.map((s: { expires_at: string | null }) => s.expires_at)).toEqual([r.json.old_secrets_expire_at, null]);
+    }
+  });
+
   it("overlap 0 ends the old secret at once; a revoked key cannot be rotated (409)", async () => {
     const k = await createKey({ name: "rotating-0", scopes: ["ratelimits:read"] });
     expect((await as(k.secret)("GET", "/v1/ratelimits/policies")).status).toBe(200);

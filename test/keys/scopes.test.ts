@@ -1,7 +1,7 @@
 // Every route of the app, walked with keys: the right scope is let through, the wrong access or the
-// wrong area is a 403 naming the route's scope, a name outside the key's patterns a 403, and a
-// revoked, expired or unknown key a 401. And a route without a declared scope fails the build of
-// this test: a new route cannot be left open.
+// wrong area is a 403 naming the route's scope, a name outside the key's patterns a 403 (an id whose
+// name is outside them a 404, as an unknown id), and a revoked, expired or unknown key a 401. And a
+// route without a declared scope fails the build of this test: a new route cannot be left open.
 import { describe, expect, it } from "vitest";
 import { KEY_PREFIX } from "../../functions/core/apikeys";
 import { ACCESSES, AREAS } from "../../functions/core/scopes";
@@ -62,7 +62,7 @@ function request(op: Op, name: string, ids: Record<string, string>) {
 }
 
 describe("every route × keys", () => {
-  it("right scope → through; wrong access, wrong area, a name outside the patterns → 403; revoked, expired, unknown → 401", async () => {
+  it("right scope → through; wrong access, wrong area, a name outside the patterns → 403 (by id: 404); revoked, expired, unknown → 401", async () => {
     const ops = (await operations()).filter((o) => !o.signed);
     // Reservations by id resolve their resource: one inside the patterns and one outside.
     const ids: Record<string, string> = { any: "00000000-0000-0000-0000-000000000000" };
@@ -110,8 +110,12 @@ describe("every route × keys", () => {
       if (op.names && !op.names.startsWith("a list")) {
         outsideChecked++;
         const res = await send(right.secret, OUT);
-        if (res.status !== 403 || res.json?.type !== "/problems/forbidden") problems.push(`${label}: name outside answered ${res.status} ${res.text}`);
-        else if (!op.names.includes("{id}") && res.json.name !== OUT) problems.push(`${label}: 403 does not name ${OUT}: ${res.text}`);
+        // A name resolved from an id outside the patterns is answered as an id that names nothing.
+        if (op.names.includes("{id}")) {
+          if (res.status !== 404 || res.json?.type !== "/problems/not-found")
+            problems.push(`${label}: id of a name outside answered ${res.status} ${res.text}`);
+        } else if (res.status !== 403 || res.json?.type !== "/problems/forbidden") problems.push(`${label}: name outside answered ${res.status} ${res.text}`);
+        else if (res.json.name !== OUT) problems.push(`${label}: 403 does not name ${OUT}: ${res.text}`);
       }
       for (const [what, secret] of [
         ["revoked", revoked.secret],

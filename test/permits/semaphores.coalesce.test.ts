@@ -1,4 +1,4 @@
-// Semaphore acquires in flight together go to Postgres as one statement (functions/core/coalesce.ts,
+// Semaphore acquires in flight together go to Postgres as one statement (functions/core/coalesce/,
 // admit_permit_acquire_batch in schema/000102), against real Postgres with real simultaneous requests:
 // still exactly `permits` holders, on the lowest free slots, each with its own fencing token.
 import { describe, expect, it } from "vitest";

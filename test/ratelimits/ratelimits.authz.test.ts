@@ -5,7 +5,8 @@
 import { parseList } from "structured-headers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, startBridge } from "../../dev/bridge";
-import { bindings, client, type Served, serveApp, servedApp, sql, withFaults } from "../support";
+import { tallyFor } from "../../functions/core/tally";
+import { bindings, client, type Served, serveApp, servedApp, sql, until, withFaults } from "../support";
 
 const suite = servedApp("ratelimits_authz", { RATELIMIT_DENY_CACHE: "off" });
 const cached = servedApp("ratelimits_authz_cache");
@@ -246,7 +247,9 @@ describe("/v1/authz decides as POST /v1/ratelimits/check", () => {
     expect(hit.status).toBe(429);
     expect(hit.headers.get("admit-cache")).toBe("hit");
     expect(hit.json.reason).toBe("cache");
-    expect(await counters(cached.db, "dc")).toMatchObject([{ admitted: 1, attempted: 1 }]);
+    // Counted as the check route counts it: through the isolate's tally, once it has flushed.
+    await until(async () => tallyFor(bindings(cached.db))?.idle ?? true, 30_000, "the tally to flush");
+    expect(await counters(cached.db, "dc")).toMatchObject([{ admitted: 1, attempted: 2, rejected: 1 }]);
   });
 });
 
@@ -273,6 +276,19 @@ describe("/v1/authz: where the key comes from", () => {
     const allowed = await authz(`${q}&on_missing=allow`);
     expect(allowed.status).toBe(200);
     expect(allowed.json).toMatchObject({ allowed: true, reason: "no-key" });
+  });
+
+  it("a header named ip in a chain is labelled as a header: it never equals the client address's key", async () => {
+    await policy(suite.api, "az-chain-ip", { limit: 1 });
+    const q = "?policy=az-chain-ip&key=header:IP&key=ip";
+    // The address's key takes its one unit; a client sending that address in an `ip` header is another key.
+    const byAddress = await authz(q, { "X-Forwarded-For": "192.0.2.77" });
+    expect(byAddress.json.key).toBe("ip:192.0.2.77");
+    const byHeader = await authz(q, { IP: "192.0.2.77", "X-Forwarded-For": "198.51.100.1" });
+    expect(byHeader.status).toBe(200);
+    expect(byHeader.json.key).toBe("header/ip:192.0.2.77");
+    expect((await counters(suite.db, "ip:192.0.2.77")).map((r) => r.admitted)).toEqual([1]);
+    expect((await counters(suite.db, "header/ip:192.0.2.77")).map((r) => r.admitted)).toEqual([1]);
   });
 
   it("below /v1/authz/ (Envoy's path_prefix) the parameters come from Admit-Authz; the client's query is never read", async () => {

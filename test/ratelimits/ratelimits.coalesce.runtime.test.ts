@@ -8,7 +8,7 @@
 // context, and from then on every carrier did: its batch's fetch failed (504 for the whole batch) and
 // responses built there failed (500). On that code this test read 31 × 500, then 2 817 × 500 and
 // 44 × 504, of 60 000 (half of them POST checks instead, it passed). Now a waiting request awaits
-// only promises made and settled by the request that sent each statement (functions/core/coalesce.ts).
+// only promises made and settled by the request that sent each statement (functions/core/coalesce/lanes.ts).
 import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { httpRequest } from "../../bench/load";

@@ -1,4 +1,4 @@
-// Rate-limit checks coalesced into one statement (functions/core/coalesce.ts, schema/000101), against
+// Rate-limit checks coalesced into one statement (functions/core/coalesce/, schema/000101), against
 // real Postgres with real simultaneous HTTP requests: exact under bursts, few statements, a lone
 // check alone, one key's lock wait or a missing policy answering for its own decisions only, a
 // multi-policy check in a batch, no deadlock in a mix of keys, policies and a concurrent policy

@@ -1,5 +1,5 @@
 // A rate-limit check never stalls the gateway (issue 19, item 2): with Postgres stalled behind this
-// suite's own bridge (dev/bridge.ts fault modes), a check answers within its policy's timeout_ms plus
+// suite's own bridge (dev/bridge/ fault modes), a check answers within its policy's timeout_ms plus
 // a bound — fail open (200, reason "timeout", Admit-RateLimit-Enforced: false) or fail closed (504
 // outcome-unknown when the statement was sent, 503 when it certainly was not), each saying whether a
 // unit may have been consumed. The bound asserted is BOUND_MS: generous, since the machine is shared;

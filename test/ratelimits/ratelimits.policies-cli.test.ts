@@ -1,4 +1,4 @@
-// Limits as code (issue 30): `npm run policies -- plan|apply|export` (dev/policies.ts) run as a
+// Limits as code (issue 30): `npm run policies -- plan|apply|export` (tools/policies.ts) run as a
 // process against a real Admit (the app over HTTP on its own database): plan's diff and exit code,
 // apply's creates/updates (deletes only with --prune), idempotence, a policy changed by hand between
 // plan and apply, export round-tripping, and a file the schema refuses.
@@ -17,7 +17,7 @@ function cli(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", join(ROOT, "dev/policies.ts"), ...args],
+      ["--import", "tsx", join(ROOT, "tools/policies.ts"), ...args],
       { cwd: ROOT, env: { ...process.env, ADMIT_URL: suite.server.url, ADMIT_TOKEN: TOKEN }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );

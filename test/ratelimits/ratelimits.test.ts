@@ -2,6 +2,7 @@
 // instead of sleeping): policies, overrides, check semantics and headers, refund, usage, log, sweep.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { auditEntry } from "../../functions/core/audit";
 import { mapSqlError, RequestDb } from "../../functions/core/db";
 import { call } from "../../functions/http/rpc/call";
 import { type RateLimitBinding, rateLimit } from "../../functions/ratelimits";
@@ -603,9 +604,10 @@ describe("no hangs, honest failures", () => {
     const db = new RequestDb(bindings(suite.db));
     try {
       // What gate() calls on "not found": twice, with other sizes, as two isolates meeting a missing one would.
-      await createSemaphore(db, "mw-existing", 1, 60_000, { lockTimeoutMs: 1_000, withinMs: 5_000 });
-      await createSemaphore(db, "mw-new", 2, 60_000, { lockTimeoutMs: 1_000, withinMs: 5_000 });
-      await createSemaphore(db, "mw-new", 7, 10_000, { lockTimeoutMs: 1_000, withinMs: 5_000 });
+      const audit = (name: string) => auditEntry(undefined, {}, "semaphores.put", name, { first_use: true });
+      await createSemaphore(db, "mw-existing", 1, 60_000, { lockTimeoutMs: 1_000, withinMs: 5_000 }, audit("mw-existing"));
+      await createSemaphore(db, "mw-new", 2, 60_000, { lockTimeoutMs: 1_000, withinMs: 5_000 }, audit("mw-new"));
+      await createSemaphore(db, "mw-new", 7, 10_000, { lockTimeoutMs: 1_000, withinMs: 5_000 }, audit("mw-new"));
     } finally {
       await db.close();
     }
@@ -617,6 +619,9 @@ describe("no hangs, honest failures", () => {
       { name: "mw-existing", permits: 5, default_ttl_ms: 90_000 },
       { name: "mw-new", permits: 2, default_ttl_ms: 60_000 },
     ]);
+    // An audit row for the one creation, none for the calls that found it there.
+    const audits = await sql(suite.db, "SELECT target, change FROM admit_audit WHERE target IN ('mw-existing', 'mw-new') AND change ? 'first_use'");
+    expect(audits).toEqual([{ target: "mw-new", change: { first_use: true } }]);
   });
 
   it("a concurrency limit names its holder after any path: 200 code units, a pair cut in half or a NUL made U+FFFD", async () => {

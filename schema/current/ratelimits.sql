@@ -1,0 +1,1166 @@
+-- GENERATED FILE: DO NOT EDIT.
+--
+-- The ratelimits part of the schema that applying schema/NNNNNN_*.sql in order produces, built from
+-- the catalogs of a freshly migrated database by `npm run schema:dump` (dev/schema-dump.ts), which
+-- files each object by its name (AREAS there). It is for reading only: it is never applied, and a
+-- change to the schema goes in a new numbered migration, after which `npm run schema:dump` rewrites
+-- these files. test/schema.dump.test.ts fails while one is out of date.
+--
+-- Left out: admit_migrations (the migrator's bookkeeping, created by tools/migrate.ts, not by a
+-- migration), the members of extensions, ownership and privileges.
+
+-- Tables, each with its indexes (those not backing a constraint) and triggers
+
+CREATE TABLE ratelimit_counters (
+  policy text NOT NULL,
+  key text NOT NULL,
+  slot bigint NOT NULL,
+  window_start timestamp with time zone NOT NULL,
+  consumed bigint DEFAULT 0 NOT NULL,
+  admitted bigint DEFAULT 0 NOT NULL,
+  attempted bigint DEFAULT 0 NOT NULL,
+  rejected bigint DEFAULT 0 NOT NULL,
+  tat numeric,
+  last_allowed boolean NOT NULL,
+  expires_at timestamp with time zone NOT NULL,
+  CONSTRAINT ratelimit_counters_pkey PRIMARY KEY (policy, key, slot)
+) WITH (fillfactor=60);
+COMMENT ON TABLE ratelimit_counters IS 'The counters: one row per (policy, key, window slot) for fixed and sliding windows, one per (policy, key) for the token bucket. Only never-changing columns are indexed and FILLFACTOR leaves room, so every update is HOT.';
+
+CREATE TABLE ratelimit_log (
+  id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  at timestamp with time zone NOT NULL,
+  policy text NOT NULL,
+  key text NOT NULL,
+  allowed boolean NOT NULL,
+  cost integer NOT NULL,
+  info jsonb,
+  expires_at timestamp with time zone NOT NULL,
+  CONSTRAINT ratelimit_log_pkey PRIMARY KEY (id)
+);
+COMMENT ON TABLE ratelimit_log IS 'The request log of the policies that opt in (log: true): one row per decision, swept after the policy''s history_ms.';
+CREATE INDEX ratelimit_log_expires_at ON public.ratelimit_log USING btree (expires_at);
+CREATE INDEX ratelimit_log_policy_key_at ON public.ratelimit_log USING btree (policy, key, at);
+
+CREATE TABLE ratelimit_overrides (
+  policy text NOT NULL,
+  key text NOT NULL,
+  quota integer NOT NULL,
+  valid tstzrange NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT ratelimit_overrides_no_overlap EXCLUDE USING gist (policy WITH =, key WITH =, valid WITH &&),
+  CONSTRAINT ratelimit_overrides_policy_fkey FOREIGN KEY (policy) REFERENCES ratelimit_policies(name) ON DELETE CASCADE,
+  CONSTRAINT ratelimit_overrides_quota CHECK ((quota > 0)),
+  CONSTRAINT ratelimit_overrides_valid CHECK (((NOT isempty(valid)) AND lower_inc(valid) AND (NOT upper_inc(valid)) AND (NOT lower_inf(valid))))
+);
+COMMENT ON TABLE ratelimit_overrides IS 'Per-key limits over a half-open period [valid_from, valid_to); the EXCLUDE constraint guarantees two periods of one (policy, key) never overlap.';
+CREATE INDEX ratelimit_overrides_by_key_start ON public.ratelimit_overrides USING btree (policy, key, lower(valid));
+
+CREATE TABLE ratelimit_policies (
+  name text NOT NULL,
+  algorithm text NOT NULL,
+  quota integer NOT NULL,
+  window_ms bigint NOT NULL,
+  log boolean DEFAULT false NOT NULL,
+  history_ms bigint DEFAULT 604800000 NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  timeout_ms integer DEFAULT 5000 NOT NULL,
+  on_unavailable text DEFAULT 'deny'::text NOT NULL,
+  CONSTRAINT ratelimit_policies_pkey PRIMARY KEY (name),
+  CONSTRAINT ratelimit_policies_algorithm CHECK ((algorithm = ANY (ARRAY['fixed_window'::text, 'sliding_window'::text, 'token_bucket'::text]))),
+  CONSTRAINT ratelimit_policies_history CHECK (((history_ms >= 0) AND (history_ms <= '31622400000'::bigint))),
+  CONSTRAINT ratelimit_policies_name CHECK ((name ~ '^[A-Za-z0-9._:-]{1,100}$'::text)),
+  CONSTRAINT ratelimit_policies_on_unavailable CHECK ((on_unavailable = ANY (ARRAY['deny'::text, 'allow'::text]))),
+  CONSTRAINT ratelimit_policies_quota CHECK ((quota > 0)),
+  CONSTRAINT ratelimit_policies_timeout CHECK (((timeout_ms >= 1) AND (timeout_ms <= 60000))),
+  CONSTRAINT ratelimit_policies_window CHECK (((window_ms >= 1) AND (window_ms <= '31622400000'::bigint)))
+);
+COMMENT ON TABLE ratelimit_policies IS 'Rate-limit policies: algorithm (fixed, sliding, token bucket), limit, window, log and history settings, latency budget and fail mode.';
+
+-- Functions
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_check(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  pol ratelimit_policies;
+  v_limit integer;
+  v_now bigint;                -- ms since the epoch, floored: slot and reset come out as in numeric
+  v_ws bigint;                 -- window start, ms
+  v_end bigint;                -- ms until the window ends
+  v_room bigint;               -- the most `consumed` may be for this cost to fit
+  v_left bigint;
+  v_set text;
+  r ratelimit_counters;
+  v_over integer;              -- the quota of the override in force, if any
+  v_next timestamptz;          -- the key's next override boundary after now, if any
+  v_stop bigint;               -- ms until the window ends, or until that boundary if sooner
+BEGIN
+  SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  IF pol.algorithm <> 'fixed_window' OR p_cost <= 0 OR pol.log THEN
+    RETURN admit_ratelimit_check_any(p_policy, p_key, p_cost, p_info, p_lock_timeout_ms, p_now);
+  END IF;
+  -- An assignment, not PERFORM: a simple expression skips the executor.
+  v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+  -- The limit in force (the key's override valid now, else the policy's) and the key's next override
+  -- boundary after now (the start of a later override, or the end of the one in force): one index
+  -- look-up. No wait answered goes past that boundary, where the limit changes.
+  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+    INTO v_over, v_next
+    FROM ratelimit_overrides o
+   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  v_limit := coalesce(v_over, pol.quota);
+  v_now := floor(extract(epoch FROM p_now) * 1000);
+  v_ws := v_now / pol.window_ms * pol.window_ms;
+  v_end := v_ws + pol.window_ms - v_now;
+  v_room := v_limit - p_cost;
+  INSERT INTO ratelimit_counters AS c
+    (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at)
+  VALUES (p_policy, p_key, v_ws / pol.window_ms, 'epoch'::timestamptz + v_ws * interval '1 millisecond',
+          CASE WHEN 0 <= v_room THEN p_cost ELSE 0 END,
+          CASE WHEN 0 <= v_room THEN 1 ELSE 0 END, 1,
+          CASE WHEN 0 <= v_room THEN 0 ELSE 1 END,
+          0 <= v_room,
+          'epoch'::timestamptz + (v_ws + pol.window_ms + greatest(pol.window_ms, pol.history_ms)) * interval '1 millisecond')
+  ON CONFLICT (policy, key, slot) DO UPDATE SET
+    -- Every right-hand side reads the row as it was (the latest committed version, locked).
+    last_allowed = c.consumed <= v_room,
+    consumed = c.consumed + CASE WHEN c.consumed <= v_room THEN p_cost ELSE 0 END,
+    admitted = c.admitted + CASE WHEN c.consumed <= v_room THEN 1 ELSE 0 END,
+    attempted = c.attempted + 1,
+    rejected = c.rejected + CASE WHEN c.consumed <= v_room THEN 0 ELSE 1 END
+  RETURNING * INTO r;
+  v_left := v_limit - r.consumed;
+  v_stop := v_end;
+  IF v_next IS NOT NULL THEN
+    -- As admit_ratelimit_check_any: no wait past the next override boundary (same arithmetic, so the
+    -- same milliseconds).
+    v_stop := least(v_end, ceil(admit_ts_to_ms(v_next) - admit_ts_to_ms(p_now))::bigint);
+  END IF;
+  RETURN json_build_object(
+    'allowed', r.last_allowed,
+    'policy', p_policy,
+    'key', p_key,
+    'limit', v_limit,
+    'window_ms', pol.window_ms,
+    'log', false,
+    'remaining', greatest(0, v_left),
+    'reset_ms', v_end,
+    -- Refused: the window's end (or the next override boundary), or never when the cost is above the limit.
+    'retry_after_ms', CASE WHEN NOT r.last_allowed AND p_cost <= v_limit THEN v_stop END,
+    'wait1_ms', CASE WHEN v_left >= 1 THEN 0 ELSE v_stop END,
+    'timeout_ms', pol.timeout_ms,
+    'on_unavailable', pol.on_unavailable);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_check(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Decides one rate-limit check of p_cost units for (policy, key): the fixed-window fast path, else admit_ratelimit_check_any. Writes the counter only as the decision needs; returns the verdict with limit, remaining, reset and the policy''s budget and fail mode.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_any(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  pol ratelimit_policies;
+  v_limit integer;
+  v_now numeric := admit_ts_to_ms(p_now);
+  v_w numeric;
+  v_t numeric;                 -- GCRA emission interval: window / limit
+  v_slot bigint;
+  v_ws numeric;                -- window start, ms
+  v_prev numeric;              -- sliding: consumed units of the previous window
+  v_weight numeric;            -- sliding: share of the previous window still inside the sliding one
+  v_expires timestamptz;
+  r ratelimit_counters;
+  v_allowed boolean;
+  v_remaining numeric;
+  v_reset numeric;
+  v_cur numeric;
+  v_base numeric;
+  v_room numeric;              -- windows: the most `consumed` may be for this cost to fit
+  v_inc numeric;               -- GCRA: cost · T
+  v_fits numeric;              -- GCRA: the latest max(TAT, now) that still admits this cost
+  v_ws_ts timestamptz;
+  v_eps constant numeric := 0.000001;  -- numeric division rounds at ~1e-20; never let that deny the last unit
+  v_over integer;              -- the quota of the override in force, if any
+  v_next timestamptz;          -- the key's next override boundary after now, if any
+  v_wait numeric;
+  v_wait1 numeric;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  -- admit_ratelimit_frame(), inlined: a nested plpgsql call costs more than these lines on every check.
+  -- The limit in force (the key's override valid now, else the policy's) and the key's next override
+  -- boundary after now (the start of a later override, or the end of the one in force): one index
+  -- look-up. No wait answered goes past that boundary, where the limit changes.
+  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+    INTO v_over, v_next
+    FROM ratelimit_overrides o
+   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  v_limit := coalesce(v_over, pol.quota);
+  v_w := pol.window_ms;
+  v_slot := floor(v_now / v_w);
+  v_ws := v_slot * v_w;
+  v_prev := 0;
+  v_weight := 0;
+  IF pol.algorithm = 'sliding_window' THEN
+    v_prev := coalesce((SELECT c.consumed FROM ratelimit_counters c
+                         WHERE c.policy = p_policy AND c.key = p_key AND c.slot = v_slot - 1), 0);
+    v_weight := 1 - (v_now - v_ws) / v_w;
+  END IF;
+
+  IF pol.algorithm = 'token_bucket' THEN
+    v_t := v_w / v_limit;
+    IF p_cost = 0 THEN
+      SELECT * INTO r FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = -1;
+      v_base := greatest(coalesce(r.tat, v_now), v_now);
+      v_allowed := v_base + v_t - v_now <= v_w + v_eps;
+    ELSE
+      -- Admit iff max(TAT, now) + cost·T − now ≤ window, i.e. max(TAT, now) ≤ v_fits; then TAT := max(TAT, now) + cost·T.
+      v_inc := p_cost * v_t;
+      v_fits := v_now + v_w + v_eps - v_inc;
+      v_ws_ts := admit_ms_to_ts(v_ws);
+      INSERT INTO ratelimit_counters AS c
+        (policy, key, slot, window_start, consumed, admitted, attempted, rejected, tat, last_allowed, expires_at)
+      VALUES (p_policy, p_key, -1, v_ws_ts,
+              CASE WHEN v_now <= v_fits THEN p_cost ELSE 0 END,
+              CASE WHEN v_now <= v_fits THEN 1 ELSE 0 END, 1,
+              CASE WHEN v_now <= v_fits THEN 0 ELSE 1 END,
+              CASE WHEN v_now <= v_fits THEN v_now + v_inc ELSE v_now END,
+              v_now <= v_fits,
+              -- A refused first check keeps no tokens: the row expires with its window, not cost·T
+              -- ahead (which for the largest cost on a long window was out of timestamp range).
+              admit_ms_to_ts(greatest(CASE WHEN v_now <= v_fits THEN v_now + v_inc ELSE v_now END, v_ws + v_w)))
+      ON CONFLICT (policy, key, slot) DO UPDATE SET
+        -- Every right-hand side reads the row as it was (the latest committed version, locked).
+        -- The counts restart when the aligned statistics window has moved on.
+        last_allowed = greatest(c.tat, v_now) <= v_fits,
+        tat = CASE WHEN greatest(c.tat, v_now) <= v_fits THEN greatest(c.tat, v_now) + v_inc ELSE c.tat END,
+        window_start = v_ws_ts,
+        consumed = CASE WHEN c.window_start = v_ws_ts THEN c.consumed ELSE 0 END
+                 + CASE WHEN greatest(c.tat, v_now) <= v_fits THEN p_cost ELSE 0 END,
+        admitted = CASE WHEN c.window_start = v_ws_ts THEN c.admitted ELSE 0 END
+                 + CASE WHEN greatest(c.tat, v_now) <= v_fits THEN 1 ELSE 0 END,
+        attempted = CASE WHEN c.window_start = v_ws_ts THEN c.attempted ELSE 0 END + 1,
+        rejected = CASE WHEN c.window_start = v_ws_ts THEN c.rejected ELSE 0 END
+                 + CASE WHEN greatest(c.tat, v_now) <= v_fits THEN 0 ELSE 1 END,
+        -- From the new TAT (the same expression as `tat` above): the row outlives it, so the sweeper
+        -- never deletes a bucket that is still (partly) empty and hands the key a full one.
+        expires_at = admit_ms_to_ts(greatest(
+          CASE WHEN greatest(c.tat, v_now) <= v_fits THEN greatest(c.tat, v_now) + v_inc ELSE c.tat END,
+          v_ws + v_w))
+      RETURNING * INTO r;
+      v_allowed := r.last_allowed;
+      v_base := greatest(r.tat, v_now);
+    END IF;
+    v_remaining := least(v_limit, floor((v_w - (v_base - v_now) + v_eps) / v_t));
+    v_reset := v_base - v_now;
+  ELSE
+    IF p_cost = 0 THEN
+      SELECT * INTO r FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = v_slot;
+      v_cur := coalesce(r.consumed, 0);
+      v_allowed := v_cur + 1 + v_prev * v_weight <= v_limit;
+    ELSE
+      v_expires := admit_ms_to_ts(v_ws + v_w + greatest(v_w, pol.history_ms));
+      -- Admit iff consumed + cost + prev·weight ≤ limit, i.e. consumed ≤ v_room.
+      v_room := v_limit - p_cost - v_prev * v_weight;
+      INSERT INTO ratelimit_counters AS c
+        (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at)
+      VALUES (p_policy, p_key, v_slot, admit_ms_to_ts(v_ws),
+              CASE WHEN 0 <= v_room THEN p_cost ELSE 0 END,
+              CASE WHEN 0 <= v_room THEN 1 ELSE 0 END, 1,
+              CASE WHEN 0 <= v_room THEN 0 ELSE 1 END,
+              0 <= v_room, v_expires)
+      ON CONFLICT (policy, key, slot) DO UPDATE SET
+        -- Every right-hand side reads the row as it was (the latest committed version, locked).
+        last_allowed = c.consumed <= v_room,
+        consumed = c.consumed + CASE WHEN c.consumed <= v_room THEN p_cost ELSE 0 END,
+        admitted = c.admitted + CASE WHEN c.consumed <= v_room THEN 1 ELSE 0 END,
+        attempted = c.attempted + 1,
+        rejected = c.rejected + CASE WHEN c.consumed <= v_room THEN 0 ELSE 1 END
+      RETURNING * INTO r;
+      v_allowed := r.last_allowed;
+      v_cur := r.consumed;
+    END IF;
+    v_remaining := floor(v_limit - v_cur - v_prev * v_weight);
+    v_reset := v_ws + v_w - v_now;
+  END IF;
+
+  IF pol.log AND p_cost > 0 THEN
+    INSERT INTO ratelimit_log (at, policy, key, allowed, cost, info, expires_at)
+    VALUES (p_now, p_policy, p_key, v_allowed, p_cost, p_info, p_now + pol.history_ms * interval '1 millisecond');
+  END IF;
+
+  IF NOT v_allowed THEN
+    v_wait := admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, greatest(p_cost, 1), v_ws, coalesce(v_cur, 0), v_prev, r.tat);
+  END IF;
+  -- A unit still fits now (remaining ≥ 1) ⇒ waiting for one unit is 0: skip the computation
+  -- while the counter row is locked.
+  v_wait1 := CASE WHEN v_remaining >= 1 THEN 0
+                  ELSE admit_ratelimit_wait_ms(pol.algorithm, v_limit, v_w, v_now, 1, v_ws, coalesce(v_cur, 0), v_prev, r.tat) END;
+  IF v_next IS NOT NULL THEN
+    -- Stop at the next override boundary: the limit changes there, so the wait computed under this
+    -- one says nothing past it (NULL, a cost above the limit in force, stays NULL).
+    -- (least() skips NULLs: a NULL wait is left alone, not replaced by the boundary.)
+    IF v_wait IS NOT NULL THEN v_wait := least(v_wait, admit_ts_to_ms(v_next) - v_now); END IF;
+    v_wait1 := least(v_wait1, admit_ts_to_ms(v_next) - v_now);
+  END IF;
+
+  RETURN json_build_object(
+    'allowed', v_allowed,
+    'policy', p_policy,
+    'key', p_key,
+    'limit', v_limit,
+    'window_ms', pol.window_ms,
+    'log', pol.log,
+    'remaining', greatest(0, v_remaining)::bigint,
+    'reset_ms', ceil(greatest(0, v_reset))::bigint,
+    'retry_after_ms', ceil(v_wait)::bigint,
+    'wait1_ms', ceil(v_wait1)::bigint,
+    'timeout_ms', pol.timeout_ms,
+    'on_unavailable', pol.on_unavailable);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_check_any(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Decides one rate-limit check under any algorithm (fixed, sliding window, GCRA token bucket) on the database clock; a cost of 0 is a peek that writes nothing.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_batch(p_items jsonb, p_lock_timeout_ms integer)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_res json[] := array_fill(NULL::json, ARRAY[jsonb_array_length(p_items)]);
+  g record;
+  v_run json[];
+  v_set text;
+  j integer;
+BEGIN
+  v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+  PERFORM 1
+     FROM ratelimit_policies p
+    WHERE p.name IN (SELECT jsonb_array_elements_text(CASE WHEN e ? 'ps' THEN e -> 'ps' ELSE jsonb_build_array(e -> 'p') END)
+                       FROM jsonb_array_elements(p_items) e)
+    ORDER BY p.name COLLATE "C"
+      FOR KEY SHARE;
+  -- One row per (key, policy) in the counters' lock order; a multi-policy item's key is its own
+  -- (the coalescer holds a second item of that key for the next batch), so it is a run of one.
+  FOR g IN
+    SELECT t.k, t.p, array_agg(t.i::integer ORDER BY t.i) AS idx, array_agg(t.e ORDER BY t.i) AS es
+      FROM (SELECT e ->> 'k' AS k, e ->> 'p' AS p, e, i FROM jsonb_array_elements(p_items) WITH ORDINALITY AS u(e, i)) t
+     GROUP BY t.k, t.p
+     ORDER BY t.k COLLATE "C", t.p COLLATE "C"
+  LOOP
+    IF g.p IS NULL OR cardinality(g.idx) = 1 THEN
+      FOR j IN 1 .. cardinality(g.idx) LOOP
+        IF g.es[j] ? 'ps' THEN
+          v_res[g.idx[j]] := admit_ratelimit_check_multi(ARRAY(SELECT jsonb_array_elements_text(g.es[j] -> 'ps')), g.k,
+                                                         (g.es[j] ->> 'c')::integer, g.es[j] -> 'i', p_lock_timeout_ms);
+        ELSE
+          v_res[g.idx[j]] := admit_ratelimit_check(g.p, g.k, (g.es[j] ->> 'c')::integer, g.es[j] -> 'i', p_lock_timeout_ms);
+        END IF;
+      END LOOP;
+    ELSE
+      v_run := admit_ratelimit_check_run(g.p, g.k, ARRAY(SELECT (e ->> 'c')::integer FROM unnest(g.es) WITH ORDINALITY u(e, o) ORDER BY o),
+                                         ARRAY(SELECT e -> 'i' FROM unnest(g.es) WITH ORDINALITY u(e, o) ORDER BY o), p_lock_timeout_ms);
+      FOR j IN 1 .. cardinality(g.idx) LOOP
+        v_res[g.idx[j]] := v_run[j];
+      END LOOP;
+    END IF;
+  END LOOP;
+  RETURN array_to_json(v_res);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_check_batch(p_items jsonb, p_lock_timeout_ms integer) IS 'Decides the checks of one isolate''s batch in one statement, each as it would have been alone, locking counter rows in one global order.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_multi(p_policies text[], p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_now numeric := admit_ts_to_ms(p_now);
+  v_eps constant numeric := 0.000001;
+  v_names text[];
+  n integer;
+  pol ratelimit_policies;
+  v_pols ratelimit_policies[] := '{}';
+  v_lim integer[] := '{}';
+  v_slot bigint[] := '{}';
+  v_ws numeric[] := '{}';
+  v_prev numeric[] := '{}';
+  v_weight numeric[] := '{}';
+  v_cur numeric[] := '{}';     -- windows: consumed; token bucket: TAT
+  v_fits boolean[] := '{}';
+  v_res json[] := '{}';
+  v_allowed boolean := true;
+  v_missing text[];
+  v_w numeric;
+  v_t numeric;
+  v_l integer;
+  v_c numeric;
+  v_base numeric;
+  v_remaining numeric;
+  v_reset numeric;
+  v_ws_ts timestamptz;
+  v_set text;
+  v_over integer;
+  v_next timestamptz;
+  v_stop numeric[] := '{}';    -- ms until the key's next override boundary of each policy (NULL: none)
+  v_wait numeric;
+  v_wait1 numeric;
+BEGIN
+  v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+  v_names := ARRAY(SELECT DISTINCT u COLLATE "C" FROM unnest(p_policies) u ORDER BY 1);
+  n := coalesce(array_length(v_names, 1), 0);
+  v_missing := ARRAY(SELECT u FROM unnest(v_names) u WHERE NOT EXISTS (SELECT 1 FROM ratelimit_policies p WHERE p.name = u));
+  IF n = 0 OR array_length(v_missing, 1) > 0 THEN
+    RETURN json_build_object('missing', v_missing);
+  END IF;
+
+  -- Phase 1, in name order: count the attempt on each counter row (taking its lock, creating it if
+  -- need be) and read its state; decide each policy on that locked state.
+  FOR i IN 1 .. n LOOP
+    SELECT * INTO pol FROM ratelimit_policies WHERE name = v_names[i];
+    IF NOT FOUND THEN
+      -- Deleted since the look-up above: roll back whatever this statement counted.
+      RAISE EXCEPTION 'rate-limit policy % was deleted during the check', v_names[i] USING ERRCODE = '40001';
+    END IF;
+    v_pols[i] := pol;
+    -- The limit in force and the key's next override boundary (see admit_ratelimit_check_any).
+    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+    v_lim[i] := coalesce(v_over, pol.quota);
+    v_stop[i] := admit_ts_to_ms(v_next) - v_now;  -- NULL: no boundary ahead
+    v_w := pol.window_ms;
+    v_slot[i] := floor(v_now / v_w);
+    v_ws[i] := v_slot[i] * v_w;
+    v_prev[i] := 0;
+    v_weight[i] := 0;
+    IF pol.algorithm = 'sliding_window' THEN
+      v_prev[i] := coalesce((SELECT c.consumed FROM ratelimit_counters c
+                              WHERE c.policy = pol.name AND c.key = p_key AND c.slot = v_slot[i] - 1), 0);
+      v_weight[i] := 1 - (v_now - v_ws[i]) / v_w;
+    END IF;
+    v_ws_ts := admit_ms_to_ts(v_ws[i]);
+    IF pol.algorithm = 'token_bucket' THEN
+      v_t := v_w / v_lim[i];
+      IF p_cost = 0 THEN
+        v_cur[i] := (SELECT c.tat FROM ratelimit_counters c WHERE c.policy = pol.name AND c.key = p_key AND c.slot = -1);
+      ELSE
+        INSERT INTO ratelimit_counters AS c
+          (policy, key, slot, window_start, consumed, admitted, attempted, rejected, tat, last_allowed, expires_at)
+        VALUES (pol.name, p_key, -1, v_ws_ts, 0, 0, 1, 0, v_now, false, admit_ms_to_ts(greatest(v_now, v_ws[i] + v_w)))
+        ON CONFLICT (policy, key, slot) DO UPDATE SET
+          window_start = v_ws_ts,
+          consumed = CASE WHEN c.window_start = v_ws_ts THEN c.consumed ELSE 0 END,
+          admitted = CASE WHEN c.window_start = v_ws_ts THEN c.admitted ELSE 0 END,
+          attempted = CASE WHEN c.window_start = v_ws_ts THEN c.attempted ELSE 0 END + 1,
+          rejected = CASE WHEN c.window_start = v_ws_ts THEN c.rejected ELSE 0 END
+        RETURNING c.tat INTO v_c;
+        v_cur[i] := v_c;
+      END IF;
+      v_base := greatest(coalesce(v_cur[i], v_now), v_now);
+      v_fits[i] := v_base + greatest(p_cost, 1) * v_t - v_now <= v_w + v_eps;
+    ELSE
+      IF p_cost = 0 THEN
+        v_cur[i] := coalesce((SELECT c.consumed FROM ratelimit_counters c
+                               WHERE c.policy = pol.name AND c.key = p_key AND c.slot = v_slot[i]), 0);
+      ELSE
+        INSERT INTO ratelimit_counters AS c
+          (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at)
+        VALUES (pol.name, p_key, v_slot[i], v_ws_ts, 0, 0, 1, 0, false,
+                admit_ms_to_ts(v_ws[i] + v_w + greatest(v_w, pol.history_ms)))
+        ON CONFLICT (policy, key, slot) DO UPDATE SET attempted = c.attempted + 1
+        RETURNING c.consumed INTO v_c;
+        v_cur[i] := v_c;
+      END IF;
+      v_fits[i] := v_cur[i] + greatest(p_cost, 1) + v_prev[i] * v_weight[i] <= v_lim[i];
+    END IF;
+    v_allowed := v_allowed AND v_fits[i];
+  END LOOP;
+
+  -- Phase 2: every row is locked; consume on all of them, or on none.
+  FOR i IN 1 .. n LOOP
+    pol := v_pols[i];
+    v_w := pol.window_ms;
+    v_l := v_lim[i];
+    IF pol.algorithm = 'token_bucket' THEN
+      v_t := v_w / v_l;
+      IF p_cost > 0 THEN
+        UPDATE ratelimit_counters c SET
+          tat = CASE WHEN v_allowed THEN greatest(c.tat, v_now) + p_cost * v_t ELSE c.tat END,
+          consumed = c.consumed + CASE WHEN v_allowed THEN p_cost ELSE 0 END,
+          admitted = c.admitted + CASE WHEN v_allowed THEN 1 ELSE 0 END,
+          rejected = c.rejected + CASE WHEN v_allowed THEN 0 ELSE 1 END,
+          last_allowed = v_allowed,
+          expires_at = admit_ms_to_ts(greatest(
+            CASE WHEN v_allowed THEN greatest(c.tat, v_now) + p_cost * v_t ELSE c.tat END, v_ws[i] + v_w))
+         WHERE c.policy = pol.name AND c.key = p_key AND c.slot = -1
+        RETURNING c.tat INTO v_c;
+        v_cur[i] := v_c;
+      END IF;
+      v_base := greatest(coalesce(v_cur[i], v_now), v_now);
+      v_remaining := least(v_l, floor((v_w - (v_base - v_now) + v_eps) / v_t));
+      v_reset := v_base - v_now;
+    ELSE
+      IF p_cost > 0 THEN
+        UPDATE ratelimit_counters c SET
+          consumed = c.consumed + CASE WHEN v_allowed THEN p_cost ELSE 0 END,
+          admitted = c.admitted + CASE WHEN v_allowed THEN 1 ELSE 0 END,
+          rejected = c.rejected + CASE WHEN v_allowed THEN 0 ELSE 1 END,
+          last_allowed = v_allowed
+         WHERE c.policy = pol.name AND c.key = p_key AND c.slot = v_slot[i]
+        RETURNING c.consumed INTO v_c;
+        v_cur[i] := v_c;
+      END IF;
+      v_remaining := floor(v_l - v_cur[i] - v_prev[i] * v_weight[i]);
+      v_reset := v_ws[i] + v_w - v_now;
+    END IF;
+    IF pol.log AND p_cost > 0 THEN
+      INSERT INTO ratelimit_log (at, policy, key, allowed, cost, info, expires_at)
+      VALUES (p_now, pol.name, p_key, v_allowed, p_cost, p_info, p_now + pol.history_ms * interval '1 millisecond');
+    END IF;
+    -- This policy's own wait for this cost (it denied; for a peek, for one unit) and for one unit,
+    -- never past its next override boundary.
+    v_wait := NULL;
+    IF NOT v_fits[i] THEN
+      v_wait := admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, greatest(p_cost, 1), v_ws[i],
+                  CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
+                  CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END);
+      -- least() skips NULLs: a NULL wait (a cost above the limit in force) stays NULL.
+      IF v_wait IS NOT NULL THEN v_wait := least(v_wait, v_stop[i]); END IF;
+    END IF;
+    v_wait1 := 0;
+    IF v_remaining < 1 THEN
+      v_wait1 := least(admit_ratelimit_wait_ms(pol.algorithm, v_l, v_w, v_now, 1, v_ws[i],
+                         CASE WHEN pol.algorithm = 'token_bucket' THEN 0 ELSE v_cur[i] END, v_prev[i],
+                         CASE WHEN pol.algorithm = 'token_bucket' THEN v_cur[i] END), v_stop[i]);
+    END IF;
+    v_res[i] := json_build_object(
+      'allowed', v_fits[i],
+      'policy', pol.name,
+      'key', p_key,
+      'limit', v_l,
+      'window_ms', pol.window_ms,
+      'log', pol.log,
+      'remaining', greatest(0, v_remaining)::bigint,
+      'reset_ms', ceil(greatest(0, v_reset))::bigint,
+      'retry_after_ms', ceil(v_wait)::bigint,
+      'wait1_ms', ceil(v_wait1)::bigint,
+      'timeout_ms', pol.timeout_ms,
+      'on_unavailable', pol.on_unavailable);
+  END LOOP;
+
+  RETURN json_build_object(
+    'allowed', v_allowed,
+    'key', p_key,
+    'results', (SELECT json_agg(v_res[array_position(v_names, q COLLATE "C")] ORDER BY ord)
+                  FROM unnest(p_policies) WITH ORDINALITY AS t(q, ord)));
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_check_multi(p_policies text[], p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Decides one check against several policies all-or-nothing: admitted only if every policy admits it, and a refusal leaves every policy as it was.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_run(p_policy text, p_key text, p_costs integer[], p_infos jsonb[], p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS json[]
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  pol ratelimit_policies;
+  n integer := cardinality(p_costs);
+  v_res json[] := array_fill(NULL::json, ARRAY[n]);
+  v_limit integer;
+  v_over integer;
+  v_next timestamptz;
+  v_now bigint;
+  v_ws bigint;
+  v_end bigint;
+  v_stop bigint;
+  v_slot bigint;
+  v_cons bigint;               -- the row's `consumed` as each item leaves it
+  v_ok boolean;
+  v_admitted integer := 0;
+  v_left bigint;
+  j integer;
+  -- token bucket (admit_ratelimit_check_any's arithmetic, in numeric ms)
+  v_nowx numeric;
+  v_w numeric;
+  v_t numeric;
+  v_inc numeric;
+  v_fits numeric;
+  v_tat numeric;              -- the bucket's TAT as each item leaves it
+  v_base numeric;
+  v_rem numeric;
+  v_wait numeric;
+  v_wait1 numeric;
+  v_ws_ts timestamptz;
+  v_fresh boolean;            -- the row's counts belong to an earlier statistics window: they restart
+  v_cost_ok bigint := 0;
+  v_eps constant numeric := 0.000001;
+  r ratelimit_counters;
+BEGIN
+  SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
+  IF NOT FOUND OR pol.algorithm NOT IN ('fixed_window', 'token_bucket') OR pol.log OR n = 1 OR EXISTS (SELECT 1 FROM unnest(p_costs) c WHERE c <= 0) THEN
+    FOR j IN 1 .. n LOOP
+      v_res[j] := admit_ratelimit_check(p_policy, p_key, p_costs[j], p_infos[j], p_lock_timeout_ms, p_now);
+    END LOOP;
+    RETURN v_res;
+  END IF;
+  -- As admit_ratelimit_check: the limit in force and the key's next override boundary, one look-up.
+  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+    INTO v_over, v_next
+    FROM ratelimit_overrides o
+   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  v_limit := coalesce(v_over, pol.quota);
+  IF pol.algorithm = 'token_bucket' THEN
+    -- As admit_ratelimit_check_any's token bucket, item by item on the row's TAT: admitted iff
+    -- max(TAT, now) ≤ now + window − cost·T; then TAT := max(TAT, now) + cost·T. The statistics
+    -- (consumed, admitted, …) restart when the aligned window has moved on.
+    v_nowx := admit_ts_to_ms(p_now);
+    v_w := pol.window_ms;
+    v_t := v_w / v_limit;
+    v_ws_ts := admit_ms_to_ts(floor(v_nowx / v_w) * v_w);
+    SELECT * INTO r FROM ratelimit_counters c
+     WHERE c.policy = p_policy AND c.key = p_key AND c.slot = -1 FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO ratelimit_counters
+        (policy, key, slot, window_start, consumed, admitted, attempted, rejected, tat, last_allowed, expires_at)
+      VALUES (p_policy, p_key, -1, v_ws_ts, 0, 0, 0, 0, v_nowx, false, admit_ms_to_ts(admit_ts_to_ms(v_ws_ts) + v_w))
+      ON CONFLICT (policy, key, slot) DO NOTHING;
+      SELECT * INTO r FROM ratelimit_counters c
+       WHERE c.policy = p_policy AND c.key = p_key AND c.slot = -1 FOR NO KEY UPDATE;
+    END IF;
+    v_fresh := r.window_start <> v_ws_ts;
+    v_tat := r.tat;
+    FOR j IN 1 .. n LOOP
+      v_inc := p_costs[j] * v_t;
+      v_fits := v_nowx + v_w + v_eps - v_inc;
+      v_ok := greatest(v_tat, v_nowx) <= v_fits;
+      IF v_ok THEN
+        v_tat := greatest(v_tat, v_nowx) + v_inc;
+        v_admitted := v_admitted + 1;
+        v_cost_ok := v_cost_ok + p_costs[j];
+      END IF;
+      v_base := greatest(v_tat, v_nowx);
+      v_rem := least(v_limit, floor((v_w - (v_base - v_nowx) + v_eps) / v_t));
+      v_wait := CASE WHEN NOT v_ok
+                     THEN admit_ratelimit_wait_ms('token_bucket', v_limit, v_w, v_nowx, p_costs[j], 0, 0, 0, v_tat) END;
+      v_wait1 := CASE WHEN v_rem >= 1 THEN 0
+                      ELSE admit_ratelimit_wait_ms('token_bucket', v_limit, v_w, v_nowx, 1, 0, 0, 0, v_tat) END;
+      IF v_next IS NOT NULL THEN
+        IF v_wait IS NOT NULL THEN v_wait := least(v_wait, admit_ts_to_ms(v_next) - v_nowx); END IF;
+        v_wait1 := least(v_wait1, admit_ts_to_ms(v_next) - v_nowx);
+      END IF;
+      v_res[j] := json_build_object(
+        'allowed', v_ok,
+        'policy', p_policy,
+        'key', p_key,
+        'limit', v_limit,
+        'window_ms', pol.window_ms,
+        'log', false,
+        'remaining', greatest(0, v_rem)::bigint,
+        'reset_ms', ceil(greatest(0, v_base - v_nowx))::bigint,
+        'retry_after_ms', ceil(v_wait)::bigint,
+        'wait1_ms', ceil(v_wait1)::bigint,
+        'timeout_ms', pol.timeout_ms,
+        'on_unavailable', pol.on_unavailable);
+    END LOOP;
+    UPDATE ratelimit_counters
+       SET tat = v_tat,
+           window_start = v_ws_ts,
+           consumed = CASE WHEN v_fresh THEN 0 ELSE consumed END + v_cost_ok,
+           admitted = CASE WHEN v_fresh THEN 0 ELSE admitted END + v_admitted,
+           attempted = CASE WHEN v_fresh THEN 0 ELSE attempted END + n,
+           rejected = CASE WHEN v_fresh THEN 0 ELSE rejected END + (n - v_admitted),
+           last_allowed = v_ok,
+           -- As the one check: the row outlives the bucket's TAT, so the sweeper never hands the key a full one.
+           expires_at = admit_ms_to_ts(greatest(v_tat, admit_ts_to_ms(v_ws_ts) + v_w))
+     WHERE policy = p_policy AND key = p_key AND slot = -1;
+    RETURN v_res;
+  END IF;
+  v_now := floor(extract(epoch FROM p_now) * 1000);
+  v_ws := v_now / pol.window_ms * pol.window_ms;
+  v_slot := v_ws / pol.window_ms;
+  v_end := v_ws + pol.window_ms - v_now;
+  v_stop := v_end;
+  IF v_next IS NOT NULL THEN
+    v_stop := least(v_end, ceil(admit_ts_to_ms(v_next) - admit_ts_to_ms(p_now))::bigint);
+  END IF;
+  -- The counter row, locked (created empty first if this window has none yet).
+  SELECT c.consumed INTO v_cons FROM ratelimit_counters c
+   WHERE c.policy = p_policy AND c.key = p_key AND c.slot = v_slot FOR NO KEY UPDATE;
+  IF NOT FOUND THEN
+    INSERT INTO ratelimit_counters
+      (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at)
+    VALUES (p_policy, p_key, v_slot, 'epoch'::timestamptz + v_ws * interval '1 millisecond', 0, 0, 0, 0, false,
+            'epoch'::timestamptz + (v_ws + pol.window_ms + greatest(pol.window_ms, pol.history_ms)) * interval '1 millisecond')
+    ON CONFLICT (policy, key, slot) DO NOTHING;
+    SELECT c.consumed INTO v_cons FROM ratelimit_counters c
+     WHERE c.policy = p_policy AND c.key = p_key AND c.slot = v_slot FOR NO KEY UPDATE;
+  END IF;
+  FOR j IN 1 .. n LOOP
+    -- admit_ratelimit_check: admitted iff consumed ≤ limit − cost.
+    v_ok := v_cons <= v_limit - p_costs[j];
+    IF v_ok THEN
+      v_cons := v_cons + p_costs[j];
+      v_admitted := v_admitted + 1;
+    END IF;
+    v_left := v_limit - v_cons;
+    v_res[j] := json_build_object(
+      'allowed', v_ok,
+      'policy', p_policy,
+      'key', p_key,
+      'limit', v_limit,
+      'window_ms', pol.window_ms,
+      'log', false,
+      'remaining', greatest(0, v_left),
+      'reset_ms', v_end,
+      'retry_after_ms', CASE WHEN NOT v_ok AND p_costs[j] <= v_limit THEN v_stop END,
+      'wait1_ms', CASE WHEN v_left >= 1 THEN 0 ELSE v_stop END,
+      'timeout_ms', pol.timeout_ms,
+      'on_unavailable', pol.on_unavailable);
+  END LOOP;
+  UPDATE ratelimit_counters
+     SET consumed = v_cons,
+         admitted = admitted + v_admitted,
+         attempted = attempted + n,
+         rejected = rejected + (n - v_admitted),
+         last_allowed = v_ok
+   WHERE policy = p_policy AND key = p_key AND slot = v_slot;
+  RETURN v_res;
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_check_run(p_policy text, p_key text, p_costs integer[], p_infos jsonb[], p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Decides consecutive checks of one (policy, key) with one counter write, each answered as it would have been alone, in order.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_delete_overrides(p_policy text, p_key text, p_from timestamp with time zone, p_lock_timeout_ms integer DEFAULT 2000)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_n integer;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  DELETE FROM ratelimit_overrides
+   WHERE policy = p_policy AND key = p_key AND (p_from IS NULL OR lower(valid) = p_from);
+  GET DIAGNOSTICS v_n = ROW_COUNT;
+  RETURN v_n;
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_delete_overrides(p_policy text, p_key text, p_from timestamp with time zone, p_lock_timeout_ms integer) IS 'Deletes the key''s override starting at p_from, or all of the key''s overrides when p_from is NULL.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_delete_policy(p_name text, p_lock_timeout_ms integer DEFAULT 2000)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  DELETE FROM ratelimit_policies WHERE name = p_name;
+  IF NOT FOUND THEN RETURN false; END IF;
+  DELETE FROM ratelimit_counters WHERE policy = p_name;
+  RETURN true;
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_delete_policy(p_name text, p_lock_timeout_ms integer) IS 'Deletes a policy with its overrides and counters, under the policy''s lock; false when there was none.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_frame(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone, OUT o_limit integer, OUT o_w numeric, OUT o_slot bigint, OUT o_ws numeric, OUT o_prev numeric, OUT o_weight numeric)
+ RETURNS record
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+  v_now numeric := admit_ts_to_ms(p_now);
+BEGIN
+  o_limit := coalesce(
+    (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid @> p_now),
+    p_pol.quota);
+  o_w := p_pol.window_ms;
+  o_slot := floor(v_now / o_w);
+  o_ws := o_slot * o_w;
+  o_prev := 0;
+  o_weight := 0;
+  IF p_pol.algorithm = 'sliding_window' THEN
+    o_prev := coalesce((SELECT c.consumed FROM ratelimit_counters c
+                         WHERE c.policy = p_pol.name AND c.key = p_key AND c.slot = o_slot - 1), 0);
+    o_weight := 1 - (v_now - o_ws) / o_w;
+  END IF;
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_frame(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone, OUT o_limit integer, OUT o_w numeric, OUT o_slot bigint, OUT o_ws numeric, OUT o_prev numeric, OUT o_weight numeric) IS 'Where a key stands at a moment: the limit in force (its override then, else the policy''s), the window, the aligned slot and, for sliding windows, the previous window''s weight.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_overrides(p_policy text, p_key text)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM ratelimit_policies WHERE name = p_policy) THEN
+    (SELECT coalesce(json_agg(admit_ratelimit_override_json(o) ORDER BY lower(o.valid)), '[]'::json)
+       FROM ratelimit_overrides o WHERE o.policy = p_policy AND o.key = p_key)
+  END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_list_overrides(p_policy text, p_key text) IS 'The override periods of one key, in order; NULL when the policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policies(p_after text, p_limit integer, p_names text[])
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(admit_ratelimit_policy_json(p) ORDER BY p.name), '[]'::json)
+    FROM (SELECT * FROM ratelimit_policies
+           WHERE name > coalesce(p_after, '')
+             AND (p_names IS NULL OR name LIKE ANY (p_names))
+           ORDER BY name LIMIT p_limit + 1) p
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_list_policies(p_after text, p_limit integer, p_names text[]) IS 'Rate-limit policies by name, after a cursor, one bounded page.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policy_overrides(p_policy text, p_after_key text, p_after_start timestamp with time zone, p_limit integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM ratelimit_policies WHERE name = p_policy) THEN
+    (SELECT coalesce(json_agg(admit_ratelimit_override_json(o) ORDER BY o.key, lower(o.valid)), '[]'::json)
+       FROM (SELECT * FROM ratelimit_overrides
+              WHERE policy = p_policy
+                AND (key, lower(valid)) > (coalesce(p_after_key, ''), coalesce(p_after_start, '-infinity'))
+              ORDER BY key, lower(valid) LIMIT p_limit + 1) o)
+  END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_list_policy_overrides(p_policy text, p_after_key text, p_after_start timestamp with time zone, p_limit integer) IS 'Every override of one policy by key then start, after a (key, start) cursor; NULL when the policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_json(o ratelimit_overrides)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT json_build_object(
+    'policy', o.policy, 'key', o.key, 'limit', o.quota,
+    'valid_from', admit_rfc3339(lower(o.valid)), 'valid_to', admit_rfc3339(upper(o.valid)))
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_override_json(o ratelimit_overrides) IS 'An override''s public shape.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_policy_json(p ratelimit_policies)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT json_build_object(
+    'name', p.name, 'algorithm', p.algorithm, 'limit', p.quota, 'window_ms', p.window_ms,
+    'log', p.log, 'history_ms', p.history_ms, 'timeout_ms', p.timeout_ms, 'on_unavailable', p.on_unavailable,
+    'created_at', admit_rfc3339(p.created_at), 'updated_at', admit_rfc3339(p.updated_at))
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_policy_json(p ratelimit_policies) IS 'A policy''s public shape.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_policy_keys(p_policy text, p_span text, p_order text, p_after_count bigint, p_after_key text, p_limit integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS json
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+  pol ratelimit_policies;
+  v_now numeric := admit_ts_to_ms(p_now);
+  v_from numeric;
+  v_ws numeric;
+  v_items json;
+BEGIN
+  SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  v_ws := floor(v_now / pol.window_ms) * pol.window_ms;
+  -- The windows counted: the current one, or every window that overlaps [now − 1 h, now].
+  v_from := CASE WHEN p_span = '1h' THEN least(v_ws, v_now - 3600000) ELSE v_ws END;
+  WITH per_key AS (
+    SELECT c.key, sum(c.admitted)::bigint AS admitted, sum(c.attempted)::bigint AS attempted,
+           sum(c.rejected)::bigint AS rejected, sum(c.consumed)::bigint AS consumed
+      FROM ratelimit_counters c
+     WHERE c.policy = p_policy
+       AND CASE WHEN pol.algorithm = 'token_bucket'
+                THEN c.slot = -1 AND admit_ts_to_ms(c.window_start) + pol.window_ms > v_from
+                ELSE c.slot >= floor(v_from / pol.window_ms) AND c.slot <= v_ws / pol.window_ms END
+     GROUP BY c.key
+  ), ranked AS (
+    SELECT k.*, CASE WHEN p_order = 'used' THEN k.consumed ELSE k.rejected END AS n FROM per_key k
+  ), page AS (
+    SELECT * FROM ranked r
+     WHERE r.n > 0
+       AND (p_after_key IS NULL OR r.n < p_after_count OR (r.n = p_after_count AND r.key COLLATE "C" > p_after_key COLLATE "C"))
+     ORDER BY r.n DESC, r.key COLLATE "C"
+     LIMIT p_limit + 1
+  )
+  SELECT coalesce(json_agg(json_build_object('key', key, 'admitted', admitted, 'attempted', attempted,
+                                             'rejected', rejected, 'consumed', consumed)
+                           ORDER BY n DESC, key COLLATE "C"), '[]'::json)
+    INTO v_items FROM page;
+  RETURN json_build_object(
+    'policy', p_policy, 'window', p_span, 'order', p_order,
+    'from', admit_rfc3339(admit_ms_to_ts(v_from)),
+    'window_end', admit_rfc3339(admit_ms_to_ts(v_ws + pol.window_ms)),
+    'items', v_items);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_policy_keys(p_policy text, p_span text, p_order text, p_after_count bigint, p_after_key text, p_limit integer, p_now timestamp with time zone) IS 'A policy''s keys ranked by refusals or by units consumed, in the current window or the last hour, after a (count, key) cursor; NULL when the policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_policy_minutes(p_policy text, p_minutes integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM ratelimit_policies WHERE name = p_policy) THEN
+    (SELECT coalesce(json_agg(json_build_object(
+              'minute', admit_rfc3339(m.minute), 'allowed', m.allowed, 'denied', m.denied,
+              'unenforced', m.unenforced, 'unavailable', m.unavailable)
+            ORDER BY m.minute), '[]'::json)
+       FROM (SELECT minute,
+                    coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'allowed'), 0)::bigint AS allowed,
+                    coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'denied'), 0)::bigint AS denied,
+                    coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'unenforced'), 0)::bigint AS unenforced,
+                    coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'unavailable'), 0)::bigint AS unavailable
+               FROM metric_minutes
+              WHERE name = 'admit_ratelimit_decisions_total' AND labels->>'policy' = p_policy
+                AND minute >= date_trunc('minute', now()) - (p_minutes - 1) * interval '1 minute'
+              GROUP BY minute) m)
+  END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_policy_minutes(p_policy text, p_minutes integer) IS 'A policy''s decisions per minute over the last p_minutes (allowed, denied, unenforced, unavailable), oldest first; NULL when the policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer DEFAULT 2000)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_valid tstzrange := tstzrange(p_from, p_to, '[)');
+  v_row ratelimit_overrides;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  -- One writer per (policy, key) at a time: concurrent inserts checked by the exclusion constraint
+  -- wait on each other's tuples and can deadlock (000063).
+  PERFORM pg_advisory_xact_lock(admit_fnv64('ratelimit_override/' || p_policy || '/' || p_key));
+  -- The policy stays until this override commits (a concurrent DELETE waits, then takes it along);
+  -- one being deleted right now is waited for, and then it is not found.
+  PERFORM 1 FROM ratelimit_policies WHERE name = p_policy FOR KEY SHARE;
+  IF NOT FOUND THEN RETURN json_build_object('status', 'no_policy'); END IF;
+  UPDATE ratelimit_overrides SET quota = p_limit
+   WHERE policy = p_policy AND key = p_key AND valid = v_valid
+  RETURNING * INTO v_row;
+  IF FOUND THEN
+    RETURN json_build_object('status', 'updated', 'override', admit_ratelimit_override_json(v_row));
+  END IF;
+  BEGIN
+    INSERT INTO ratelimit_overrides (policy, key, quota, valid) VALUES (p_policy, p_key, p_limit, v_valid)
+    RETURNING * INTO v_row;
+  EXCEPTION WHEN exclusion_violation THEN
+    -- The constraint waited for the other writer to commit; this statement's snapshot sees it.
+    UPDATE ratelimit_overrides SET quota = p_limit
+     WHERE policy = p_policy AND key = p_key AND valid = v_valid
+    RETURNING * INTO v_row;
+    IF FOUND THEN
+      RETURN json_build_object('status', 'updated', 'override', admit_ratelimit_override_json(v_row));
+    END IF;
+    RETURN json_build_object('status', 'conflict', 'conflicts',
+      (SELECT json_agg(admit_ratelimit_override_json(o) ORDER BY lower(o.valid))
+         FROM ratelimit_overrides o WHERE o.policy = p_policy AND o.key = p_key AND o.valid && v_valid));
+  END;
+  RETURN json_build_object('status', 'created', 'override', admit_ratelimit_override_json(v_row));
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer) IS 'Sets a key''s limit for a period; an overlapping period of the same key is a conflict (the EXCLUDE constraint), never two limits at once.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer DEFAULT 5000, p_on_unavailable text DEFAULT 'deny'::text, p_lock_timeout_ms integer DEFAULT 2000)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_old ratelimit_policies;
+  v_new ratelimit_policies;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  FOR attempt IN 1 .. 3 LOOP
+    INSERT INTO ratelimit_policies (name, algorithm, quota, window_ms, log, history_ms, timeout_ms, on_unavailable)
+    VALUES (p_name, p_algorithm, p_limit, p_window_ms, p_log, p_history_ms, p_timeout_ms, p_on_unavailable)
+    ON CONFLICT (name) DO NOTHING
+    RETURNING * INTO v_new;
+    IF FOUND THEN
+      RETURN json_build_object('created', true, 'policy', admit_ratelimit_policy_json(v_new));
+    END IF;
+    SELECT * INTO v_old FROM ratelimit_policies WHERE name = p_name FOR UPDATE;
+    IF FOUND THEN
+      UPDATE ratelimit_policies
+         SET algorithm = p_algorithm, quota = p_limit, window_ms = p_window_ms,
+             log = p_log, history_ms = p_history_ms, timeout_ms = p_timeout_ms,
+             on_unavailable = p_on_unavailable, updated_at = now()
+       WHERE name = p_name
+      RETURNING * INTO v_new;
+      IF v_old.algorithm <> v_new.algorithm OR v_old.window_ms <> v_new.window_ms THEN
+        DELETE FROM ratelimit_counters WHERE policy = p_name;
+      END IF;
+      RETURN json_build_object('created', false, 'policy', admit_ratelimit_policy_json(v_new));
+    END IF;
+  END LOOP;
+  RAISE EXCEPTION 'policy % was created and deleted concurrently three times', p_name USING ERRCODE = '40001';
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer, p_on_unavailable text, p_lock_timeout_ms integer) IS 'Creates or replaces a policy, with its audit row, in one statement; a PUT of what is already there changes nothing.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_refund(p_policy text, p_key text, p_cost integer, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  pol ratelimit_policies;
+  v_limit integer;
+  v_now numeric := admit_ts_to_ms(p_now);
+  v_w numeric;
+  v_t numeric;
+  v_slot bigint;
+  v_ws numeric;
+  v_prev numeric;
+  v_weight numeric;
+  v_before numeric;
+  v_refunded numeric := 0;
+  v_remaining numeric;
+  v_reset numeric;
+  r ratelimit_counters;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  SELECT * INTO v_limit, v_w, v_slot, v_ws, v_prev, v_weight FROM admit_ratelimit_frame(pol, p_key, p_now);
+  IF pol.algorithm = 'token_bucket' THEN
+    v_t := v_w / v_limit;
+    SELECT * INTO r FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = -1 FOR UPDATE;
+    IF FOUND AND r.tat > v_now THEN
+      v_before := r.tat;
+      UPDATE ratelimit_counters SET tat = greatest(v_now, tat - p_cost * v_t),
+             consumed = greatest(0, consumed - p_cost)
+       WHERE policy = p_policy AND key = p_key AND slot = -1
+      RETURNING * INTO r;
+      v_refunded := round((v_before - r.tat) / v_t);
+    END IF;
+    v_remaining := least(v_limit, floor((v_w - (greatest(coalesce(r.tat, v_now), v_now) - v_now) + 0.000001) / v_t));
+    v_reset := greatest(coalesce(r.tat, v_now), v_now) - v_now;
+  ELSE
+    -- FOR UPDATE reads the latest committed version and holds it until the update below.
+    SELECT consumed INTO v_before FROM ratelimit_counters
+     WHERE policy = p_policy AND key = p_key AND slot = v_slot FOR UPDATE;
+    IF FOUND THEN
+      UPDATE ratelimit_counters SET consumed = greatest(0, consumed - p_cost)
+       WHERE policy = p_policy AND key = p_key AND slot = v_slot
+      RETURNING * INTO r;
+      v_refunded := v_before - r.consumed;
+    END IF;
+    v_remaining := floor(v_limit - coalesce(r.consumed, 0) - v_prev * v_weight);
+    v_reset := v_ws + v_w - v_now;
+  END IF;
+  RETURN json_build_object(
+    'policy', p_policy, 'key', p_key, 'limit', v_limit, 'window_ms', pol.window_ms,
+    'remaining', greatest(0, v_remaining)::bigint, 'reset_ms', ceil(greatest(0, v_reset))::bigint,
+    'refunded', v_refunded::bigint);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_refund(p_policy text, p_key text, p_cost integer, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Gives back up to p_cost units consumed in the current window (never below zero; a bucket never above its limit); NULL when the policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_usage(p_policy text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_now timestamp with time zone DEFAULT now())
+ RETURNS json
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+  pol ratelimit_policies;
+  v_limit integer;
+  v_now numeric := admit_ts_to_ms(p_now);
+  v_slot bigint;
+  v_ws timestamptz;
+  r ratelimit_counters;
+  v_history json;
+BEGIN
+  SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  SELECT f.o_limit, f.o_slot, admit_ms_to_ts(f.o_ws) INTO v_limit, v_slot, v_ws FROM admit_ratelimit_frame(pol, p_key, p_now) f;
+  IF pol.algorithm = 'token_bucket' THEN
+    SELECT * INTO r FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = -1 AND window_start = v_ws;
+  ELSE
+    SELECT * INTO r FROM ratelimit_counters WHERE policy = p_policy AND key = p_key AND slot = v_slot;
+  END IF;
+  IF p_from IS NOT NULL AND pol.algorithm <> 'token_bucket' THEN
+    SELECT coalesce(json_agg(json_build_object(
+             'window_start', admit_rfc3339(h.window_start),
+             'window_end', admit_rfc3339(h.window_start + pol.window_ms * interval '1 millisecond'),
+             'admitted', h.admitted, 'attempted', h.attempted, 'rejected', h.rejected, 'consumed', h.consumed)
+           ORDER BY h.slot), '[]'::json)
+      INTO v_history
+      FROM (SELECT * FROM ratelimit_counters
+             WHERE policy = p_policy AND key = p_key
+               AND slot >= ceil(admit_ts_to_ms(p_from) / pol.window_ms)
+               AND slot < ceil(admit_ts_to_ms(p_to) / pol.window_ms)
+             ORDER BY slot LIMIT 1000) h;
+  END IF;
+  RETURN json_build_object(
+    'policy', p_policy, 'key', p_key, 'algorithm', pol.algorithm,
+    'limit', v_limit, 'window_ms', pol.window_ms,
+    'window_start', admit_rfc3339(v_ws),
+    'window_end', admit_rfc3339(v_ws + pol.window_ms * interval '1 millisecond'),
+    'admitted', coalesce(r.admitted, 0), 'attempted', coalesce(r.attempted, 0),
+    'rejected', coalesce(r.rejected, 0), 'consumed', coalesce(r.consumed, 0),
+    'windows', v_history);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_usage(p_policy text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_now timestamp with time zone) IS 'A key''s usage: the current window''s admitted, attempted, rejected and consumed, and the stored windows in [p_from, p_to); NULL when the policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_wait_ms(p_algorithm text, p_limit integer, p_window numeric, p_now numeric, p_cost integer, p_window_start numeric, p_cur numeric, p_prev numeric, p_tat numeric)
+ RETURNS numeric
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
+DECLARE
+  f numeric;
+  t numeric;
+BEGIN
+  IF p_cost > p_limit THEN RETURN NULL; END IF;
+  IF p_algorithm = 'token_bucket' THEN
+    t := greatest(coalesce(p_tat, p_now), p_now) + p_cost * (p_window / p_limit) - p_window;
+    RETURN greatest(0, t - p_now);
+  END IF;
+  f := (p_now - p_window_start) / p_window;
+  IF p_algorithm = 'fixed_window' THEN
+    RETURN CASE WHEN p_cur + p_cost <= p_limit THEN 0 ELSE p_window_start + p_window - p_now END;
+  END IF;
+  IF p_cur + p_cost + p_prev * (1 - f) <= p_limit THEN RETURN 0; END IF;
+  IF p_cur + p_cost <= p_limit THEN
+    t := p_window_start + p_window * (1 - (p_limit - p_cur - p_cost) / p_prev);
+  ELSE
+    t := p_window_start + p_window + p_window * greatest(0, 1 - (p_limit - p_cost) / p_cur);
+  END IF;
+  RETURN greatest(0, t - p_now);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_wait_ms(p_algorithm text, p_limit integer, p_window numeric, p_now numeric, p_cost integer, p_window_start numeric, p_cur numeric, p_prev numeric, p_tat numeric) IS 'How long from p_now until a call of p_cost would be admitted given the state after a decision: 0 now, NULL never (cost above the limit).';
+
+CREATE OR REPLACE FUNCTION public.admit_sweep_ratelimits()
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  n_counters integer;
+  n_log integer;
+BEGIN
+  -- SKIP LOCKED: a row a check holds right now is left for the next sweep, never waited for.
+  EXECUTE $q$
+    DELETE FROM ratelimit_counters
+     WHERE ctid = ANY (ARRAY(SELECT ctid FROM ratelimit_counters WHERE expires_at <= now()
+                              LIMIT 10000 FOR UPDATE SKIP LOCKED))
+       AND expires_at <= now()
+  $q$;
+  GET DIAGNOSTICS n_counters = ROW_COUNT;
+  EXECUTE $q$
+    DELETE FROM ratelimit_log
+     WHERE id = ANY (ARRAY(SELECT id FROM ratelimit_log WHERE expires_at <= now() ORDER BY expires_at LIMIT 10000))
+  $q$;
+  GET DIAGNOSTICS n_log = ROW_COUNT;
+  RETURN n_counters + n_log;
+END
+$function$;
+COMMENT ON FUNCTION admit_sweep_ratelimits() IS 'Sweeper: deletes a bounded batch of expired counter rows and log rows past their policy''s history.';

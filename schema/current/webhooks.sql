@@ -1,0 +1,338 @@
+-- GENERATED FILE: DO NOT EDIT.
+--
+-- The webhooks part of the schema that applying schema/NNNNNN_*.sql in order produces, built from
+-- the catalogs of a freshly migrated database by `npm run schema:dump` (dev/schema-dump.ts), which
+-- files each object by its name (AREAS there). It is for reading only: it is never applied, and a
+-- change to the schema goes in a new numbered migration, after which `npm run schema:dump` rewrites
+-- these files. test/schema.dump.test.ts fails while one is out of date.
+--
+-- Left out: admit_migrations (the migrator's bookkeeping, created by tools/migrate.ts, not by a
+-- migration), the members of extensions, ownership and privileges.
+
+-- Tables, each with its indexes (those not backing a constraint) and triggers
+
+CREATE TABLE webhook_events (
+  id uuid DEFAULT gen_random_uuid() NOT NULL,
+  seq bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  source text NOT NULL,
+  webhook_id text NOT NULL,
+  webhook_timestamp timestamp with time zone,
+  payload json NOT NULL,
+  ordering_value text,
+  received_at timestamp with time zone DEFAULT now() NOT NULL,
+  claim_expires_at timestamp with time zone,
+  claims integer DEFAULT 0 NOT NULL,
+  processed_at timestamp with time zone,
+  claim_receipt uuid,
+  event_type text,
+  signed_sha256 text,
+  CONSTRAINT webhook_events_pkey PRIMARY KEY (id),
+  CONSTRAINT webhook_events_once UNIQUE (source, webhook_id),
+  CONSTRAINT webhook_events_source_fkey FOREIGN KEY (source) REFERENCES webhook_sources(source) ON DELETE CASCADE,
+  CONSTRAINT webhook_events_id_length CHECK (((char_length(webhook_id) >= 1) AND (char_length(webhook_id) <= 255)))
+);
+COMMENT ON TABLE webhook_events IS 'Verified deliveries, each event stored once per source and webhook id, with its claim (receipt, expiry) and processing state.';
+CREATE INDEX webhook_events_by_source ON public.webhook_events USING btree (source, seq);
+CREATE INDEX webhook_events_ordering ON public.webhook_events USING btree (source, ordering_value, seq) WHERE ((processed_at IS NULL) AND (ordering_value IS NOT NULL));
+CREATE INDEX webhook_events_pending ON public.webhook_events USING btree (source, seq) WHERE (processed_at IS NULL);
+CREATE INDEX webhook_events_processed ON public.webhook_events USING btree (processed_at) WHERE (processed_at IS NOT NULL);
+CREATE INDEX webhook_events_signed ON public.webhook_events USING btree (source, signed_sha256, received_at) WHERE (signed_sha256 IS NOT NULL);
+
+CREATE TABLE webhook_sources (
+  source text NOT NULL,
+  secret text NOT NULL,
+  tolerance_s integer DEFAULT 300,
+  ordering_key text,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  scheme text DEFAULT 'standard-webhooks'::text NOT NULL,
+  hmac jsonb,
+  previous_secret text,
+  previous_secret_expires_at timestamp with time zone,
+  recent_rejections jsonb DEFAULT '[]'::jsonb NOT NULL,
+  replay_window_s integer,
+  CONSTRAINT webhook_sources_pkey PRIMARY KEY (source),
+  CONSTRAINT webhook_sources_hmac CHECK (((scheme = 'hmac'::text) = (hmac IS NOT NULL))),
+  CONSTRAINT webhook_sources_name CHECK (((source ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$'::text) AND (source <> 'sources'::text))),
+  CONSTRAINT webhook_sources_ordering_key CHECK (((ordering_key IS NULL) OR (ordering_key ~ '^(/([^~/]|~[01])*)+$'::text))),
+  CONSTRAINT webhook_sources_previous CHECK (((previous_secret IS NULL) = (previous_secret_expires_at IS NULL))),
+  CONSTRAINT webhook_sources_replay_window CHECK (((replay_window_s >= 1) AND (replay_window_s <= 604800))),
+  CONSTRAINT webhook_sources_scheme CHECK ((scheme = ANY (ARRAY['standard-webhooks'::text, 'stripe'::text, 'github'::text, 'shopify'::text, 'slack'::text, 'hmac'::text]))),
+  CONSTRAINT webhook_sources_tolerance CHECK (((tolerance_s >= 1) AND (tolerance_s <= 86400)))
+);
+COMMENT ON TABLE webhook_sources IS 'Webhook senders: the signature scheme, secrets (the previous one until it expires), tolerance and ordering key.';
+
+-- Functions
+
+CREATE OR REPLACE FUNCTION public.admit_sweep_webhook_events()
+ RETURNS integer
+ LANGUAGE sql
+AS $function$
+  WITH gone AS (
+    DELETE FROM webhook_events
+     WHERE id IN (SELECT id FROM webhook_events
+                   WHERE processed_at IS NOT NULL AND processed_at < now() - interval '7 days'
+                   ORDER BY processed_at LIMIT 10000 FOR UPDATE SKIP LOCKED)
+    RETURNING 1
+  )
+  SELECT count(*)::integer FROM gone
+$function$;
+COMMENT ON FUNCTION admit_sweep_webhook_events() IS 'Sweeper: deletes processed events past their retention, a bounded batch; unprocessed events are never swept.';
+
+CREATE OR REPLACE FUNCTION public.admit_sweep_webhook_secrets()
+ RETURNS integer
+ LANGUAGE sql
+AS $function$
+  WITH gone AS (
+    UPDATE webhook_sources SET previous_secret = NULL, previous_secret_expires_at = NULL
+     WHERE source IN (SELECT source FROM webhook_sources WHERE previous_secret_expires_at <= now()
+                       ORDER BY source LIMIT 1000 FOR UPDATE SKIP LOCKED)
+    RETURNING 1
+  )
+  SELECT count(*)::integer FROM gone
+$function$;
+COMMENT ON FUNCTION admit_sweep_webhook_secrets() IS 'Sweeper: clears previous secrets past their expiry.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_ack(p_source text, p_id uuid, p_receipt uuid)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  e webhook_events;
+BEGIN
+  -- Lock first: a concurrent ack or claim of the same event is waited for, and FOR UPDATE then reads
+  -- the version it committed.
+  SELECT * INTO e FROM webhook_events WHERE id = p_id AND source = p_source FOR UPDATE;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  IF e.claim_receipt = p_receipt AND e.processed_at IS NOT NULL THEN
+    RETURN admit_webhook_event_json(e);
+  END IF;
+  IF e.claim_receipt = p_receipt AND e.claim_expires_at > clock_timestamp() THEN
+    UPDATE webhook_events SET processed_at = now(), claim_expires_at = NULL WHERE id = p_id RETURNING * INTO e;
+    RETURN admit_webhook_event_json(e);
+  END IF;
+  RETURN json_build_object(
+    'status', 'not_current',
+    'state', CASE WHEN e.processed_at IS NOT NULL THEN 'processed'
+                  WHEN e.claim_receipt = p_receipt THEN 'expired'
+                  WHEN e.claim_receipt IS NOT NULL THEN 'superseded'
+                  ELSE 'unclaimed' END,
+    'claim_expires_at', admit_rfc3339(e.claim_expires_at));
+END
+$function$;
+COMMENT ON FUNCTION admit_webhook_ack(p_source text, p_id uuid, p_receipt uuid) IS 'Marks an event processed when the receipt is its live claim''s; otherwise says why not.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_claim(p_source text, p_limit integer, p_visibility_ms integer, p_max_bytes integer)
+ RETURNS json
+ LANGUAGE sql
+AS $function$
+  WITH picked AS (
+    SELECT e.id, e.seq, octet_length(e.payload::text) AS size FROM webhook_events e
+     WHERE e.source = p_source AND e.processed_at IS NULL
+       AND (e.claim_expires_at IS NULL OR e.claim_expires_at <= clock_timestamp())
+       AND (e.ordering_value IS NULL OR NOT EXISTS (
+             SELECT 1 FROM webhook_events o
+              WHERE o.source = e.source AND o.ordering_value = e.ordering_value AND o.id <> e.id
+                AND o.processed_at IS NULL
+                AND (o.seq < e.seq OR o.claim_expires_at > clock_timestamp())))
+     ORDER BY e.seq
+     LIMIT p_limit
+     FOR UPDATE OF e SKIP LOCKED
+  ), kept AS (
+    SELECT id FROM (SELECT id, row_number() OVER (ORDER BY seq) AS n, sum(size) OVER (ORDER BY seq) AS upto FROM picked) x
+     WHERE n = 1 OR upto <= p_max_bytes
+  ), claimed AS (
+    UPDATE webhook_events e
+       SET claim_expires_at = clock_timestamp() + make_interval(secs => p_visibility_ms / 1000.0),
+           claims = e.claims + 1,
+           claim_receipt = gen_random_uuid()
+      FROM kept WHERE e.id = kept.id
+    RETURNING e.*
+  )
+  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM webhook_sources WHERE source = p_source) THEN NULL
+         ELSE json_build_object('events', coalesce(
+           (SELECT json_agg(json_build_object('id', c.id, 'webhook_id', c.webhook_id, 'event_type', c.event_type,
+                                              'payload', c.payload,
+                                              'ordering_value', c.ordering_value,
+                                              'received_at', admit_rfc3339(c.received_at),
+                                              'claim_expires_at', admit_rfc3339(c.claim_expires_at),
+                                              'receipt', c.claim_receipt)
+                            ORDER BY c.seq) FROM claimed c), '[]'::json)) END
+$function$;
+COMMENT ON FUNCTION admit_webhook_claim(p_source text, p_limit integer, p_visibility_ms integer, p_max_bytes integer) IS 'Claims waiting events for a consumer (SKIP LOCKED), oldest first, respecting ordering values; each claim has a receipt and visibility timeout.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_event_json(e webhook_events)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT json_build_object(
+    'id', e.id,
+    'webhook_id', e.webhook_id,
+    'event_type', e.event_type,
+    'payload', e.payload,
+    'status', CASE WHEN e.processed_at IS NOT NULL THEN 'processed'
+                   WHEN e.claim_expires_at > now() THEN 'claimed' ELSE 'received' END,
+    'ordering_value', e.ordering_value,
+    'webhook_timestamp', admit_rfc3339(e.webhook_timestamp),
+    'received_at', admit_rfc3339(e.received_at),
+    'claim_expires_at', admit_rfc3339(e.claim_expires_at),
+    'claims', e.claims,
+    'processed_at', admit_rfc3339(e.processed_at))
+$function$;
+COMMENT ON FUNCTION admit_webhook_event_json(e webhook_events) IS 'An event''s public shape.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_get_source(p_source text)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT admit_webhook_source_json(s) FROM webhook_sources s WHERE s.source = p_source
+$function$;
+COMMENT ON FUNCTION admit_webhook_get_source(p_source text) IS 'One source''s public view, or NULL.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_list(p_source text, p_status text, p_after bigint, p_limit integer, p_max_bytes integer)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM webhook_sources WHERE source = p_source) THEN NULL
+         ELSE admit_page(array_agg(json_build_object('seq', e.seq, 'event', admit_webhook_event_json(e)) ORDER BY e.seq), p_limit, p_max_bytes) END
+    FROM (SELECT * FROM webhook_events
+           WHERE source = p_source AND seq > coalesce(p_after, 0)
+             AND CASE p_status
+                   WHEN 'processed' THEN processed_at IS NOT NULL
+                   WHEN 'claimed' THEN processed_at IS NULL AND claim_expires_at > now()
+                   WHEN 'received' THEN processed_at IS NULL AND (claim_expires_at IS NULL OR claim_expires_at <= now())
+                   ELSE true END
+           ORDER BY seq LIMIT p_limit + 1) e
+$function$;
+COMMENT ON FUNCTION admit_webhook_list(p_source text, p_status text, p_after bigint, p_limit integer, p_max_bytes integer) IS 'A source''s events by id after a cursor, optionally by status, one bounded page.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_list_sources(p_after text, p_limit integer, p_names text[])
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(admit_webhook_source_json(s) ORDER BY s.source), '[]'::json)
+    FROM (SELECT * FROM webhook_sources
+           WHERE source > coalesce(p_after, '')
+             AND (p_names IS NULL OR source LIKE ANY (p_names))
+           ORDER BY source LIMIT p_limit + 1) s
+$function$;
+COMMENT ON FUNCTION admit_webhook_list_sources(p_after text, p_limit integer, p_names text[]) IS 'Webhook sources by name after a cursor (never their secrets).';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb, p_replay_window_s integer)
+ RETURNS json
+ LANGUAGE sql
+AS $function$
+  INSERT INTO webhook_sources AS s (source, scheme, secret, tolerance_s, ordering_key, hmac, replay_window_s)
+  VALUES (p_source, p_scheme, p_secret, p_tolerance_s, p_ordering_key, p_hmac, p_replay_window_s)
+  ON CONFLICT (source) DO UPDATE
+     SET scheme = excluded.scheme, secret = excluded.secret, tolerance_s = excluded.tolerance_s,
+         ordering_key = excluded.ordering_key, hmac = excluded.hmac, replay_window_s = excluded.replay_window_s,
+         updated_at = now(),
+         previous_secret = CASE
+           WHEN s.scheme <> excluded.scheme OR coalesce(p_previous_secret_ttl_ms, -1) = 0 THEN NULL
+           WHEN s.secret <> excluded.secret THEN CASE WHEN p_previous_secret_ttl_ms IS NOT NULL THEN s.secret END
+           WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END,
+         previous_secret_expires_at = CASE
+           WHEN s.scheme <> excluded.scheme OR coalesce(p_previous_secret_ttl_ms, -1) = 0 THEN NULL
+           WHEN s.secret <> excluded.secret THEN now() + make_interval(secs => p_previous_secret_ttl_ms / 1000.0)
+           WHEN s.previous_secret_expires_at > now() THEN
+             coalesce(now() + make_interval(secs => p_previous_secret_ttl_ms / 1000.0), s.previous_secret_expires_at) END
+  RETURNING json_build_object('created', s.xmax = 0, 'source', admit_webhook_source_json(s))
+$function$;
+COMMENT ON FUNCTION admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb, p_replay_window_s integer) IS 'Creates or updates a source; a new secret keeps the previous one valid for its overlap.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer, p_earlier_ids text[], p_signed_sha256 text, p_signed_lock_key bigint)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_id uuid;
+  v_window integer;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  IF p_signed_sha256 IS NOT NULL THEN
+    SELECT replay_window_s INTO v_window FROM webhook_sources WHERE source = p_source;
+    IF v_window IS NOT NULL THEN
+      PERFORM pg_advisory_xact_lock(p_signed_lock_key);
+      SELECT id INTO v_id FROM webhook_events
+       WHERE source = p_source AND signed_sha256 = p_signed_sha256
+         AND received_at > now() - make_interval(secs => v_window)
+       ORDER BY seq LIMIT 1;
+      IF v_id IS NOT NULL THEN
+        RETURN json_build_object('id', v_id, 'duplicate', true);
+      END IF;
+    END IF;
+  END IF;
+  IF cardinality(p_earlier_ids) > 0 THEN
+    SELECT id INTO v_id FROM webhook_events WHERE source = p_source AND webhook_id = ANY (p_earlier_ids) ORDER BY seq LIMIT 1;
+    IF v_id IS NOT NULL THEN
+      RETURN json_build_object('id', v_id, 'duplicate', true);
+    END IF;
+  END IF;
+  IF p_lock_key IS NOT NULL THEN
+    PERFORM pg_advisory_xact_lock(p_lock_key);
+  END IF;
+  INSERT INTO webhook_events (source, webhook_id, webhook_timestamp, event_type, payload, ordering_value, signed_sha256)
+  SELECT s.source, p_webhook_id, to_timestamp(p_timestamp), p_event_type, p_payload::json, p_ordering_value, p_signed_sha256
+    FROM webhook_sources s WHERE s.source = p_source
+  ON CONFLICT (source, webhook_id) DO NOTHING
+  RETURNING id INTO v_id;
+  IF v_id IS NOT NULL THEN
+    RETURN json_build_object('id', v_id, 'duplicate', false);
+  END IF;
+  SELECT id INTO v_id FROM webhook_events WHERE source = p_source AND webhook_id = p_webhook_id;
+  RETURN json_build_object('id', v_id, 'duplicate', true);  -- id NULL: the source was deleted meanwhile
+END
+$function$;
+COMMENT ON FUNCTION admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer, p_earlier_ids text[], p_signed_sha256 text, p_signed_lock_key bigint) IS 'Stores a verified delivery once: a repeat of its webhook id changes nothing and answers the stored event.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_reject(p_source text, p_rejection jsonb)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  UPDATE webhook_sources s
+     SET recent_rejections = (
+           SELECT coalesce(jsonb_agg(r.value ORDER BY r.n), '[]'::jsonb)
+             FROM jsonb_array_elements(jsonb_build_array(jsonb_build_object('at', admit_rfc3339(now())) || p_rejection)
+                                       || s.recent_rejections) WITH ORDINALITY AS r(value, n)
+            WHERE r.n <= 10)
+   WHERE s.source = (SELECT l.source FROM webhook_sources l WHERE l.source = p_source FOR NO KEY UPDATE SKIP LOCKED)
+     AND p_rejection->>'reason' <> 'unknown-source'
+$function$;
+COMMENT ON FUNCTION admit_webhook_reject(p_source text, p_rejection jsonb) IS 'Records why a delivery was refused as the newest of its source''s latest 10 rejections, for the owner; never waits, and an unknown source records nothing.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_source_for_delivery(p_source text)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT json_build_object(
+           'scheme', s.scheme,
+           'secrets', CASE WHEN s.previous_secret_expires_at > now() THEN json_build_array(s.secret, s.previous_secret)
+                           ELSE json_build_array(s.secret) END,
+           'tolerance_s', s.tolerance_s,
+           'ordering_key', s.ordering_key,
+           'hmac', s.hmac,
+           'replay_window_s', s.replay_window_s,
+           'now_ms', floor(extract(epoch FROM now()) * 1000)::bigint)
+    FROM webhook_sources s WHERE s.source = p_source
+$function$;
+COMMENT ON FUNCTION admit_webhook_source_for_delivery(p_source text) IS 'What the receiver needs to verify a delivery: the scheme and the secrets accepted now; NULL for an unknown source.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_source_json(s webhook_sources)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT json_build_object('source', s.source, 'scheme', s.scheme, 'tolerance_s', s.tolerance_s, 'ordering_key', s.ordering_key,
+                           'hmac', s.hmac, 'replay_window_s', s.replay_window_s,
+                           'previous_secret_expires_at',
+                             CASE WHEN s.previous_secret_expires_at > now() THEN admit_rfc3339(s.previous_secret_expires_at) END,
+                           'recent_rejections', s.recent_rejections,
+                           'created_at', admit_rfc3339(s.created_at), 'updated_at', admit_rfc3339(s.updated_at))
+$function$;
+COMMENT ON FUNCTION admit_webhook_source_json(s webhook_sources) IS 'A source''s public view: never a secret.';
