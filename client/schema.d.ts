@@ -461,11 +461,11 @@ export interface paths {
         put?: never;
         /**
          * Receive a signed webhook delivery
-         * @description Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).
+         * @description Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Event-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).
          *
-         *     A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, an unknown source or a timestamp outside the tolerance → 401 `/problems/webhook-signature` whose `reason` and `header` say which, and nothing is stored.
+         *     A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, a timestamp outside the tolerance and an unknown source all get one and the same 401 `/problems/webhook-signature` (status, headers and body alike), and nothing is stored: a sender learns nothing of which sources exist or how they are set up. Which it was is shown to the source's owner, in `recent_rejections` of `GET /v1/webhooks/sources/{source}`, and in the decision log.
          *
-         *     The event is stored once per (source, the sender's own id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`. Slack's `url_verification` → 200 `{challenge}` and GitHub's `ping` → 200 `{status: "acknowledged", stored: false}`, neither stored.
+         *     The event is stored once per (source, the sender's own id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`; with the source's `replay_window_s`, so is a delivery whose signed bytes equal an event's received within it. Slack's `url_verification` → 200 `{challenge}` and GitHub's `ping` → 200 `{status: "acknowledged", stored: false}`, neither stored.
          */
         post: operations["receiveWebhook"];
         delete?: never;
@@ -1274,11 +1274,15 @@ export interface components {
             ordering_key: string | null;
             /** @description The generic scheme's settings (scheme hmac); null otherwise */
             hmac: components["schemas"]["WebhookHmacSettings"] | null;
+            /** @description Seconds within which a delivery with the same signed bytes is a duplicate whatever its id; null: none */
+            replay_window_s: number | null;
             /**
              * Format: date-time
              * @description Until when the previous secret is still accepted (a rotation); null: only the current one
              */
             previous_secret_expires_at: string | null;
+            /** @description The latest deliveries refused before they were verified (at most 10, newest first), with why: the sender only ever gets the same 401. A rejection arriving while another of this source is being recorded may be left out */
+            recent_rejections: components["schemas"]["WebhookRejection"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1327,14 +1331,29 @@ export interface components {
             } | {
                 pointer: string;
             } | null;
+            /**
+             * @description true: take the id from a header outside the signed bytes although a captured delivery replayed with a fresh id is then stored again (docs/webhooks.md, Replays)
+             * @default false
+             */
+            allow_unsigned_id?: boolean;
         };
-        /** @description Where the sender's own event id is; deliveries are deduplicated on it */
+        /** @description Where the sender's own event id is; deliveries are deduplicated on it. It must be inside the signed bytes (a JSON pointer into the body, or a header that `signed` uses as {id}) unless `allow_unsigned_id` is true or the source can tell a replay otherwise (a signed timestamp and `replay_window_s` at least twice `tolerance_s`) */
         WebhookPlace: {
             header: string;
         } | {
             pointer: string;
         };
-        /** @description Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `secret` in the scheme's format. */
+        WebhookRejection: {
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            reason: "missing-header" | "malformed-header" | "signature-mismatch" | "timestamp-outside-tolerance";
+            /** @description The header at fault, when one is */
+            header?: string;
+            /** @description What to fix (never the expected signature or any part of a secret) */
+            detail: string;
+        };
+        /** @description Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `replay_window_s` only for github, shopify and hmac; `secret` in the scheme's format. An hmac source whose id is a header its `signed` template does not sign is refused (422 naming `hmac.id`) unless `hmac.allow_unsigned_id` is true or it has a signed timestamp and `replay_window_s` of at least twice `tolerance_s`. */
         WebhookSourceInput: {
             /**
              * @description How the sender signs (docs/webhooks.md has one section per sender). Default standard-webhooks
@@ -1357,21 +1376,26 @@ export interface components {
              */
             ordering_key?: string | null;
             hmac?: components["schemas"]["WebhookHmacSettings"] & unknown;
+            /** @description Only for the schemes whose id may be outside the signed bytes (github, shopify, hmac): a verified delivery whose signed bytes equal those of an event received within this many seconds (up to 7 days) is that event again, whatever id it carries. Omitted: none */
+            replay_window_s?: number;
         } & ({
             /** @constant */
             scheme?: "standard-webhooks";
             secret?: string;
             hmac?: unknown;
+            replay_window_s?: unknown;
         } | {
             /** @constant */
             scheme: "stripe";
             secret?: string;
             hmac?: unknown;
+            replay_window_s?: unknown;
         } | {
             /** @constant */
             scheme: "slack";
             secret?: string;
             hmac?: unknown;
+            replay_window_s?: unknown;
         } | {
             /** @enum {unknown} */
             scheme: "github" | "shopify";
@@ -6103,7 +6127,16 @@ export interface operations {
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
                      *       "hmac": null,
+                     *       "replay_window_s": null,
                      *       "previous_secret_expires_at": null,
+                     *       "recent_rejections": [
+                     *         {
+                     *           "at": "2030-04-30T12:00:00.000Z",
+                     *           "reason": "timestamp-outside-tolerance",
+                     *           "header": "webhook-timestamp",
+                     *           "detail": "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s."
+                     *         }
+                     *       ],
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -6245,7 +6278,16 @@ export interface operations {
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
                      *       "hmac": null,
+                     *       "replay_window_s": null,
                      *       "previous_secret_expires_at": null,
+                     *       "recent_rejections": [
+                     *         {
+                     *           "at": "2030-04-30T12:00:00.000Z",
+                     *           "reason": "timestamp-outside-tolerance",
+                     *           "header": "webhook-timestamp",
+                     *           "detail": "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s."
+                     *         }
+                     *       ],
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -6266,7 +6308,16 @@ export interface operations {
                      *       "tolerance_s": 300,
                      *       "ordering_key": "/data/subscription_id",
                      *       "hmac": null,
+                     *       "replay_window_s": null,
                      *       "previous_secret_expires_at": null,
+                     *       "recent_rejections": [
+                     *         {
+                     *           "at": "2030-04-30T12:00:00.000Z",
+                     *           "reason": "timestamp-outside-tolerance",
+                     *           "header": "webhook-timestamp",
+                     *           "detail": "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s."
+                     *         }
+                     *       ],
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -6471,7 +6522,16 @@ export interface operations {
                      *           "tolerance_s": 300,
                      *           "ordering_key": "/data/subscription_id",
                      *           "hmac": null,
+                     *           "replay_window_s": null,
                      *           "previous_secret_expires_at": null,
+                     *           "recent_rejections": [
+                     *             {
+                     *               "at": "2030-04-30T12:00:00.000Z",
+                     *               "reason": "timestamp-outside-tolerance",
+                     *               "header": "webhook-timestamp",
+                     *               "detail": "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s."
+                     *             }
+                     *           ],
                      *           "created_at": "2030-04-30T12:00:00.000Z",
                      *           "updated_at": "2030-04-30T12:00:00.000Z"
                      *         }
@@ -6605,10 +6665,15 @@ export interface operations {
                  */
                 "X-Shopify-Hmac-Sha256"?: string;
                 /**
-                 * @description shopify: the webhook's id (retries keep it); deliveries are deduplicated on it.
+                 * @description shopify: the webhook's id (retries keep it); deliveries without X-Shopify-Event-Id are deduplicated on it.
                  * @example b54557e4-bdd9-4b37-8a5f-bf7d70bcd043
                  */
                 "X-Shopify-Webhook-Id"?: string;
+                /**
+                 * @description shopify: the event's id (every webhook of one event carries it); deliveries are deduplicated on it.
+                 * @example 98880550-7158-44d4-b7cd-2c97c8a091b5
+                 */
+                "X-Shopify-Event-Id"?: string;
                 /**
                  * @description shopify: the topic, stored as the event type.
                  * @example orders/create
@@ -6626,6 +6691,7 @@ export interface operations {
                 "X-Slack-Request-Timestamp"?: string;
             };
             path: {
+                /** @description The source's name; never `sources` (`/v1/webhooks/sources`, a concrete path, is the source list's) */
                 source: string;
             };
             cookie?: never;
@@ -6686,7 +6752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not verified: a missing or malformed header, a signature that does not match, an unknown source, or a timestamp outside the tolerance. Nothing stored */
+            /** @description Not verified (a missing or malformed header, a signature that does not match, a timestamp outside the tolerance, or an unknown source: one answer for all). Nothing stored */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6696,10 +6762,8 @@ export interface operations {
                      * @example {
                      *       "type": "/problems/webhook-signature",
                      *       "title": "Webhook not verified",
-                     *       "detail": "No signature in webhook-signature matches the body signed with this source's secret. Nothing was stored.",
-                     *       "status": 401,
-                     *       "reason": "signature-mismatch",
-                     *       "header": "webhook-signature"
+                     *       "detail": "The delivery was not verified, and nothing was stored. Why is shown to the source's owner (GET /v1/webhooks/sources/{source}: recent_rejections), not to the sender.",
+                     *       "status": 401
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

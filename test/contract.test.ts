@@ -162,6 +162,7 @@ describe("the document itself", () => {
       "X-GitHub-Event",
       "X-Shopify-Hmac-Sha256",
       "X-Shopify-Webhook-Id",
+      "X-Shopify-Event-Id",
       "X-Shopify-Topic",
       "X-Slack-Signature",
       "X-Slack-Request-Timestamp",

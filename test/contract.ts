@@ -21,10 +21,13 @@ export const NO_OPERATION = "(none)";
 /**
  * The document's path template that `pathname` (as sent: after the URL parser resolved "." and ".."
  * segments) addresses for `method`, preferring `preferred`; NO_OPERATION when there is none. A path
- * parameter is one non-empty segment.
+ * parameter is one non-empty segment. A concrete path (no parameter) is matched before the templated
+ * ones (OpenAPI 3.1, Paths Object): a request to it addresses it alone.
  */
 export function operationFor(doc: any, method: string, pathname: string, preferred?: string): string {
-  const matches = (template: string) => new RegExp("^" + template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+") + "$").test(pathname);
+  const concrete = !pathname.includes("{") && Object.hasOwn(doc.paths ?? {}, pathname);
+  const matches = (template: string) =>
+    concrete ? template === pathname : new RegExp("^" + template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+") + "$").test(pathname);
   if (preferred && matches(preferred)) return preferred;
   const other = Object.keys(doc.paths ?? {}).find((t) => doc.paths[t][method.toLowerCase()] && matches(t));
   return other ?? NO_OPERATION;

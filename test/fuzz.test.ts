@@ -684,6 +684,8 @@ afterAll(() => {
 const RATE_LIMIT_RECORDS = ["ratelimit_counters", "ratelimit_log"];
 const REFUSAL_RECORDS: Record<string, { statuses: number[]; tables: string[] }> = {
   "POST /v1/ratelimits/check": { statuses: [429], tables: RATE_LIMIT_RECORDS },
+  // A refused delivery is recorded on its source, for the owner (recent_rejections); no event is stored.
+  "POST /v1/webhooks/{source}": { statuses: [401], tables: ["webhook_sources"] },
   ...Object.fromEntries(["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => [`${m} /v1/authz`, { statuses: [429, 403, 401], tables: RATE_LIMIT_RECORDS }])),
 };
 

@@ -96,7 +96,8 @@ export class RouteScopes {
     const matched = matchedRoutes(c);
     const route = matched.find((r) => r.method !== "ALL") ?? matched.find((r) => r.method === "ALL" && this.table.has(`ALL ${r.path}`));
     if (!route) return undefined;
-    const key = `${route.method} ${route.path}`;
+    // A parameter's pattern (`:source{…}`, the webhook delivery's) is the router's, not part of the route's key.
+    const key = `${route.method} ${route.path.replaceAll(/(:\w+)\{.*?\}(?=\/|$)/g, "$1")}`;
     const entry = this.table.get(key);
     return { key, access: entry?.access, params: entry?.params ?? (() => ({})) };
   }

@@ -3,7 +3,7 @@
 import fnv from "fnv-plus";
 
 /** Namespaces keep capabilities from contending on the same advisory lock by accident. */
-export type LockNamespace = "reservation" | "lock" | "lease" | "semaphore" | "webhook";
+export type LockNamespace = "reservation" | "lock" | "lease" | "semaphore" | "webhook" | "webhook-signed";
 
 /** FNV-1a 64 of `text` (UTF-8), as a decimal string of the signed 64-bit value (safe to pass as a SQL bigint). */
 export function fnv64(text: string): string {

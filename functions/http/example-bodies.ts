@@ -72,7 +72,16 @@ const source = {
   tolerance_s: 300,
   ordering_key: "/data/subscription_id",
   hmac: null,
+  replay_window_s: null,
   previous_secret_expires_at: null,
+  recent_rejections: [
+    {
+      at: NOW,
+      reason: "timestamp-outside-tolerance",
+      header: "webhook-timestamp",
+      detail: "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s.",
+    },
+  ],
   created_at: NOW,
   updated_at: NOW,
 };
@@ -274,9 +283,8 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       401: {
         type: "/problems/webhook-signature",
         title: "Webhook not verified",
-        detail: "No signature in webhook-signature matches the body signed with this source's secret. Nothing was stored.",
-        reason: "signature-mismatch",
-        header: "webhook-signature",
+        detail:
+          "The delivery was not verified, and nothing was stored. Why is shown to the source's owner (GET /v1/webhooks/sources/{source}: recent_rejections), not to the sender.",
       },
     },
   },

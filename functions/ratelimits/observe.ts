@@ -3,6 +3,7 @@
 // per policy and outcome, and the calls the deny cache answered, so `attempted`/`rejected` count
 // every call), its Server-Timing header, and one structured log line at a configurable level and
 // sample rate. Nothing here waits on anything: the tally is written after the response.
+import { type LogLevel, logSample, writeLog } from "../core/decision-log";
 import type { Bindings } from "../core/env";
 import { fnv64 } from "../core/keys";
 import { tallyFor } from "../core/tally";
@@ -21,19 +22,7 @@ export type Outcome = "allowed" | "denied" | "unenforced" | "unavailable";
 
 export const DECISIONS_METRIC = "admit_ratelimit_decisions_total";
 
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, off: 100 } as const;
-type Level = keyof typeof LEVELS;
-const LEVEL_OF: Record<Outcome, Level> = { allowed: "debug", denied: "info", unenforced: "warn", unavailable: "warn" };
-
-function logLevel(env: Bindings | undefined): number {
-  const v = (env?.DECISION_LOG_LEVEL ?? "warn").toLowerCase();
-  return v in LEVELS ? LEVELS[v as Level] : LEVELS.warn;
-}
-
-function sampleRate(env: Bindings | undefined): number {
-  const n = Number(env?.DECISION_LOG_SAMPLE ?? "1");
-  return Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 1;
-}
+const LEVEL_OF: Record<Outcome, LogLevel> = { allowed: "debug", denied: "info", unenforced: "warn", unavailable: "warn" };
 
 export function outcomeOf(d: RateLimitDecision | Unenforced): Outcome {
   if (isUnenforced(d)) return d.allowed ? "unenforced" : "unavailable";
@@ -64,9 +53,8 @@ export function observe(
     }
   }
   const level = LEVEL_OF[outcome];
-  if (LEVELS[level] < logLevel(env)) return;
-  const rate = sampleRate(env);
-  if (rate < 1 && Math.random() >= rate) return;
+  const rate = logSample(env, level);
+  if (rate === null) return;
   const line: Record<string, unknown> = {
     message: `rate limit ${outcome}`,
     level,
@@ -90,6 +78,5 @@ export function observe(
     if (d.result.retry_after_ms !== undefined) line.retry_after_ms = d.result.retry_after_ms;
     if (d.result.violated_policies) line.violated_policies = d.result.violated_policies;
   }
-  if (level === "warn") console.warn(line);
-  else console.log(line);
+  writeLog(level, line);
 }

@@ -3,18 +3,21 @@
 // The delivery route is authenticated by its signature alone (http/app.ts exempts exactly that route
 // from the bearer token). The source's scheme (schemes/: one verifier per sender) reads its headers;
 // the HMAC is checked over the raw body bytes with WebCrypto against each secret the source holds;
-// a signed timestamp is judged by the database clock with the source's tolerance. Then the one inbox
-// path for every scheme: stored once per (source, the sender's own id).
+// a signed timestamp is judged by the database clock with the source's tolerance. Every refusal
+// before that is one answer to the sender (an unknown source's too); why goes to the source's owner.
+// Then the one inbox path for every scheme: stored once per (source, the sender's own id).
 import type { RouteHandler } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { sha256 } from "hono/utils/crypto";
 import { auditEntry, redact } from "../core/audit";
 import { visibleNames } from "../core/auth";
 import type { AppEnv } from "../core/context";
+import { logSample, writeLog } from "../core/decision-log";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { headerValueProblem, REPLAYED_HEADER } from "../core/http";
 import { cutPage, isUuid, namePage, unstorableText } from "../core/validation";
 import * as routes from "./routes";
-import { MAX_WEBHOOK_ID, pointerValue, SCHEMES, unverified, verifies } from "./schemes";
+import { MAX_WEBHOOK_ID, pointerValue, Rejection, signedBytes, signsId, unverified, verifyDelivery } from "./schemes";
 import * as sql from "./sql";
 
 /** The value at an RFC 6901 JSON pointer, as the text events are grouped by (undefined: unordered). */
@@ -37,9 +40,10 @@ async function storedText(value: string, max: number): Promise<string> {
 
 /**
  * A header a scheme reads from a delivery, held to what the document says of every such header
- * (HEADER_VALUE_PATTERN: visible ASCII, spaces only inside) by the same rule: a value outside it is a
- * 401 naming the header, as a malformed signature header is. No sender sends one (a header's value is
- * ASCII by convention, RFC 9110 5.5); an empty one is left to the scheme, which asks for the header.
+ * (HEADER_VALUE_PATTERN: visible ASCII, spaces only inside) by the same rule: a value outside it is
+ * refused as a malformed header is (the one 401 to the sender; the header named to the owner). No
+ * sender sends one (a header's value is ASCII by convention, RFC 9110 5.5); an empty one is left to
+ * the scheme, which asks for the header.
  */
 function deliveryHeader(value: string | undefined, name: string): string | undefined {
   const bad = value ? headerValueProblem(value) : undefined;
@@ -72,6 +76,7 @@ export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppE
       toleranceS: routes.timestamped(body.scheme, body.hmac) ? (body.tolerance_s ?? 300) : null,
       orderingKey: body.ordering_key ?? null,
       hmac: body.hmac ?? null,
+      replayWindowS: body.replay_window_s ?? null,
     },
     audit,
   );
@@ -94,30 +99,47 @@ export const getWebhookSource: RouteHandler<typeof routes.getWebhookSource, AppE
   return c.json(r, 200);
 };
 
+/**
+ * The one answer to every delivery that is not verified, whatever the reason, and to one for a source
+ * that does not exist: the same status, headers and body, so a sender learns nothing of which sources
+ * exist or how they are set up. Why is for the source's owner (recent_rejections) and the decision log.
+ */
+export const NOT_VERIFIED_DETAIL =
+  "The delivery was not verified, and nothing was stored. Why is shown to the source's owner (GET /v1/webhooks/sources/{source}: recent_rejections), not to the sender.";
+
+/**
+ * Records a refusal on the source (known or not: the same statement either way, and a failure to
+ * record changes nothing of the answer), logs it, and answers NOT_VERIFIED. A refusal of an existing
+ * source is a `warn` line of the decision log (a sender misconfigured, or someone forging), one for a
+ * name no source has an `info` line.
+ */
+async function refuse(c: Context<AppEnv>, source: string, known: boolean, rejection: Rejection): Promise<never> {
+  if (routes.SOURCE_PATTERN.test(source)) await sql.rejectWebhook(c.var.db, source, rejection).catch(() => undefined);
+  const level = known ? "warn" : "info";
+  const rate = logSample(c.env, level);
+  if (rate !== null) {
+    writeLog(level, {
+      message: `webhook delivery rejected: ${rejection.reason}`,
+      level,
+      event: "admit.webhook.rejected",
+      source: routes.SOURCE_PATTERN.test(source) ? source : null,
+      known_source: known,
+      ...rejection.toJSON(),
+      sample_rate: rate,
+    });
+  }
+  throw problem("webhook-signature", NOT_VERIFIED_DETAIL);
+}
+
 export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> = async (c) => {
   const source = c.req.param("source");
   const db = c.var.db;
-  // An unknown source and a bad signature are one answer: a caller learns nothing about which sources exist.
   const s = routes.SOURCE_PATTERN.test(source) ? await sql.sourceForDelivery(db, source) : null;
-  if (!s) throw unverified("signature-mismatch", "The signature does not verify for this source.");
-  const scheme = SCHEMES[s.scheme];
   const req = { header: (name: string) => deliveryHeader(c.req.header(name), name) };
-  const signed = scheme.signed(req, s);
   const raw = new Uint8Array(await c.req.arrayBuffer()) as Uint8Array<ArrayBuffer>;
-  if (!(await verifies(scheme, s, signed, raw))) {
-    throw unverified("signature-mismatch", `No signature in ${signed.header} matches the body signed with this source's secret.`, signed.header);
-  }
-  if (signed.timestamp && s.tolerance_s !== null) {
-    const skewS = Math.round((signed.timestamp.seconds * 1000 - s.now_ms) / 1000);
-    if (Math.abs(signed.timestamp.seconds * 1000 - s.now_ms) > s.tolerance_s * 1000) {
-      const when = skewS < 0 ? `${-skewS} s old` : `${skewS} s in the future`;
-      throw unverified(
-        "timestamp-outside-tolerance",
-        `The timestamp in ${signed.timestamp.header} is ${when}; this source accepts ±${s.tolerance_s} s.`,
-        signed.timestamp.header,
-      );
-    }
-  }
+  const verified = await verifyDelivery(s, req, raw);
+  if (!verified.ok) return refuse(c, source, s !== null, verified.rejection);
+  const { source: src, scheme, signed } = verified;
 
   let body: string;
   try {
@@ -132,22 +154,32 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
   } catch {
     throw httpProblem(400, "The body is not JSON.");
   }
-  const what = scheme.identify(payload, req, s);
+  let what: ReturnType<typeof scheme.identify>;
+  try {
+    what = scheme.identify(payload, req, src);
+  } catch (e) {
+    // A header read only now (an id, a topic) that is not visible ASCII: refused as any malformed header.
+    if (e instanceof Rejection) return refuse(c, source, true, e);
+    throw e;
+  }
   if (what.kind === "handshake") return c.json(what.answer as { challenge: string }, 200);
   if (!what.id)
-    throw httpProblem(400, `The delivery has no id in ${what.idFrom}, which deliveries of a ${s.scheme} source are deduplicated on. Nothing was stored.`);
+    throw httpProblem(400, `The delivery has no id in ${what.idFrom}, which deliveries of a ${src.scheme} source are deduplicated on. Nothing was stored.`);
   const type = what.type !== undefined && what.type.length <= MAX_EVENT_TYPE && unstorableText(what.type) === undefined ? what.type : null;
-  const value = s.ordering_key === null ? undefined : orderingValue(payload, s.ordering_key);
+  const value = src.ordering_key === null ? undefined : orderingValue(payload, src.ordering_key);
   const ordering = value === undefined ? undefined : await storedText(value, MAX_ORDERING_CHARS);
   const r = await sql.receiveWebhook(db, {
     source,
     webhookId: await storedText(what.id, MAX_WEBHOOK_ID),
+    earlierIds: await Promise.all((what.earlier ?? []).map((id) => storedText(id, MAX_WEBHOOK_ID))),
+    // Where the id is not signed (or a window is set), the signed bytes tell a replay with a fresh id (replay_window_s).
+    signedSha256: signsId(src.scheme, src.hmac) && src.replay_window_s === null ? null : await sha256(signedBytes(signed, raw)),
     timestamp: signed.timestamp?.seconds ?? null,
     eventType: type,
     body,
     ordering,
   });
-  if (!r.id) throw unverified("signature-mismatch", "The source was removed.");
+  if (!r.id) return refuse(c, source, false, unverified("unknown-source", "The source was removed while the delivery was stored."));
   return c.json({ id: r.id, status: "received" as const }, 200, r.duplicate ? { [REPLAYED_HEADER]: "true" } : {});
 };
 

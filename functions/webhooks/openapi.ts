@@ -63,9 +63,15 @@ export function documentDelivery<D extends { paths?: object }>(doc: D): D {
     header("X-Shopify-Hmac-Sha256", "shopify: base64 HMAC-SHA256 of the body.", TEXT, "XWmrwMey6OsLMeiZKwP4FppHH3cmAiiJJAweH5Jo4bM="),
     header(
       "X-Shopify-Webhook-Id",
-      "shopify: the webhook's id (retries keep it); deliveries are deduplicated on it.",
+      "shopify: the webhook's id (retries keep it); deliveries without X-Shopify-Event-Id are deduplicated on it.",
       TEXT,
       "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043",
+    ),
+    header(
+      "X-Shopify-Event-Id",
+      "shopify: the event's id (every webhook of one event carries it); deliveries are deduplicated on it.",
+      TEXT,
+      "98880550-7158-44d4-b7cd-2c97c8a091b5",
     ),
     header("X-Shopify-Topic", "shopify: the topic, stored as the event type.", TEXT, "orders/create"),
     header(

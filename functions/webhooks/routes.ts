@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import { optionalJson, problemResponses } from "../core/openapi";
 import { fromParam, SIGNED, scoped } from "../core/scopes";
 import { CURSOR_INVALID, PageQuery, Uuid, unstorableText } from "../core/validation";
-import { fromBase64, MAX_WEBHOOK_ID, SCHEME_NAMES, type SchemeName } from "./schemes";
+import { fromBase64, MAX_WEBHOOK_ID, SCHEME_NAMES, type SchemeName, signsId } from "./schemes";
 
 export { MAX_WEBHOOK_ID };
 export const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -12,13 +12,40 @@ export const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** The delivery route in the OpenAPI document. */
 export const WEBHOOK_DELIVERY_PATH = "/v1/webhooks/{source}";
 
-/** Exactly the delivery route: POST /v1/webhooks/:source (one path segment). It carries no bearer token. */
+/**
+ * The delivery route's {source}: one path segment, never `sources` (no source may have that name), so
+ * `/v1/webhooks/sources` is the source list's alone and its other methods are a 405 with its Allow.
+ */
+const DELIVERY_SEGMENT = "(?!sources$)[^/]+";
+
+/** The delivery route as the router matches it (index.ts mounts the handler on it). */
+export const WEBHOOK_DELIVERY_ROUTE = `/v1/webhooks/:source{${DELIVERY_SEGMENT}}`;
+
+const DELIVERY = new RegExp(`^/v1/webhooks/${DELIVERY_SEGMENT}$`);
+
+/** Exactly the delivery route: POST /v1/webhooks/:source (one path segment, not `sources`). It carries no bearer token. */
 export function isWebhookDelivery(c: Context): boolean {
-  return c.req.method === "POST" && /^\/v1\/webhooks\/[^/]+$/.test(c.req.path);
+  return c.req.method === "POST" && DELIVERY.test(c.req.path);
 }
 
 /** The longest a previous secret stays accepted after a rotation: 30 days. */
 export const MAX_PREVIOUS_SECRET_TTL_MS = 30 * 86_400_000;
+
+/** The longest replay window: 7 days, as long as a processed event is kept. */
+export const MAX_REPLAY_WINDOW_S = 7 * 86_400;
+
+/** The schemes that take replay_window_s: those whose id may be outside the signed bytes. */
+const WINDOWED = new Set<SchemeName>(["github", "shopify", "hmac"]);
+
+/**
+ * Whether an hmac source whose id is not signed still refuses every replay: its timestamp is signed,
+ * so a replay older than tolerance_s is refused, and a younger one has the signed bytes of an event
+ * received within the replay window (a timestamp may be tolerance_s ahead of the clock, then replayed
+ * until tolerance_s behind it: twice tolerance_s).
+ */
+function replaysBounded(hmac: { timestamp_header: string | null; signed: string }, toleranceS: number, windowS: number | undefined): boolean {
+  return !!hmac.timestamp_header && hmac.signed.includes("{timestamp}") && windowS !== undefined && windowS >= 2 * toleranceS;
+}
 
 /** Whether deliveries of this scheme (with these settings) carry a signed timestamp, so tolerance_s applies. */
 export function timestamped(scheme: SchemeName, hmac?: { timestamp_header?: string | null } | null): boolean {
@@ -85,15 +112,37 @@ const HmacSettings = z
     timestamp_header: HeaderName.nullable()
       .default(null)
       .openapi({ description: "The header with the signed timestamp (Unix seconds); tolerance_s applies. null: the sender signs none" }),
-    id: Place.openapi({ description: "Where the sender's own event id is; deliveries are deduplicated on it" }),
+    id: Place.openapi({
+      description:
+        "Where the sender's own event id is; deliveries are deduplicated on it. It must be inside the signed bytes (a JSON pointer into the body, or a header that `signed` uses as {id}) unless `allow_unsigned_id` is true or the source can tell a replay otherwise (a signed timestamp and `replay_window_s` at least twice `tolerance_s`)",
+    }),
     event_type: Place.nullable().default(null).openapi({ description: "Where the event type is (stored as the event's event_type); null: none" }),
+    allow_unsigned_id: z.boolean().default(false).openapi({
+      description:
+        "true: take the id from a header outside the signed bytes although a captured delivery replayed with a fresh id is then stored again (docs/webhooks.md, Replays)",
+    }),
   })
   .superRefine((h, ctx) => {
     if (h.signed.includes("{timestamp}") && !h.timestamp_header)
       ctx.addIssue({ code: "custom", path: ["timestamp_header"], message: "is required when signed uses {timestamp}" });
+    if (h.timestamp_header && !h.signed.includes("{timestamp}"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["signed"],
+        message: "must contain {timestamp} when timestamp_header is set: an unsigned timestamp can be replaced by anyone",
+      });
     if (h.signed.includes("{id}") && !("header" in h.id)) ctx.addIssue({ code: "custom", path: ["id"], message: "must be a header when signed uses {id}" });
   })
   .openapi("WebhookHmacSettings");
+
+const Rejection = z
+  .object({
+    at: z.string().openapi({ format: "date-time" }),
+    reason: z.enum(["missing-header", "malformed-header", "signature-mismatch", "timestamp-outside-tolerance"]),
+    header: z.string().optional().openapi({ description: "The header at fault, when one is" }),
+    detail: z.string().openapi({ description: "What to fix (never the expected signature or any part of a secret)" }),
+  })
+  .openapi("WebhookRejection");
 
 const WebhookSource = z
   .object({
@@ -107,10 +156,19 @@ const WebhookSource = z
     ordering_key: z.string().nullable(),
     // (A union, not .nullable(): that would make the shared component itself nullable, in the PUT's body too.)
     hmac: z.union([HmacSettings, z.null()]).openapi({ description: "The generic scheme's settings (scheme hmac); null otherwise" }),
+    replay_window_s: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Seconds within which a delivery with the same signed bytes is a duplicate whatever its id; null: none" }),
     previous_secret_expires_at: z
       .string()
       .nullable()
       .openapi({ format: "date-time", description: "Until when the previous secret is still accepted (a rotation); null: only the current one" }),
+    recent_rejections: z.array(Rejection).openapi({
+      description:
+        "The latest deliveries refused before they were verified (at most 10, newest first), with why: the sender only ever gets the same 401. A rejection arriving while another of this source is being recorded may be left out",
+    }),
     created_at: z.string().openapi({ format: "date-time" }),
     updated_at: z.string().openapi({ format: "date-time" }),
   })
@@ -126,9 +184,20 @@ const SCHEME_BODIES = (() => {
   const secret = (pattern: string) => ({ secret: { type: "string" as const, pattern } });
   const absent = { not: {} }; // the field may not be given at all
   return [
-    { title: "standard-webhooks", properties: { scheme: { const: "standard-webhooks" }, ...secret(SECRET_PATTERNS.standard), hmac: absent } },
-    { title: "stripe", required: ["scheme"], properties: { scheme: { const: "stripe" }, ...secret(SECRET_PATTERNS.stripe), hmac: absent } },
-    { title: "slack", required: ["scheme"], properties: { scheme: { const: "slack" }, ...secret(SECRET_PATTERNS.printable), hmac: absent } },
+    {
+      title: "standard-webhooks",
+      properties: { scheme: { const: "standard-webhooks" }, ...secret(SECRET_PATTERNS.standard), hmac: absent, replay_window_s: absent },
+    },
+    {
+      title: "stripe",
+      required: ["scheme"],
+      properties: { scheme: { const: "stripe" }, ...secret(SECRET_PATTERNS.stripe), hmac: absent, replay_window_s: absent },
+    },
+    {
+      title: "slack",
+      required: ["scheme"],
+      properties: { scheme: { const: "slack" }, ...secret(SECRET_PATTERNS.printable), hmac: absent, replay_window_s: absent },
+    },
     {
       title: "github or shopify (no signed timestamp)",
       required: ["scheme"],
@@ -183,6 +252,10 @@ const PutSourceBody = z
       description: "Events with the same value at this JSON pointer are never claimed concurrently, and are handed out in received order",
     }),
     hmac: HmacSettings.optional().openapi({ description: "Required for scheme hmac (and only there)" }),
+    replay_window_s: z.number().int().min(1).max(MAX_REPLAY_WINDOW_S).optional().openapi({
+      description:
+        "Only for the schemes whose id may be outside the signed bytes (github, shopify, hmac): a verified delivery whose signed bytes equal those of an event received within this many seconds (up to 7 days) is that event again, whatever id it carries. Omitted: none",
+    }),
   })
   .superRefine((b, ctx) => {
     const why = secretProblem(b.scheme, b.secret);
@@ -191,10 +264,25 @@ const PutSourceBody = z
       ctx.addIssue({ code: "custom", path: ["hmac"], message: b.scheme === "hmac" ? "is required for scheme hmac" : "is only for scheme hmac" });
     if (b.tolerance_s !== undefined && !timestamped(b.scheme, b.hmac))
       ctx.addIssue({ code: "custom", path: ["tolerance_s"], message: `does not apply: ${b.scheme} deliveries carry no signed timestamp` });
+    if (b.replay_window_s !== undefined && !WINDOWED.has(b.scheme))
+      ctx.addIssue({ code: "custom", path: ["replay_window_s"], message: `does not apply: ${b.scheme} signs the id, so a replay is a duplicate by its id` });
+    if (
+      b.scheme === "hmac" &&
+      b.hmac &&
+      !signsId(b.scheme, b.hmac) &&
+      !b.hmac.allow_unsigned_id &&
+      !replaysBounded(b.hmac, b.tolerance_s ?? 300, b.replay_window_s)
+    )
+      ctx.addIssue({
+        code: "custom",
+        path: ["hmac", "id"],
+        message:
+          "is outside the signed bytes, so a captured delivery replayed with a fresh id would be stored again: take it from the body (pointer), sign it ({id} in signed), set replay_window_s to at least twice tolerance_s with a signed timestamp, or set allow_unsigned_id: true",
+      });
   })
   .openapi("WebhookSourceInput", {
     description:
-      "Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `secret` in the scheme's format.",
+      "Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `replay_window_s` only for github, shopify and hmac; `secret` in the scheme's format. An hmac source whose id is a header its `signed` template does not sign is refused (422 naming `hmac.id`) unless `hmac.allow_unsigned_id` is true or it has a signed timestamp and `replay_window_s` of at least twice `tolerance_s`.",
     allOf: [{ anyOf: SCHEME_BODIES }],
   });
 
@@ -342,14 +430,21 @@ export const receiveWebhook = scoped(
     tags: ["Webhooks"],
     summary: "Receive a signed webhook delivery",
     description: [
-      "Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).",
-      "A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, an unknown source or a timestamp outside the tolerance → 401 `/problems/webhook-signature` whose `reason` and `header` say which, and nothing is stored.",
-      'The event is stored once per (source, the sender\'s own id): the first delivery → 200 `{id, status: "received"}`; a redelivery → the same answer with `Idempotent-Replayed: true`. Slack\'s `url_verification` → 200 `{challenge}` and GitHub\'s `ping` → 200 `{status: "acknowledged", stored: false}`, neither stored.',
+      "Authenticated by the signature of the source's `scheme` (no bearer token): standard-webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), stripe (`Stripe-Signature`), github (`X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event`), shopify (`X-Shopify-Hmac-Sha256`, `X-Shopify-Webhook-Id`, `X-Shopify-Event-Id`, `X-Shopify-Topic`), slack (`X-Slack-Signature`, `X-Slack-Request-Timestamp`) or hmac (the headers the source names). Verified over the raw body bytes against the source's secret, or its previous secret during a rotation. The body is any JSON, up to 1 MiB (413 beyond).",
+      "A signed timestamp must be within ±`tolerance_s` of the database clock. A missing or malformed header, a signature that does not match, a timestamp outside the tolerance and an unknown source all get one and the same 401 `/problems/webhook-signature` (status, headers and body alike), and nothing is stored: a sender learns nothing of which sources exist or how they are set up. Which it was is shown to the source's owner, in `recent_rejections` of `GET /v1/webhooks/sources/{source}`, and in the decision log.",
+      "The event is stored once per (source, the sender's own id): the first delivery → 200 `{id, status: \"received\"}`; a redelivery → the same answer with `Idempotent-Replayed: true`; with the source's `replay_window_s`, so is a delivery whose signed bytes equal an event's received within it. Slack's `url_verification` → 200 `{challenge}` and GitHub's `ping` → 200 `{status: \"acknowledged\", stored: false}`, neither stored.",
     ].join("\n\n"),
     security: [],
-    // The source's rule is documented, not checked here: a delivery to a source that cannot exist is a 401 like any unknown source.
+    // The source's rule is documented, not checked here: a delivery to a source that cannot exist is the 401 of any unknown source.
     request: {
-      params: z.object({ source: z.string().openapi({ param: { name: "source", in: "path" }, example: "billing", pattern: SOURCE_PATTERN.source }) }),
+      params: z.object({
+        source: z.string().openapi({
+          param: { name: "source", in: "path" },
+          example: "billing",
+          pattern: SOURCE_PATTERN.source,
+          description: "The source's name; never `sources` (`/v1/webhooks/sources`, a concrete path, is the source list's)",
+        }),
+      }),
     },
     responses: {
       200: {
@@ -358,7 +453,7 @@ export const receiveWebhook = scoped(
       },
       401: {
         description:
-          "Not verified: a missing or malformed header, a signature that does not match, an unknown source, or a timestamp outside the tolerance. Nothing stored",
+          "Not verified (a missing or malformed header, a signature that does not match, a timestamp outside the tolerance, or an unknown source: one answer for all). Nothing stored",
         content: { "application/problem+json": { schema: problemResponses(401)[401].content["application/problem+json"].schema } },
       },
       ...problemResponses(400, 413, 415, 503, 504),

@@ -4,18 +4,28 @@ import { type AuditEntry, audited } from "../core/audit";
 import type { Queryable } from "../core/db";
 import { lockKey } from "../core/keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
-import type { DeliverySource, HmacSettings, SchemeName } from "./schemes";
+import type { DeliverySource, HmacSettings, Rejection, SchemeName } from "./schemes";
 
 export type { DeliverySource };
 
-/** A registered sender's settings, as stored (never its secret). */
+/** A refused delivery as its source's owner sees it. */
+export interface RejectionRow {
+  at: string;
+  reason: Exclude<Rejection["reason"], "unknown-source">;
+  header?: string;
+  detail: string;
+}
+
+/** A registered sender's settings, as stored (never its secret), and its latest refused deliveries. */
 export interface WebhookSourceRow {
   source: string;
   scheme: SchemeName;
   tolerance_s: number | null;
   ordering_key: string | null;
   hmac: HmacSettings | null;
+  replay_window_s: number | null;
   previous_secret_expires_at: string | null;
+  recent_rejections: RejectionRow[];
   created_at: string;
   updated_at: string;
 }
@@ -63,6 +73,8 @@ export interface SourceSettings {
   toleranceS: number | null;
   orderingKey: string | null;
   hmac: HmacSettings | null;
+  /** null: no duplicate by signed bytes. */
+  replayWindowS: number | null;
 }
 
 /** Registers or replaces a source: one statement (with its audit row). */
@@ -73,8 +85,8 @@ export async function putWebhookSource(
   audit: AuditEntry,
 ): Promise<{ created: boolean; source: WebhookSourceRow }> {
   const q = audited(
-    "SELECT admit_webhook_put_source($1, $2, $3, $4::bigint, $5::integer, $6, $7::jsonb) AS r",
-    [source, s.scheme, s.secret, s.previousSecretTtlMs ?? null, s.toleranceS, s.orderingKey, s.hmac === null ? null : JSON.stringify(s.hmac)],
+    "SELECT admit_webhook_put_source($1, $2, $3, $4::bigint, $5::integer, $6, $7::jsonb, $8::integer) AS r",
+    [source, s.scheme, s.secret, s.previousSecretTtlMs ?? null, s.toleranceS, s.orderingKey, s.hmac === null ? null : JSON.stringify(s.hmac), s.replayWindowS],
     "true",
     audit,
   );
@@ -100,10 +112,23 @@ export async function sourceForDelivery(db: Queryable, source: string): Promise<
   return s;
 }
 
+/**
+ * Records why a delivery to `source` was refused, on the source (its latest 10), if it exists; the same
+ * statement for an unknown name. Never waits for a row another statement holds (it records nothing then).
+ */
+export async function rejectWebhook(db: Queryable, source: string, rejection: Rejection): Promise<void> {
+  // (A rejection for an unknown source is recorded nowhere: it has no row.)
+  await db.query("SELECT admit_webhook_reject($1, $2::jsonb)", [source, JSON.stringify(rejection)], { write: true });
+}
+
 export interface Delivery {
   source: string;
   /** The sender's own id. */
   webhookId: string;
+  /** Ids the same delivery was stored under by earlier versions of its scheme (an event under one is this delivery). */
+  earlierIds: string[];
+  /** The hex SHA-256 of the signed bytes, where the scheme does not sign the id; else null. */
+  signedSha256: string | null;
   /** The signed timestamp, epoch seconds; null: the scheme signs none. */
   timestamp: number | null;
   eventType: string | null;
@@ -113,10 +138,13 @@ export interface Delivery {
   ordering: string | undefined;
 }
 
-/** Stores the event once per (source, the sender's id); `id` null: the source was removed meanwhile. */
+/**
+ * Stores the event once per (source, the sender's id), or finds it under an earlier id or, within the
+ * source's replay window, by its signed bytes; `id` null: the source was removed meanwhile.
+ */
 export async function receiveWebhook(db: Queryable, d: Delivery): Promise<{ id: string | null; duplicate: boolean }> {
   const [{ r }] = await db.query<{ r: { id: string | null; duplicate: boolean } }>(
-    "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6, $7::bigint, $8::integer) AS r",
+    "SELECT admit_webhook_receive($1, $2, $3::bigint, $4, $5, $6, $7::bigint, $8::integer, $9::text[], $10, $11::bigint) AS r",
     [
       d.source,
       d.webhookId,
@@ -126,6 +154,9 @@ export async function receiveWebhook(db: Queryable, d: Delivery): Promise<{ id: 
       d.ordering ?? null,
       d.ordering === undefined ? null : lockKey("webhook", `${d.source}/${d.ordering}`),
       db.lockTimeoutMs,
+      d.earlierIds,
+      d.signedSha256,
+      d.signedSha256 === null ? null : lockKey("webhook-signed", `${d.source}/${d.signedSha256}`),
     ],
     { write: true },
   );

@@ -25,6 +25,7 @@ CREATE TABLE webhook_events (
   processed_at timestamp with time zone,
   claim_receipt uuid,
   event_type text,
+  signed_sha256 text,
   CONSTRAINT webhook_events_pkey PRIMARY KEY (id),
   CONSTRAINT webhook_events_once UNIQUE (source, webhook_id),
   CONSTRAINT webhook_events_source_fkey FOREIGN KEY (source) REFERENCES webhook_sources(source) ON DELETE CASCADE,
@@ -35,6 +36,7 @@ CREATE INDEX webhook_events_by_source ON public.webhook_events USING btree (sour
 CREATE INDEX webhook_events_ordering ON public.webhook_events USING btree (source, ordering_value, seq) WHERE ((processed_at IS NULL) AND (ordering_value IS NOT NULL));
 CREATE INDEX webhook_events_pending ON public.webhook_events USING btree (source, seq) WHERE (processed_at IS NULL);
 CREATE INDEX webhook_events_processed ON public.webhook_events USING btree (processed_at) WHERE (processed_at IS NOT NULL);
+CREATE INDEX webhook_events_signed ON public.webhook_events USING btree (source, signed_sha256, received_at) WHERE (signed_sha256 IS NOT NULL);
 
 CREATE TABLE webhook_sources (
   source text NOT NULL,
@@ -47,11 +49,14 @@ CREATE TABLE webhook_sources (
   hmac jsonb,
   previous_secret text,
   previous_secret_expires_at timestamp with time zone,
+  recent_rejections jsonb DEFAULT '[]'::jsonb NOT NULL,
+  replay_window_s integer,
   CONSTRAINT webhook_sources_pkey PRIMARY KEY (source),
   CONSTRAINT webhook_sources_hmac CHECK (((scheme = 'hmac'::text) = (hmac IS NOT NULL))),
   CONSTRAINT webhook_sources_name CHECK (((source ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$'::text) AND (source <> 'sources'::text))),
   CONSTRAINT webhook_sources_ordering_key CHECK (((ordering_key IS NULL) OR (ordering_key ~ '^(/([^~/]|~[01])*)+$'::text))),
   CONSTRAINT webhook_sources_previous CHECK (((previous_secret IS NULL) = (previous_secret_expires_at IS NULL))),
+  CONSTRAINT webhook_sources_replay_window CHECK (((replay_window_s >= 1) AND (replay_window_s <= 604800))),
   CONSTRAINT webhook_sources_scheme CHECK ((scheme = ANY (ARRAY['standard-webhooks'::text, 'stripe'::text, 'github'::text, 'shopify'::text, 'slack'::text, 'hmac'::text]))),
   CONSTRAINT webhook_sources_tolerance CHECK (((tolerance_s >= 1) AND (tolerance_s <= 86400)))
 );
@@ -217,15 +222,16 @@ AS $function$
 $function$;
 COMMENT ON FUNCTION admit_webhook_list_sources(p_after text, p_limit integer, p_names text[]) IS 'Webhook sources by name after a cursor (never their secrets).';
 
-CREATE OR REPLACE FUNCTION public.admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb)
+CREATE OR REPLACE FUNCTION public.admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb, p_replay_window_s integer)
  RETURNS json
  LANGUAGE sql
 AS $function$
-  INSERT INTO webhook_sources AS s (source, scheme, secret, tolerance_s, ordering_key, hmac)
-  VALUES (p_source, p_scheme, p_secret, p_tolerance_s, p_ordering_key, p_hmac)
+  INSERT INTO webhook_sources AS s (source, scheme, secret, tolerance_s, ordering_key, hmac, replay_window_s)
+  VALUES (p_source, p_scheme, p_secret, p_tolerance_s, p_ordering_key, p_hmac, p_replay_window_s)
   ON CONFLICT (source) DO UPDATE
      SET scheme = excluded.scheme, secret = excluded.secret, tolerance_s = excluded.tolerance_s,
-         ordering_key = excluded.ordering_key, hmac = excluded.hmac, updated_at = now(),
+         ordering_key = excluded.ordering_key, hmac = excluded.hmac, replay_window_s = excluded.replay_window_s,
+         updated_at = now(),
          previous_secret = CASE
            WHEN s.scheme <> excluded.scheme OR coalesce(p_previous_secret_ttl_ms, -1) = 0 THEN NULL
            WHEN s.secret <> excluded.secret THEN CASE WHEN p_previous_secret_ttl_ms IS NOT NULL THEN s.secret END
@@ -237,21 +243,41 @@ AS $function$
              coalesce(now() + make_interval(secs => p_previous_secret_ttl_ms / 1000.0), s.previous_secret_expires_at) END
   RETURNING json_build_object('created', s.xmax = 0, 'source', admit_webhook_source_json(s))
 $function$;
-COMMENT ON FUNCTION admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb) IS 'Creates or updates a source; a new secret keeps the previous one valid for its overlap.';
+COMMENT ON FUNCTION admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb, p_replay_window_s integer) IS 'Creates or updates a source; a new secret keeps the previous one valid for its overlap.';
 
-CREATE OR REPLACE FUNCTION public.admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer)
+CREATE OR REPLACE FUNCTION public.admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer, p_earlier_ids text[], p_signed_sha256 text, p_signed_lock_key bigint)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
 DECLARE
   v_id uuid;
+  v_window integer;
 BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  IF p_signed_sha256 IS NOT NULL THEN
+    SELECT replay_window_s INTO v_window FROM webhook_sources WHERE source = p_source;
+    IF v_window IS NOT NULL THEN
+      PERFORM pg_advisory_xact_lock(p_signed_lock_key);
+      SELECT id INTO v_id FROM webhook_events
+       WHERE source = p_source AND signed_sha256 = p_signed_sha256
+         AND received_at > now() - make_interval(secs => v_window)
+       ORDER BY seq LIMIT 1;
+      IF v_id IS NOT NULL THEN
+        RETURN json_build_object('id', v_id, 'duplicate', true);
+      END IF;
+    END IF;
+  END IF;
+  IF cardinality(p_earlier_ids) > 0 THEN
+    SELECT id INTO v_id FROM webhook_events WHERE source = p_source AND webhook_id = ANY (p_earlier_ids) ORDER BY seq LIMIT 1;
+    IF v_id IS NOT NULL THEN
+      RETURN json_build_object('id', v_id, 'duplicate', true);
+    END IF;
+  END IF;
   IF p_lock_key IS NOT NULL THEN
-    PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
     PERFORM pg_advisory_xact_lock(p_lock_key);
   END IF;
-  INSERT INTO webhook_events (source, webhook_id, webhook_timestamp, event_type, payload, ordering_value)
-  SELECT s.source, p_webhook_id, to_timestamp(p_timestamp), p_event_type, p_payload::json, p_ordering_value
+  INSERT INTO webhook_events (source, webhook_id, webhook_timestamp, event_type, payload, ordering_value, signed_sha256)
+  SELECT s.source, p_webhook_id, to_timestamp(p_timestamp), p_event_type, p_payload::json, p_ordering_value, p_signed_sha256
     FROM webhook_sources s WHERE s.source = p_source
   ON CONFLICT (source, webhook_id) DO NOTHING
   RETURNING id INTO v_id;
@@ -262,7 +288,22 @@ BEGIN
   RETURN json_build_object('id', v_id, 'duplicate', true);  -- id NULL: the source was deleted meanwhile
 END
 $function$;
-COMMENT ON FUNCTION admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer) IS 'Stores a verified delivery once: a repeat of its webhook id changes nothing and answers the stored event.';
+COMMENT ON FUNCTION admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer, p_earlier_ids text[], p_signed_sha256 text, p_signed_lock_key bigint) IS 'Stores a verified delivery once: a repeat of its webhook id changes nothing and answers the stored event.';
+
+CREATE OR REPLACE FUNCTION public.admit_webhook_reject(p_source text, p_rejection jsonb)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  UPDATE webhook_sources s
+     SET recent_rejections = (
+           SELECT coalesce(jsonb_agg(r.value ORDER BY r.n), '[]'::jsonb)
+             FROM jsonb_array_elements(jsonb_build_array(jsonb_build_object('at', admit_rfc3339(now())) || p_rejection)
+                                       || s.recent_rejections) WITH ORDINALITY AS r(value, n)
+            WHERE r.n <= 10)
+   WHERE s.source = (SELECT l.source FROM webhook_sources l WHERE l.source = p_source FOR NO KEY UPDATE SKIP LOCKED)
+     AND p_rejection->>'reason' <> 'unknown-source'
+$function$;
+COMMENT ON FUNCTION admit_webhook_reject(p_source text, p_rejection jsonb) IS 'Records why a delivery was refused as the newest of its source''s latest 10 rejections, for the owner; never waits, and an unknown source records nothing.';
 
 CREATE OR REPLACE FUNCTION public.admit_webhook_source_for_delivery(p_source text)
  RETURNS json
@@ -276,6 +317,7 @@ AS $function$
            'tolerance_s', s.tolerance_s,
            'ordering_key', s.ordering_key,
            'hmac', s.hmac,
+           'replay_window_s', s.replay_window_s,
            'now_ms', floor(extract(epoch FROM now()) * 1000)::bigint)
     FROM webhook_sources s WHERE s.source = p_source
 $function$;
@@ -287,9 +329,10 @@ CREATE OR REPLACE FUNCTION public.admit_webhook_source_json(s webhook_sources)
  STABLE
 AS $function$
   SELECT json_build_object('source', s.source, 'scheme', s.scheme, 'tolerance_s', s.tolerance_s, 'ordering_key', s.ordering_key,
-                           'hmac', s.hmac,
+                           'hmac', s.hmac, 'replay_window_s', s.replay_window_s,
                            'previous_secret_expires_at',
                              CASE WHEN s.previous_secret_expires_at > now() THEN admit_rfc3339(s.previous_secret_expires_at) END,
+                           'recent_rejections', s.recent_rejections,
                            'created_at', admit_rfc3339(s.created_at), 'updated_at', admit_rfc3339(s.updated_at))
 $function$;
 COMMENT ON FUNCTION admit_webhook_source_json(s webhook_sources) IS 'A source''s public view: never a secret.';

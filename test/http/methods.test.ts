@@ -2,7 +2,9 @@
 // an app registers, with any method (app.on), for every method (app.all), or as sub-apps.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../functions/http/app";
 import { methodsOf, noRoute } from "../../functions/http/methods";
+import { client, servedApp } from "../support";
 
 function app() {
   const a = new Hono();
@@ -41,5 +43,41 @@ describe("405 with Allow from the registered routes", () => {
     const res = await a.request("/nothing", { method: "GET" });
     expect([res.status, res.headers.get("allow")]).toEqual([404, null]);
     expect((await a.request("/things", { method: "GET" })).status).toBe(404);
+  });
+});
+
+describe("Admit's own routes: no route with a parameter takes a path another route names", () => {
+  const app = createApp();
+  const allowed = methodsOf(() => app.routes);
+  const served = servedApp("methods");
+
+  it("every path without parameters allows exactly its own routes' methods (with HEAD where GET is, and OPTIONS)", () => {
+    const own = new Map<string, Set<string>>();
+    for (const r of app.routes) {
+      if (r.method === "ALL" || /[:*]/.test(r.path)) continue;
+      own.set(r.path, (own.get(r.path) ?? new Set()).add(r.method.toUpperCase()));
+    }
+    expect(own.get("/v1/webhooks/sources")).toEqual(new Set(["GET"]));
+    for (const [path, methods] of own) {
+      const expected = new Set([...methods, "OPTIONS", ...(methods.has("GET") ? ["HEAD"] : [])]);
+      expect(new Set(allowed(path)), path).toEqual(expected);
+    }
+  });
+
+  it("POST, PUT and DELETE /v1/webhooks/sources → 405 with Allow: GET, HEAD, OPTIONS (not the delivery route, whose {source} can never be `sources`)", async () => {
+    for (const method of ["POST", "PUT", "DELETE"]) {
+      const res = await served.api(method, "/v1/webhooks/sources", {});
+      expect([res.status, res.headers.get("allow"), res.headers.get("content-type")], `${method}: ${res.text}`).toEqual([
+        405,
+        "GET, HEAD, OPTIONS",
+        "application/problem+json",
+      ]);
+      expect(res.json.type).toBe("/problems/method-not-allowed");
+    }
+    // Without a token it is any other route's 401 (the delivery route alone goes without one), not a webhook refusal.
+    const anon = await client(served.server.url, null)("POST", "/v1/webhooks/sources", {});
+    expect([anon.status, anon.json.type]).toEqual([401, "/problems/unauthorized"]);
+    // A source named like the list but not it is still a delivery.
+    expect(allowed("/v1/webhooks/sources2")).toEqual(["POST", "OPTIONS"]);
   });
 });

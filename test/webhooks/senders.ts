@@ -17,13 +17,13 @@ import Stripe from "stripe";
 export type SchemeName = "standard-webhooks" | "stripe" | "github" | "shopify" | "slack" | "hmac";
 export const SCHEMES: SchemeName[] = ["standard-webhooks", "stripe", "github", "shopify", "slack", "hmac"];
 
-/** The generic HMAC source these tests register: a sender that signs "timestamp.body" like many do. */
+/** The generic HMAC source these tests register: a sender that signs "id.timestamp.body" (its id and time signed, as Standard Webhooks does). */
 export const HMAC_SETTINGS = {
   header: "X-Acme-Signature",
   algorithm: "sha256",
   encoding: "hex",
   prefix: "sha256=",
-  signed: "{timestamp}.{body}",
+  signed: "{id}.{timestamp}.{body}",
   timestamp_header: "X-Acme-Timestamp",
   id: { header: "X-Acme-Delivery" },
   event_type: { pointer: "/event" },
@@ -145,8 +145,9 @@ const shopify: Sender = {
         "X-Shopify-Topic": type,
         "X-Shopify-Shop-Domain": "acme.myshopify.com",
         "X-Shopify-API-Version": "2025-01",
-        "X-Shopify-Webhook-Id": id,
-        "X-Shopify-Event-Id": `evt-${id}`,
+        // One event (deduplicated on X-Shopify-Event-Id); this webhook of it, which Shopify's retries keep.
+        "X-Shopify-Webhook-Id": `wh-${id}`,
+        "X-Shopify-Event-Id": id,
         "X-Shopify-Triggered-At": new Date(ts * 1000).toISOString(),
       },
     };
@@ -195,7 +196,7 @@ const hmac: Sender = {
     return {
       body,
       headers: {
-        [HMAC_SETTINGS.header]: `sha256=${createHmac("sha256", secrets[0]).update(`${ts}.${body}`).digest("hex")}`,
+        [HMAC_SETTINGS.header]: `sha256=${createHmac("sha256", secrets[0]).update(`${id}.${ts}.${body}`).digest("hex")}`,
         [HMAC_SETTINGS.timestamp_header]: String(ts),
         "X-Acme-Delivery": id,
       },

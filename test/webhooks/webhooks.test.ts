@@ -47,7 +47,9 @@ describe("sources", () => {
       tolerance_s: 300,
       ordering_key: "/data/subscription_id",
       hmac: null,
+      replay_window_s: null,
       previous_secret_expires_at: null,
+      recent_rejections: [],
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -140,7 +142,10 @@ describe("POST /v1/webhooks/:source — signature is the only authentication", (
       expect(res.json.type, label).toBe("/problems/webhook-signature");
     }
     const old = await deliver("billing", [secret], "msg_bad_3", payload, { ageS: 600 });
-    expect(old.json.detail).toMatch(/s old; this source accepts ±300 s/);
+    expect(old.status).toBe(401);
+    const [latest] = (await suite.api("GET", "/v1/webhooks/sources/billing")).json.recent_rejections;
+    expect(latest).toMatchObject({ reason: "timestamp-outside-tolerance", header: "webhook-timestamp" });
+    expect(latest.detail).toMatch(/s old; this source accepts ±300 s/);
     expect(await sql(suite.db, "SELECT webhook_id FROM webhook_events WHERE webhook_id LIKE 'msg_bad_%'")).toEqual([]);
   });
 

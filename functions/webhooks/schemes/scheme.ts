@@ -1,6 +1,5 @@
 // What every sender scheme provides (one file each beside this one; index.ts maps scheme → verifier),
-// and the pieces they share: the 401 refusals, header and body readers, signature decoders.
-import { problem } from "../../core/errors";
+// and the pieces they share: the rejections, header and body readers, signature decoders.
 
 export const SCHEME_NAMES = ["standard-webhooks", "stripe", "github", "shopify", "slack", "hmac"] as const;
 export type SchemeName = (typeof SCHEME_NAMES)[number];
@@ -27,6 +26,8 @@ export interface HmacSettings {
   id: Place;
   /** Where the event type is; null: none. */
   event_type: Place | null;
+  /** The owner's explicit choice to take an id from outside the signed bytes (a replay with a fresh id is then stored again). */
+  allow_unsigned_id: boolean;
 }
 
 /** The source as a delivery needs it (admit_webhook_source_for_delivery). */
@@ -37,6 +38,8 @@ export interface DeliverySource {
   tolerance_s: number | null;
   ordering_key: string | null;
   hmac: HmacSettings | null;
+  /** Seconds within which a delivery with the same signed bytes is a duplicate whatever its id; null: none. */
+  replay_window_s: number | null;
   /** The database clock, ms since the epoch: signed timestamps are judged by it. */
   now_ms: number;
 }
@@ -64,29 +67,61 @@ export interface Signed {
   timestamp: { seconds: number; header: string } | null;
 }
 
-/** What a verified delivery is: its id and type, or a handshake answered without storing anything. */
+/**
+ * What a verified delivery is: its id and type (and ids the same delivery was stored under by
+ * earlier versions of the scheme), or a handshake answered without storing anything.
+ */
 export type Identified =
-  | { kind: "event"; id: string | undefined; idFrom: string; type: string | undefined }
+  | { kind: "event"; id: string | undefined; idFrom: string; type: string | undefined; earlier?: string[] }
   | { kind: "handshake"; answer: Record<string, unknown> };
 
 export interface Scheme {
   /** The HMAC key bytes of a stored secret. */
   key(secret: string): Bytes;
-  /** Reads the signature headers; a missing or malformed one is a 401 naming it. */
+  /** Reads the signature headers; a missing or malformed one is a Rejection naming it. */
   signed(req: Request, source: DeliverySource): Signed;
   /** After verification: the sender's id and event type, or a handshake. */
   identify(payload: unknown, req: Request, source: DeliverySource): Identified;
 }
 
-/** Why a delivery was refused, as the 401's `reason`. */
-export type Refusal = "missing-header" | "malformed-header" | "signature-mismatch" | "timestamp-outside-tolerance";
+/** Why a delivery was refused, as its owner sees it (`recent_rejections[].reason`, the decision log). */
+export type Refusal = "unknown-source" | "missing-header" | "malformed-header" | "signature-mismatch" | "timestamp-outside-tolerance";
 
-/** Every failed authentication of a delivery is a 401 webhook-signature; `detail` says what to fix, never what was expected. */
-export function unverified(reason: Refusal, detail: string, header?: string) {
-  return problem("webhook-signature", `${detail} Nothing was stored.`, { reason, ...(header ? { header } : {}) });
+/**
+ * Why a delivery was not verified: for the source's owner and the decision log, never for the sender
+ * (every refusal is the same 401 to it). `detail` says what to fix, never what was expected.
+ */
+export class Rejection extends Error {
+  constructor(
+    readonly reason: Refusal,
+    readonly detail: string,
+    readonly header?: string,
+  ) {
+    super(detail);
+  }
+
+  /** As stored in the source's recent_rejections (the database adds `at`). */
+  toJSON(): { reason: Refusal; detail: string; header?: string } {
+    return { reason: this.reason, detail: this.detail, ...(this.header ? { header: this.header } : {}) };
+  }
 }
 
-/** A header the scheme needs; missing or empty → 401 naming it. */
+export function unverified(reason: Refusal, detail: string, header?: string): Rejection {
+  return new Rejection(reason, detail, header);
+}
+
+/**
+ * Whether a delivery's id is inside the bytes its signature covers (Standard Webhooks' webhook-id,
+ * Stripe's and Slack's body; an hmac source's id in its body or in `signed` as {id}). Only then is a
+ * captured delivery replayed with a fresh id still recognised as a duplicate by its id.
+ */
+export function signsId(scheme: SchemeName, hmac: Pick<HmacSettings, "id" | "signed"> | null | undefined): boolean {
+  if (scheme === "github" || scheme === "shopify") return false;
+  if (scheme !== "hmac") return true;
+  return !!hmac && (!("header" in hmac.id) || hmac.signed.includes("{id}"));
+}
+
+/** A header the scheme needs; missing or empty → a Rejection naming it. */
 export function required(req: Request, ...names: string[]): { name: string; value: string } {
   for (const name of names) {
     const value = req.header(name);
@@ -95,7 +130,7 @@ export function required(req: Request, ...names: string[]): { name: string; valu
   throw unverified("missing-header", `Send the ${names[0]} header${names.length > 1 ? ` (or ${names.slice(1).join(", ")})` : ""}.`, names[0]);
 }
 
-/** Unix seconds as a sender signs them: 1–12 digits, else a 401 naming the header. */
+/** Unix seconds as a sender signs them: 1–12 digits, else a Rejection naming the header. */
 export function seconds(value: string, header: string): number {
   if (!/^\d{1,12}$/.test(value)) throw unverified("malformed-header", `${header} must be integer seconds since the Unix epoch.`, header);
   return Number(value);
