@@ -1,10 +1,10 @@
 // Abuse: every /v1 route refuses callers without the token (enumerated from the OpenAPI document,
 // so a new route cannot forget auth); the one route authenticated otherwise — the signed webhook
 // receiver — refuses unsigned deliveries instead; and keys with `/`, `%2F`, unicode or SQL in them
-// are stored and matched verbatim, for every capability (test/capabilities.ts).
+// are stored and matched verbatim, for every capability (test/support/capabilities.ts).
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { CAPABILITIES, delivery, webhookSecret } from "./capabilities";
 import { client, servedApp, sql, TOKEN } from "./support";
+import { CAPABILITIES, delivery, webhookSecret } from "./support/capabilities";
 
 const suite = servedApp("abuse");
 

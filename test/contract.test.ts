@@ -1,10 +1,10 @@
 // The document is the contract (issue 20): the answers a schema-driven fuzzer found outside the
 // document, each checked against /openapi.json with the same validator the fuzz suite uses
-// (test/contract.ts), and the document's own completeness (operationId, tags, servers, licence,
+// (test/support/contract.ts), and the document's own completeness (operationId, tags, servers, licence,
 // the webhook receiver's headers and body).
 import { beforeAll, describe, expect, it } from "vitest";
-import { contract } from "./contract";
 import { bindings, servedApp, whileHolding, withServedApp } from "./support";
+import { contract } from "./support/contract";
 
 const suite = servedApp("contract");
 let doc: any;

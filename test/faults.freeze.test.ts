@@ -1,5 +1,5 @@
 // Postgres frozen (SIGSTOP of every one of its processes) in the middle of a burst, then thawed
-// (SIGCONT), for every capability (test/capabilities.ts). This suite runs its OWN embedded Postgres
+// (SIGCONT), for every capability (test/support/capabilities.ts). This suite runs its OWN embedded Postgres
 // and bridge: freezing the shared one would stall every other suite.
 //
 // What must hold: /health turns 503 within 5 s; every request answers within its budget with
@@ -7,8 +7,8 @@
 // unknown); after SIGCONT the same app serves again with no restart; no 503 hides a write, ever
 // (checked after every late commit has landed); every invariant holds in the database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CAPABILITIES, type Capability, type Query, retryable } from "./capabilities";
 import { client, type OwnStack, ownStack, type Served, serveApp, settled as settleAll, TOKEN } from "./support";
+import { CAPABILITIES, type Capability, type Query, retryable } from "./support/capabilities";
 
 const BUDGET_MS = 2_000;
 let stack: OwnStack;

@@ -1,13 +1,13 @@
 // The fault guarantees inside the real Workers runtime: the Worker under `wrangler dev` (workerd)
 // talks to Postgres through this suite's own bridge in fault mode, for every capability in
-// test/capabilities.ts. What workerd must show as Node does: refused → 503 + Retry-After; the write
+// test/support/capabilities.ts. What workerd must show as Node does: refused → 503 + Retry-After; the write
 // reached Postgres and the answer was lost → 504, and it did commit; retried with the same
 // Idempotency-Key (or webhook-id) → the real outcome; cut inside a keyed transaction → 503, nothing kept.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../dev/bridge";
 import { ownSocket, startWranglerDev, type WranglerDev } from "../dev/wrangler";
-import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./capabilities";
 import { client, freshDatabase, settled as settleAll, sql, TOKEN, withFaults as withBridgeFaults } from "./support";
+import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./support/capabilities";
 
 let db: string;
 let bridge: Bridge;

@@ -1,4 +1,4 @@
-// Connections that fail at every step, for every capability (test/capabilities.ts): this suite has
+// Connections that fail at every step, for every capability (test/support/capabilities.ts): this suite has
 // its own bridge in fault mode in front of the shared test Postgres, and checks the database
 // through the shared (healthy) bridge. What must hold whatever the fault:
 // - never a 500 and never a hang: 2xx/409/429 once decided, 503 + Retry-After when it certainly
@@ -10,8 +10,8 @@ import { type Bridge, type Faults, startBridge } from "../dev/bridge";
 import { RequestDb } from "../functions/core/db";
 import { ProblemError } from "../functions/core/errors";
 import { lockKey } from "../functions/core/keys";
-import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./capabilities";
 import { bindings, client, connect, freshDatabase, type Served, serveApp, settled as settleAll, sql, withFaults as withBridgeFaults } from "./support";
+import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./support/capabilities";
 
 const BUDGET_MS = 1_500;
 let db: string;

@@ -3,7 +3,7 @@
 // query strings, headers and bodies. Whatever comes in: never a 5xx; a 4xx is problem+json whose
 // `status` matches; a rejected request writes nothing (the database's content is unchanged); and
 // every response is the one the document declares for that operation and status — status, content
-// type and body schema, checked with Ajv (test/contract.ts). Over 10 000 requests per run; the count
+// type and body schema, checked with Ajv (test/support/contract.ts). Over 10 000 requests per run; the count
 // and the number of schema mismatches are printed.
 
 import { request as httpRequest } from "node:http";
@@ -12,9 +12,9 @@ import addFormatsModule from "ajv-formats";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tallyFor } from "../functions/core/tally";
-import { examples, type HttpCall } from "./capabilities";
-import { allowFor, contract, NO_OPERATION, operationFor } from "./contract";
 import { bindings, servedApp, sql, TOKEN, until } from "./support";
+import { examples, type HttpCall } from "./support/capabilities";
+import { allowFor, contract, NO_OPERATION, operationFor } from "./support/contract";
 
 // What this suite judges is how input is handled, not the time budget (test/faults*.test.ts do): the
 // suites' wide budget (servedApp), so a neighbour's load stalling the machine cannot pass for a 5xx
@@ -542,7 +542,7 @@ function requestFor(op: Operation): fc.Arbitrary<Sent> {
 const fitsServer = (r: Sent) => r.url.length + Object.entries(r.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0) < 12_000;
 
 // ---------- mutations of valid requests ----------
-// Random input rarely gets past validation, so each capability's valid examples (test/capabilities.ts)
+// Random input rarely gets past validation, so each capability's valid examples (test/support/capabilities.ts)
 // are mutated one part at a time: a field replaced, removed or nested too deep, a query value or a
 // path segment made hostile. These reach the handlers and the SQL with almost-valid input.
 
@@ -1043,7 +1043,7 @@ describe("every operation in /openapi.json under random and adversarial input", 
     expect(Object.keys(statuses).length).toBeGreaterThan(0);
   }, 300_000);
 
-  it("every operation has a valid example in test/capabilities.ts examples() (so mutations reach it)", () => {
+  it("every operation has a valid example in test/support/capabilities.ts examples() (so mutations reach it)", () => {
     const seeds = examples("k");
     const missing = operations.filter((op) => op.path.startsWith("/v1/") && !seeds.some((s) => templateMatches(op, s)));
     expect(missing.map((o) => `${o.method} ${o.path}`)).toEqual([]);

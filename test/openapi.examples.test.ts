@@ -2,7 +2,7 @@
 // a request body example when it takes a body, an example for each success response and for every
 // problem response — a problem example naming its own status, with the type and title Admit answers
 // with — and every example is valid against the schema it illustrates (Ajv, JSON Schema 2020-12,
-// as test/contract.ts compiles the document).
+// as test/support/contract.ts compiles the document).
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,14 +1,14 @@
 // One embedded Postgres (free port, throwaway data dir) and one WebSocket bridge for the whole run.
-// Migrations are applied once to a template database; each suite clones it (test/support.ts), so
+// Migrations are applied once to a template database; each suite clones it (test/support/index.ts), so
 // suites never see each other's rows. Nothing here collides with a running `npm start`.
-import "../dev/node-ws";
+import "../../dev/node-ws";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { startBridge } from "../dev/bridge";
-import { startPostgres } from "../dev/postgres";
-import { migrate } from "../tools/migrate";
+import { startBridge } from "../../dev/bridge";
+import { startPostgres } from "../../dev/postgres";
+import { migrate } from "../../tools/migrate";
 
 declare module "vitest" {
   export interface ProvidedContext {

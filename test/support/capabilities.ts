@@ -2,9 +2,9 @@
 // same way: add an entry here when a capability lands and every generic test runs against it.
 import { createHash } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { lockKey } from "../functions/core/keys";
-import { MAX_WINDOW_MS } from "../functions/ratelimits/schemas";
-import { type SchemeName, SENDERS } from "./webhooks/senders";
+import { lockKey } from "../../functions/core/keys";
+import { MAX_WINDOW_MS } from "../../functions/ratelimits/schemas";
+import { type SchemeName, SENDERS } from "../webhooks/senders";
 
 /** Runs one statement against the suite's database (through whatever path the suite trusts). */
 export type Query = <R = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<R[]>;

@@ -1,4 +1,7 @@
 // What the suites share: a database of their own, a one-off SQL helper, and the app served over real HTTP.
+// Imported as "../support" (the folder's index). Beside it: each capability described for the generic
+// suites (capabilities.ts), responses judged against the document (contract.ts), the sequential model
+// (model.ts), and vitest's global setup (global-setup.ts) and closing line (summary-reporter.ts).
 
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -13,15 +16,15 @@ import pg from "pg";
 import type { Browser, Page } from "puppeteer-core";
 import tar from "tar-fs";
 import { afterAll, beforeAll, inject } from "vitest";
-import { type Bridge, type Faults, startBridge } from "../dev/bridge";
-import { ROOT } from "../dev/local";
-import { type PgHandle, postmasterPid, startPostgres } from "../dev/postgres";
-import { signalTree } from "../dev/proc";
-import { ownSocket, startWranglerDev, type WranglerDev } from "../dev/wrangler";
-import { createClient } from "../functions/core/db";
-import type { Bindings } from "../functions/core/env";
-import { app } from "../functions/index";
-import { migrate } from "../tools/migrate";
+import { type Bridge, type Faults, startBridge } from "../../dev/bridge";
+import { ROOT } from "../../dev/local";
+import { type PgHandle, postmasterPid, startPostgres } from "../../dev/postgres";
+import { signalTree } from "../../dev/proc";
+import { ownSocket, startWranglerDev, type WranglerDev } from "../../dev/wrangler";
+import { createClient } from "../../functions/core/db";
+import type { Bindings } from "../../functions/core/env";
+import { app } from "../../functions/index";
+import { migrate } from "../../tools/migrate";
 
 export const TOKEN = "test-token-" + Math.random().toString(36).slice(2);
 
