@@ -1,7 +1,7 @@
 // The same guarantees inside the real Workers runtime: the Worker under `wrangler dev` (workerd),
 // the Neon driver over the WebSocket bridge, a connection per request.
 import { describe, expect, it } from "vitest";
-import { client, sql, workerSuite } from "./support";
+import { client, sql, workerSuite } from "../support";
 
 const suite = workerSuite("runtime");
 

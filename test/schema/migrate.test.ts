@@ -4,8 +4,8 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { loadMigrations, migrate, SCHEMA_DIR } from "../tools/migrate";
-import { freshDatabase, sql } from "./support";
+import { loadMigrations, migrate, SCHEMA_DIR } from "../../tools/migrate";
+import { freshDatabase, sql } from "../support";
 
 const scratch: string[] = [];
 afterAll(async () => {

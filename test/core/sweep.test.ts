@@ -1,7 +1,7 @@
 // The cron housekeeping: admit_sweep() runs every admit_sweep_<name>() a migration defines.
 import { beforeAll, describe, expect, it } from "vitest";
-import { sweep } from "../functions/core/sweep";
-import { bindings, connect, freshDatabase, sql } from "./support";
+import { sweep } from "../../functions/core/sweep";
+import { bindings, connect, freshDatabase, sql } from "../support";
 
 let db: string;
 beforeAll(async () => {

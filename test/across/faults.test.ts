@@ -6,12 +6,12 @@
 // - a 503 is never hiding a write (the database has nothing for it, then and later);
 // - a request cut mid-way leaves its lock free: the next request on the same key is not kept waiting.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Bridge, type Faults, startBridge } from "../dev/bridge";
-import { RequestDb } from "../functions/core/db";
-import { ProblemError } from "../functions/core/errors";
-import { lockKey } from "../functions/core/keys";
-import { bindings, client, connect, freshDatabase, type Served, serveApp, settled as settleAll, sql, withFaults as withBridgeFaults } from "./support";
-import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./support/capabilities";
+import { type Bridge, type Faults, startBridge } from "../../dev/bridge";
+import { RequestDb } from "../../functions/core/db";
+import { ProblemError } from "../../functions/core/errors";
+import { lockKey } from "../../functions/core/keys";
+import { bindings, client, connect, freshDatabase, type Served, serveApp, settled as settleAll, sql, withFaults as withBridgeFaults } from "../support";
+import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "../support/capabilities";
 
 const BUDGET_MS = 1_500;
 let db: string;

@@ -9,8 +9,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeFailure, exampleFiles, extractBlocks, type Fresh, runFile, startFresh } from "../dev/examples";
-import { ROOT } from "../dev/local";
+import { describeFailure, exampleFiles, extractBlocks, type Fresh, runFile, startFresh } from "../../dev/examples";
+import { ROOT } from "../../dev/local";
 
 describe("the extractor", () => {
   it("takes sh/bash blocks only, joins continuations, and reads the expected status", () => {

@@ -3,9 +3,10 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../functions/http/app";
+import { ROOT } from "../../dev/local";
+import { createApp } from "../../functions/http/app";
 
 /** Warnings left on purpose (rule → why). Anything else, and any error, fails. */
 const ACCEPTED_WARNINGS: Record<string, string> = {
@@ -24,8 +25,7 @@ describe("OpenAPI lint (Redocly, recommended rules)", () => {
     try {
       const file = join(dir, "openapi.json");
       writeFileSync(file, JSON.stringify(doc, null, 2));
-      const root = resolve(__dirname, "..");
-      const run = spawnSync(join(root, "node_modules/.bin/redocly"), ["lint", file, "--config", join(root, "redocly.yaml"), "--format", "json"], {
+      const run = spawnSync(join(ROOT, "node_modules/.bin/redocly"), ["lint", file, "--config", join(ROOT, "redocly.yaml"), "--format", "json"], {
         encoding: "utf8",
         timeout: 120_000,
         // Offline and quiet: no usage data, no update check.

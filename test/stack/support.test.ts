@@ -1,6 +1,6 @@
 // The suites' own setup helpers: a setup step that never finishes fails with its name, not a bare hook timeout.
 import { describe, expect, it } from "vitest";
-import { boundedStep, waitForRoomInWindow } from "./support";
+import { boundedStep, waitForRoomInWindow } from "../support";
 
 describe("boundedStep", () => {
   it("passes a step's result or error through", async () => {

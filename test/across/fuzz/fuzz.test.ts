@@ -11,10 +11,10 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tallyFor } from "../functions/core/tally";
-import { bindings, servedApp, sql, TOKEN, until } from "./support";
-import { examples, type HttpCall } from "./support/capabilities";
-import { allowFor, contract, NO_OPERATION, operationFor } from "./support/contract";
+import { tallyFor } from "../../../functions/core/tally";
+import { bindings, servedApp, sql, TOKEN, until } from "../../support";
+import { examples, type HttpCall } from "../../support/capabilities";
+import { allowFor, contract, NO_OPERATION, operationFor } from "../../support/contract";
 
 // What this suite judges is how input is handled, not the time budget (test/faults*.test.ts do): the
 // suites' wide budget (servedApp), so a neighbour's load stalling the machine cannot pass for a 5xx

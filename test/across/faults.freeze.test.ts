@@ -7,8 +7,8 @@
 // unknown); after SIGCONT the same app serves again with no restart; no 503 hides a write, ever
 // (checked after every late commit has landed); every invariant holds in the database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, type OwnStack, ownStack, type Served, serveApp, settled as settleAll, TOKEN } from "./support";
-import { CAPABILITIES, type Capability, type Query, retryable } from "./support/capabilities";
+import { client, type OwnStack, ownStack, type Served, serveApp, settled as settleAll, TOKEN } from "../support";
+import { CAPABILITIES, type Capability, type Query, retryable } from "../support/capabilities";
 
 const BUDGET_MS = 2_000;
 let stack: OwnStack;

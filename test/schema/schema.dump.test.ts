@@ -4,9 +4,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DUMP_COMMAND, DUMP_DIR, dumpSchema } from "../dev/schema-dump";
-import { loadMigrations } from "../tools/migrate";
-import { connect, firstDifference, freshDatabase, sql } from "./support";
+import { DUMP_COMMAND, DUMP_DIR, dumpSchema } from "../../dev/schema-dump";
+import { loadMigrations } from "../../tools/migrate";
+import { connect, firstDifference, freshDatabase, sql } from "../support";
 
 /** The body (between the dollar quotes) of the last CREATE of `name` in the migrations, and that migration's name. */
 async function latestBody(name: string): Promise<{ file: string; body: string }> {

@@ -4,10 +4,10 @@
 // reached Postgres and the answer was lost → 504, and it did commit; retried with the same
 // Idempotency-Key (or webhook-id) → the real outcome; cut inside a keyed transaction → 503, nothing kept.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Bridge, type Faults, startBridge } from "../dev/bridge";
-import { ownSocket, startWranglerDev, type WranglerDev } from "../dev/wrangler";
-import { client, freshDatabase, settled as settleAll, sql, TOKEN, withFaults as withBridgeFaults } from "./support";
-import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "./support/capabilities";
+import { type Bridge, type Faults, startBridge } from "../../dev/bridge";
+import { ownSocket, startWranglerDev, type WranglerDev } from "../../dev/wrangler";
+import { client, freshDatabase, settled as settleAll, sql, TOKEN, withFaults as withBridgeFaults } from "../support";
+import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "../support/capabilities";
 
 let db: string;
 let bridge: Bridge;

@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../dev/local";
-import { type BrowserSession, findChromium, launchBrowser, TOKEN, workerSuite } from "./support";
+import { ROOT } from "../../dev/local";
+import { type BrowserSession, findChromium, launchBrowser, TOKEN, workerSuite } from "../support";
 
 const SCREENSHOT = join(ROOT, "test", "screenshots", "docs.png");
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];

@@ -3,8 +3,8 @@
 // receiver — refuses unsigned deliveries instead; and keys with `/`, `%2F`, unicode or SQL in them
 // are stored and matched verbatim, for every capability (test/support/capabilities.ts).
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { client, servedApp, sql, TOKEN } from "./support";
-import { CAPABILITIES, delivery, webhookSecret } from "./support/capabilities";
+import { client, servedApp, sql, TOKEN } from "../support";
+import { CAPABILITIES, delivery, webhookSecret } from "../support/capabilities";
 
 const suite = servedApp("abuse");
 

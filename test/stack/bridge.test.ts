@@ -5,8 +5,8 @@ import path from "node:path";
 import { Client } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { type Bridge, startBridge } from "../dev/bridge";
-import { type PgHandle, startPostgres } from "../dev/postgres";
+import { type Bridge, startBridge } from "../../dev/bridge";
+import { type PgHandle, startPostgres } from "../../dev/postgres";
 
 let pg: PgHandle;
 let bridge: Bridge;

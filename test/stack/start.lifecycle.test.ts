@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { canBind, ROOT } from "../dev/local";
-import { distinctFreePorts, freeStartPorts, type StartPorts, spawnNpmStart, throwawayDataDir } from "../dev/npm-start";
-import { listProcesses, liveProcess } from "../dev/proc";
+import { canBind, ROOT } from "../../dev/local";
+import { distinctFreePorts, freeStartPorts, type StartPorts, spawnNpmStart, throwawayDataDir } from "../../dev/npm-start";
+import { listProcesses, liveProcess } from "../../dev/proc";
 
 const STOP_BOUND_MS = 20_000; // the guard's own worst case is 20 s (SIGKILL after 5 s for wrangler, 15 s for Postgres)
 

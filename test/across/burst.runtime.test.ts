@@ -4,8 +4,8 @@
 // storm, no Worker restart. The database afterwards agrees with every answer.
 import http from "node:http";
 import { describe, expect, it } from "vitest";
-import { ownSocket } from "../dev/wrangler";
-import { roomInDay, SUITE_BUDGET_MS, sql, TOKEN, workerSuite } from "./support";
+import { ownSocket } from "../../dev/wrangler";
+import { roomInDay, SUITE_BUDGET_MS, sql, TOKEN, workerSuite } from "../support";
 
 // Sent to the Worker's own workerd socket, past wrangler's dev proxy (ownSocket, dev/wrangler.ts).
 // What this judges is exactness and no 5xx, not latency (the bench measures that): the suites' wide

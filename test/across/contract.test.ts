@@ -3,8 +3,8 @@
 // (test/support/contract.ts), and the document's own completeness (operationId, tags, servers, licence,
 // the webhook receiver's headers and body).
 import { beforeAll, describe, expect, it } from "vitest";
-import { bindings, servedApp, whileHolding, withServedApp } from "./support";
-import { contract } from "./support/contract";
+import { bindings, servedApp, whileHolding, withServedApp } from "../support";
+import { contract } from "../support/contract";
 
 const suite = servedApp("contract");
 let doc: any;

@@ -4,8 +4,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "../dev/local";
-import { filesUnder } from "./support";
+import { ROOT } from "../../dev/local";
+import { filesUnder } from "../support";
 
 const FUNCTIONS = join(ROOT, "functions");
 /** Not capabilities: the core, and the composition (http/: the HTTP app and, in http/rpc/, the RPC entrypoint; the Worker's entries are index.ts and worker.ts). */

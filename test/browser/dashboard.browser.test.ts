@@ -10,10 +10,10 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../dev/local";
-import { ownSocket } from "../dev/wrangler";
-import { type BrowserSession, findChromium, launchBrowser, roomInWindow, sql, TOKEN, until, workerSuite } from "./support";
-import { newSecret, signedHeaders } from "./webhooks/webhooks.support";
+import { ROOT } from "../../dev/local";
+import { ownSocket } from "../../dev/wrangler";
+import { type BrowserSession, findChromium, launchBrowser, roomInWindow, sql, TOKEN, until, workerSuite } from "../support";
+import { newSecret, signedHeaders } from "../webhooks/webhooks.support";
 
 const SHOTS = join(ROOT, "test", "screenshots");
 /** The browser's time zone: far from UTC (UTC+14), so a local time read as UTC would show. */

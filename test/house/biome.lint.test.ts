@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "../dev/local";
+import { ROOT } from "../../dev/local";
 
 describe("Biome", () => {
   it("finds nothing to format or fix (run `npx biome check --write .` to apply its fixes)", () => {

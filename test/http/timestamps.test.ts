@@ -2,7 +2,7 @@
 // RFC 3339 offset — the Worker's validation judges the same instant the database stores, and a refusal
 // is the documented 422 ValidationProblem, never a 500.
 import { beforeAll, describe, expect, it } from "vitest";
-import { servedApp } from "./support";
+import { servedApp } from "../support";
 
 const suite = servedApp("timestamps");
 

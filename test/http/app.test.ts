@@ -1,9 +1,9 @@
 // The foundation's HTTP contract: auth, problem+json everywhere, bounded waits, docs.
 import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../dev/local";
-import { tokenMatches } from "../functions/core/auth";
-import { bindings, client, serveApp, servedApp, TOKEN } from "./support";
+import { freePort } from "../../dev/local";
+import { tokenMatches } from "../../functions/core/auth";
+import { bindings, client, serveApp, servedApp, TOKEN } from "../support";
 
 const suite = servedApp("app");
 
@@ -38,7 +38,7 @@ describe("auth", () => {
     expectProblem(await anon("POST", "/v1/reservations", "x".repeat(70 * 1024), { "Content-Type": "text/plain" }), 401);
     expectProblem(await anon("POST", "/v1/reservations", "{broken"), 401);
   });
-  // Every /v1 operation of the OpenAPI document, against every kind of bad token: test/abuse.test.ts.
+  // Every /v1 operation of the OpenAPI document, against every kind of bad token: test/across/abuse.test.ts.
 });
 
 describe("problem+json for bad requests", () => {
@@ -81,7 +81,7 @@ describe("docs", () => {
   });
 
   // /docs is a Workers static asset (public/docs.html), not an app route: the Workers runtime
-  // serves it, so test/docs.browser.test.ts checks it there, in a browser. The app alone leaves it.
+  // serves it, so test/browser/docs.browser.test.ts checks it there, in a browser. The app alone leaves it.
   it("leaves /docs to the Worker's static assets (not an app route)", async () => {
     const res = await client(suite.server.url, null)("GET", "/docs");
     expect(res.status).toBe(404);

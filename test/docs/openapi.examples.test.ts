@@ -6,7 +6,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../functions/http/app";
+import { createApp } from "../../functions/http/app";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const pointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -3,10 +3,10 @@
 // sessions, and a certain "not run" (SQLSTATE 53300) for whoever waits past `queueMs`.
 import { type Client, neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Bridge, startBridge } from "../dev/bridge";
-import { createClient, RequestDb } from "../functions/core/db";
-import { ProblemError } from "../functions/core/errors";
-import { freshDatabase, sql, until } from "./support";
+import { type Bridge, startBridge } from "../../dev/bridge";
+import { createClient, RequestDb } from "../../functions/core/db";
+import { ProblemError } from "../../functions/core/errors";
+import { freshDatabase, sql, until } from "../support";
 
 let db: string;
 let bridge: Bridge;

@@ -1,4 +1,4 @@
-// The freeze suites (test/faults.freeze.test.ts, …) trust signalPostgres: after a SIGSTOP not one
+// The freeze suites (test/across/faults.freeze.test.ts, …) trust signalPostgres: after a SIGSTOP not one
 // Postgres process may still run. A postmaster forks a backend for every new session, so a burst
 // keeps it forking; here a shell that forks without pause stands in for it (its pid written where
 // a postmaster's would be), and no child of it may be left running after the freeze.
@@ -7,8 +7,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { listProcesses, processState } from "../dev/proc";
-import { signalPostgres } from "./support";
+import { listProcesses, processState } from "../../dev/proc";
+import { signalPostgres } from "../support";
 
 const ROUNDS = 20;
 
