@@ -10,7 +10,7 @@ import { roomInDay, SUITE_BUDGET_MS, sql, TOKEN, workerSuite } from "../support"
 // Sent to the Worker's own workerd socket, past wrangler's dev proxy (ownSocket, dev/wrangler.ts).
 // What this judges is exactness and no 5xx, not latency (the bench measures that): the suites' wide
 // request budget (test/support/index.ts), and the policies' timeout_ms as wide, so a neighbour's load on
-// the machine (seen in CI: 504s at the 5 s default while other work ran) cannot make a slow answer a 504.
+// the machine, which can hold an answer past the 5 s default, cannot make a slow answer a 504.
 const suite = workerSuite("burst_runtime");
 const N = 1000;
 

@@ -1,7 +1,8 @@
-// The document is the contract (issue 20): the answers a schema-driven fuzzer found outside the
-// document, each checked against /openapi.json with the same validator the fuzz suite uses
-// (test/support/contract.ts), and the document's own completeness (operationId, tags, servers, licence,
-// the webhook receiver's headers and body).
+// The document is the contract: answers at its edges — a reused or in-use Idempotency-Key, a method
+// or path no route has, a value the database refuses, over-long keys and parameters — each checked
+// against /openapi.json with the same validator the fuzz suite uses (test/support/contract.ts), and
+// the document's own completeness (operationId, tags, servers, licence, the webhook receiver's
+// headers and body).
 import { beforeAll, describe, expect, it } from "vitest";
 import { bindings, servedApp, whileHolding, withServedApp } from "../support";
 import { contract } from "../support/contract";

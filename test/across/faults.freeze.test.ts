@@ -38,7 +38,7 @@ const lateCommitsOf = new Map<string, number>();
 let seq = 0;
 const unique = (what: string) => `${what}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 
-/** A request that must answer: aborted (and so failed) after 10 s, the issue's upper bound on any budget. */
+/** A request that must answer: aborted (and so failed) after 10 s, well past this suite's budget (BUDGET_MS) and the default 5 s. */
 async function call(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(base + p, {
     method,
@@ -154,7 +154,7 @@ describe("Postgres frozen: a write answered 504 may have been applied", () => {
   // Writes sent into the frozen server sat in its socket and ran when it woke: exactly why they are
   // 504, not 503. Whether one of a capability's bursts wins that race (its statement runs before the
   // bridge's cancel of the abandoned request arrives) is chance: coalesced, a burst sends a handful of
-  // statements (one of them, a batch, for many writes) where it used to send thirty. So it is asked of
+  // statements (one of them, a batch, for many writes), not one per write. So it is asked of
   // the capabilities together, not each. (A webhook delivery reads its source first, so it never gets
   // as far as sending its write into a frozen server.)
   it("some write answered 504 had committed after the thaw", () => {

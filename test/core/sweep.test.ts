@@ -78,8 +78,8 @@ describe("sweep", () => {
                      SELECT now() - interval '1 minute', 'sweep-load', 'k' || g % 50, true, 1, now() - interval '1 second' FROM generate_series(1, 18000) g`,
       );
       // What this judges is rows cleared per run, not speed: a wide budget (the most DB_BUDGET_MS
-      // allows), so a neighbour's load cannot end the run early. (The 25–53 s batches CI saw were a
-      // plan kept from the empty table: the test below.)
+      // allows), so a neighbour's load cannot end the run early. (A plan kept from the empty table
+      // makes each batch quadratic: the test below.)
       const report = await sweep(bindings(db), { budgetMs: 55_000 });
       expect(report.ratelimits).toBeGreaterThanOrEqual(18000);
       expect(await sql(db, "SELECT count(*)::int AS n FROM ratelimit_log WHERE policy = 'sweep-load'"), `after run ${run}`).toEqual([{ n: 0 }]);
@@ -88,9 +88,9 @@ describe("sweep", () => {
 
   it("a sweeper plans its batch for the table as it is now, not as it was when the session first ran it", async () => {
     // plpgsql keeps a static statement's plan for the session. Planned on empty, analyzed tables, a
-    // batch joined back to its table became a nested loop over a sequential scan, kept, and quadratic
-    // on the next backlog (CI: one batch of the test above took 53 s). The plans are read with
-    // auto_explain; what matters is the one made after the backlog arrived.
+    // batch joined back to its table would be a nested loop over a sequential scan, kept, and quadratic
+    // on the next backlog. The plans are read with auto_explain; what matters is the one made after
+    // the backlog arrived.
     const fresh = await freshDatabase("sweep_plans");
     const c = await connect(fresh);
     try {
@@ -109,7 +109,7 @@ describe("sweep", () => {
       expect(n).toBe(2000);
       const logDelete = plans.filter((p) => /Query Text:[\s\S]*DELETE FROM ratelimit_log\b/.test(p));
       expect(logDelete).toHaveLength(1);
-      // Not a nested loop that scans the whole table once per victim (what the kept plan was): the
+      // Not a nested loop that scans the whole table once per victim (the plan kept from the empty table): the
       // victims' ids as one array, matched through the primary key or a hashed lookup (000103).
       expect(logDelete[0]).not.toMatch(/Nested Loop/);
       expect(logDelete[0]).toMatch(/Delete on ratelimit_log\b/);

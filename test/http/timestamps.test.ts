@@ -1,4 +1,4 @@
-// Timestamps as Postgres will store them (issue 18, item 6): more than 3 fractional digits and every
+// Timestamps as Postgres will store them: more than 3 fractional digits and every
 // RFC 3339 offset — the Worker's validation judges the same instant the database stores, and a refusal
 // is the documented 422 ValidationProblem, never a 500.
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Nothing outlives `npm start` (issue 17): whatever kills it — SIGKILL of npm, of the node process
+// Nothing outlives `npm start`: whatever kills it — SIGKILL of npm, of the node process
 // running dev/start.ts, or of npm's whole process group — wrangler, its workerd processes and the
 // embedded postmaster go too, and the Worker's port is free again. A start that finds its port held
 // names the holder. Real processes on free loopback ports with a throwaway ADMIT_DATA_DIR; bounds
@@ -181,7 +181,7 @@ describe.skipIf(process.platform !== "linux")("npm start leaves nothing behind",
     const tracked = snapshot(stack);
     kill(-stack.npm.pid!, "SIGKILL");
     await expectAllGone(stack, tracked);
-    // The reported failure was the next start: "Address already in use", or Postgres "still running".
+    // What a leftover process breaks is the next start: "Address already in use", or Postgres "still running".
     const again = await npmStart({ port, pgport, bridgePort }, stack.dataDir);
     await untilHealthy(again);
     kill(-again.npm.pid!, "SIGINT"); // Ctrl-C

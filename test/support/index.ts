@@ -51,8 +51,8 @@ export async function sql<R = Record<string, unknown>>(url: string, text: string
  */
 export async function freshDatabase(label: string, { migrated = true, timezone }: { migrated?: boolean; timezone?: string } = {}): Promise<string> {
   const name = `t_${label.replace(/[^a-z0-9]/gi, "_").toLowerCase()}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  // Bounded below the hooks' timeout, so a setup that stalls here says so (a clean clone's npm test on
-  // a loaded machine, 2026-11-27: a Worker suite's 300 s hook ran out with no word of where).
+  // Bounded below the hooks' timeout, so a setup that stalls here says so: a Worker suite's 300 s hook
+  // running out would say nothing of where.
   await boundedStep(`${label}: a fresh database (CREATE DATABASE through the bridge)`, 90_000, () =>
     sql(inject("adminUrl"), `CREATE DATABASE ${name}${migrated ? " TEMPLATE admit_template" : ""}`),
   );
@@ -151,8 +151,8 @@ export function workerSuite(label: string, opts: { config?: string; vars?: Recor
       config: opts.config,
       direct: true,
       vars: { DATABASE_URL: suite.db, NEON_WS_PROXY: inject("wsProxy"), API_TOKEN: TOKEN, DB_BUDGET_MS: SUITE_BUDGET_MS, ...opts.vars },
-      // Setup judges nothing: in a clean clone's npm test on a loaded 2-core machine (2026-11-26) this
-      // hook's 120 s ran out while wrangler dev started beside the other suites'; alone it takes ~10 s.
+      // Setup judges nothing: on a loaded 2-core machine, wrangler dev starting beside the other suites'
+      // can take past the hooks' 120 s, though alone it takes about 10 s.
       readyTimeoutMs: 150_000,
     });
     suite.api = client(ownSocket(suite.worker));
