@@ -1,5 +1,5 @@
 // `npm run examples`: every shell example in README.md and docs/*.md, run top to bottom against a
-// fresh `npm start` (its own throwaway data dir, free ports), so no example rots. test/examples.test.ts
+// fresh `npm start` (its own throwaway data dir, free ports), so no example rots. test/docs/examples.test.ts
 // runs the same in `npm test`.
 //
 // Conventions for the documents:

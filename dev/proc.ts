@@ -1,6 +1,6 @@
 // Processes, listening sockets and CPU time from /proc (Linux only; elsewhere each reader returns
 // null). Used to find wrangler's workerd processes and their ports (dev/wrangler.ts), Postgres's
-// processes (test/faults.freeze.test.ts), where each bench row's machine time went (bench/cpu.ts),
+// processes (test/across/faults.freeze.test.ts), where each bench row's machine time went (bench/cpu.ts),
 // whether the processes `npm start` runs under are still alive (dev/lifeline.ts), and who holds a
 // port that a start finds taken (dev/start.ts, dev/wrangler.ts, dev/postgres.ts).
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";

@@ -18,7 +18,7 @@
 //   --stdout      print the dump instead of writing the file
 //   --url URL     dump that database as it is (no migration; nothing is written to it), e.g. to
 //                 compare production with the committed file: `npm run schema:dump -- --url "$DATABASE_URL" --stdout`
-// test/schema.dump.test.ts fails when a committed file differs from a fresh migration's dump.
+// test/schema/schema.dump.test.ts fails when a committed file differs from a fresh migration's dump.
 import "./node-ws";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -44,7 +44,7 @@ function header(area: string): string {
 -- the catalogs of a freshly migrated database by \`${DUMP_COMMAND}\` (dev/schema-dump.ts), which
 -- files each object by its name (AREAS there). It is for reading only: it is never applied, and a
 -- change to the schema goes in a new numbered migration, after which \`${DUMP_COMMAND}\` rewrites
--- these files. test/schema.dump.test.ts fails while one is out of date.
+-- these files. test/schema/schema.dump.test.ts fails while one is out of date.
 --
 -- Left out: ${EXCLUDED_TABLES.join(", ")} (the migrator's bookkeeping, created by tools/migrate.ts, not by a
 -- migration), the members of extensions, ownership and privileges.

@@ -1,6 +1,6 @@
 -- What every table holds and what every admit_* function decides, in the catalog, so the dumped
 -- schema (schema/current/<area>.sql) says it beside each definition. A later migration that drops
--- and re-creates a function gives it its COMMENT ON again (test/schema.dump.test.ts checks).
+-- and re-creates a function gives it its COMMENT ON again (test/schema/schema.dump.test.ts checks).
 
 -- core
 COMMENT ON FUNCTION admit_fnv64 IS 'The lock key of a namespaced name: FNV-1a 64 over its UTF-8 bytes as a signed bigint, the same as lockKey() in functions/core/keys.ts.';

@@ -4,7 +4,7 @@
 -- the catalogs of a freshly migrated database by `npm run schema:dump` (dev/schema-dump.ts), which
 -- files each object by its name (AREAS there). It is for reading only: it is never applied, and a
 -- change to the schema goes in a new numbered migration, after which `npm run schema:dump` rewrites
--- these files. test/schema.dump.test.ts fails while one is out of date.
+-- these files. test/schema/schema.dump.test.ts fails while one is out of date.
 --
 -- Left out: admit_migrations (the migrator's bookkeeping, created by tools/migrate.ts, not by a
 -- migration), the members of extensions, ownership and privileges.

@@ -1,12 +1,12 @@
-// Inventory against a sequential model (test/model.ts): random batches of simultaneous bookings
+// Inventory against a sequential model (test/support/model.ts): random batches of simultaneous bookings
 // (1–2 nights, 1–2 rooms) and cancellations on an item with 2 rooms a night; every batch's answers
 // must be explained by some sequential order — all or nothing, never more rooms than stocked, a
 // refusal naming nights that are short, with the rooms left there — and the database must hold that
 // order's state.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkRun, type Model } from "../model";
 import { servedApp, sql } from "../support";
+import { checkRun, type Model } from "../support/model";
 
 const suite = servedApp("inventory_model");
 const CAPACITY = 2;

@@ -1,12 +1,12 @@
-// Leases and semaphores against a sequential model (test/model.ts): random batches of simultaneous
+// Leases and semaphores against a sequential model (test/support/model.ts): random batches of simultaneous
 // acquire, renew and release on one key; every batch's answers must be explained by some sequential
 // order — the lowest free slot granted, never more than N held, tokens strictly increasing in grant
 // order, renew/release only by the current holder — and the database must hold the state that order
 // ends in. TTLs are long, so nothing expires during a run.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkRun, type Model } from "../model";
 import { servedApp, sql } from "../support";
+import { checkRun, type Model } from "../support/model";
 
 const suite = servedApp("permits_model");
 

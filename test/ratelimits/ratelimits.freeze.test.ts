@@ -2,7 +2,7 @@
 // a fail-open policy answers 200 reason "timeout" and a fail-closed one 504/503, each within its
 // timeout_ms plus BOUND_MS (generous: the machine is shared; the feature's promise, not a speed
 // claim); after SIGCONT the same app decides again, and the database never holds more than the
-// limit. This suite runs its OWN embedded Postgres and bridge (as test/faults.freeze.test.ts does):
+// limit. This suite runs its OWN embedded Postgres and bridge (as test/across/faults.freeze.test.ts does):
 // freezing the shared one would stall every other suite.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, type OwnStack, ownStack, type Served, serveApp, settled } from "../support";

@@ -1,4 +1,4 @@
-// Rate limits (fixed window) against a sequential model (test/model.ts): random batches of
+// Rate limits (fixed window) against a sequential model (test/support/model.ts): random batches of
 // simultaneous checks, refunds and usage reads on two keys; every batch's answers must be explained
 // by some sequential order — a check admitted iff its cost fits, `remaining` exact, a refund giving
 // back at most what was consumed, a denial consuming nothing — and the counters in the database must
@@ -11,8 +11,8 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tallyFor } from "../../functions/core/tally";
-import { checkRun, type Model } from "../model";
 import { bindings, servedApp, sql, until } from "../support";
+import { checkRun, type Model } from "../support/model";
 
 const suite = servedApp("ratelimits_model", { METRICS_FLUSH_MS: "0" });
 const POLICY = "model-fixed";

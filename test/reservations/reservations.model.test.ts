@@ -1,10 +1,10 @@
-// Reservations against a sequential model (test/model.ts): random batches of simultaneous reserve,
+// Reservations against a sequential model (test/support/model.ts): random batches of simultaneous reserve,
 // cancel and list requests on two resources; every batch's answers must be explained by some
 // sequential order, and the database must hold exactly the state that order ends in.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkRun, type Model } from "../model";
 import { servedApp, sql } from "../support";
+import { checkRun, type Model } from "../support/model";
 
 const suite = servedApp("reservations_model");
 
@@ -125,7 +125,7 @@ describe("reservations: concurrent batches against a sequential model", () => {
   }, 180_000);
 
   it("the checker itself rejects answers no sequential order explains (a double booking)", async () => {
-    const { linearizations } = await import("../model");
+    const { linearizations } = await import("../support/model");
     const op = (start: number): Op => ({ kind: "reserve", resource: "x", start, len: 2, holder: "h" });
     const ends = linearizations(model, new Map(), [
       { op: op(0), observed: { status: 201, json: { id: "a" } } },

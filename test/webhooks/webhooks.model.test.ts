@@ -1,4 +1,4 @@
-// Webhook receiving and the consumer queue against a sequential model (test/model.ts): random
+// Webhook receiving and the consumer queue against a sequential model (test/support/model.ts): random
 // batches of simultaneous signed deliveries (a few webhook-ids, two payloads each), claims and acks;
 // every batch's answers must be explained by some sequential order — each webhook-id stored once with
 // the payload of the delivery that came first, a redelivery marked Idempotent-Replayed, a claim
@@ -6,9 +6,9 @@
 // processing its event — and the inbox in the database must be that order's state.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { delivery, webhooks } from "../capabilities";
-import { checkRun, type Model } from "../model";
 import { client, connect, servedApp, sql, until } from "../support";
+import { delivery, webhooks } from "../support/capabilities";
+import { checkRun, type Model } from "../support/model";
 
 const suite = servedApp("webhooks_model");
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
