@@ -61,6 +61,7 @@ export const acquireLock = scoped(
   createRoute({
     method: "post",
     path: "/v1/locks/{key}/acquire",
+    operationId: "acquireLock",
     tags: ["Locks"],
     summary: "Acquire a lock lease, or 409 at once",
     description: "Never blocks. An expired lease is taken over; the new grant's fencing token is larger than every earlier one of this key.",
@@ -78,6 +79,7 @@ export const renewLock = scoped(
   createRoute({
     method: "post",
     path: "/v1/locks/{key}/renew",
+    operationId: "renewLock",
     tags: ["Locks"],
     summary: "Extend your lock lease",
     request: { params: KeyParam, body: { required: true, ...json(LeaseRenewBody) } },
@@ -94,6 +96,7 @@ export const releaseLock = scoped(
   createRoute({
     method: "post",
     path: "/v1/locks/{key}/release",
+    operationId: "releaseLock",
     tags: ["Locks"],
     summary: "Release your lock lease",
     description: "The key is free at once; the lease stays as history with `released_at`.",
@@ -111,6 +114,7 @@ export const getLock = scoped(
   createRoute({
     method: "get",
     path: "/v1/locks/{key}",
+    operationId: "getLock",
     tags: ["Locks"],
     summary: "Who holds a lock, and until when",
     description: "A key that is free (never acquired, released or expired) answers `held: false`. The lease id is never shown.",
@@ -130,6 +134,7 @@ export const listLocks = scoped(
   createRoute({
     method: "get",
     path: "/v1/locks",
+    operationId: "listLocks",
     tags: ["Locks"],
     summary: "Lock leases held now, by key",
     description:
@@ -218,6 +223,7 @@ export const putSemaphore = scoped(
   createRoute({
     method: "put",
     path: "/v1/semaphores/{name}",
+    operationId: "putSemaphore",
     tags: ["Semaphores"],
     summary: "Create or resize a semaphore",
     description: "Shrinking keeps existing claims until they end; new claims are granted only while fewer than `permits` are in use.",
@@ -266,6 +272,7 @@ export const getSemaphore = scoped(
   createRoute({
     method: "get",
     path: "/v1/semaphores/{name}",
+    operationId: "getSemaphore",
     tags: ["Semaphores"],
     summary: "Size, use and current holders of a semaphore",
     description: `At most \`holders\` holders (${MAX_SEMAPHORE_HOLDERS} by default) by slot; when \`more_holders\` is not 0, ask again with \`after_slot\` set to the last slot listed.`,
@@ -300,6 +307,7 @@ export const listSemaphores = scoped(
   createRoute({
     method: "get",
     path: "/v1/semaphores",
+    operationId: "listSemaphores",
     tags: ["Semaphores"],
     summary: "Every semaphore with its use and first holders",
     description:
@@ -317,6 +325,7 @@ export const acquireSemaphore = scoped(
   createRoute({
     method: "post",
     path: "/v1/semaphores/{name}/acquire",
+    operationId: "acquireSemaphore",
     tags: ["Semaphores"],
     summary: "Acquire a semaphore slot, or 429 at once",
     description:
@@ -335,6 +344,7 @@ export const renewSemaphore = scoped(
   createRoute({
     method: "post",
     path: "/v1/semaphores/{name}/renew",
+    operationId: "renewSemaphore",
     tags: ["Semaphores"],
     summary: "Extend your semaphore slot",
     request: { params: NameParam, body: { required: true, ...json(SemaphoreRenewBody) } },
@@ -351,6 +361,7 @@ export const releaseSemaphore = scoped(
   createRoute({
     method: "post",
     path: "/v1/semaphores/{name}/release",
+    operationId: "releaseSemaphore",
     tags: ["Semaphores"],
     summary: "Release your semaphore slot",
     description: "The claim stays as history with `released_at`; its slot is free at once.",
@@ -399,6 +410,7 @@ export const generateInvoice = scoped(
   createRoute({
     method: "post",
     path: "/v1/invoices/generate",
+    operationId: "generateInvoice",
     tags: ["Invoices"],
     summary: "Generate an invoice, one at a time per subscription",
     description:

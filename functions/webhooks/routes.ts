@@ -369,6 +369,7 @@ export const putWebhookSource = scoped(
   createRoute({
     method: "put",
     path: "/v1/webhooks/sources/{source}",
+    operationId: "putWebhookSource",
     tags: ["Webhooks"],
     summary: "Register or replace a webhook sender",
     description:
@@ -387,6 +388,7 @@ export const listWebhookSources = scoped(
   createRoute({
     method: "get",
     path: "/v1/webhooks/sources",
+    operationId: "listWebhookSources",
     tags: ["Webhooks"],
     summary: "List webhook senders (never their secrets)",
     description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
@@ -408,6 +410,7 @@ export const getWebhookSource = scoped(
   createRoute({
     method: "get",
     path: "/v1/webhooks/sources/{source}",
+    operationId: "getWebhookSource",
     tags: ["Webhooks"],
     summary: "A webhook sender's settings (never its secret)",
     request: { params: SourceParam },
@@ -427,6 +430,7 @@ export const receiveWebhook = scoped(
   createRoute({
     method: "post",
     path: WEBHOOK_DELIVERY_PATH,
+    operationId: "receiveWebhook",
     tags: ["Webhooks"],
     summary: "Receive a signed webhook delivery",
     description: [
@@ -466,6 +470,7 @@ export const claimWebhookEvents = scoped(
   createRoute({
     method: "post",
     path: "/v1/webhooks/{source}/events/claim",
+    operationId: "claimWebhookEvents",
     tags: ["Webhooks"],
     summary: "Claim unprocessed webhook events",
     description:
@@ -483,6 +488,7 @@ export const ackWebhookEvent = scoped(
   createRoute({
     method: "post",
     path: "/v1/webhooks/{source}/events/{id}/ack",
+    operationId: "ackWebhookEvent",
     tags: ["Webhooks"],
     summary: "Acknowledge a claimed webhook event",
     description:
@@ -500,6 +506,7 @@ export const listWebhookEvents = scoped(
   createRoute({
     method: "get",
     path: "/v1/webhooks/{source}/events",
+    operationId: "listWebhookEvents",
     tags: ["Webhooks"],
     summary: "List a source's webhook events",
     description:
