@@ -23,6 +23,7 @@ webhooks
   .openapi(routes.ackWebhookEvent, handlers.ackWebhookEvent)
   .openapi(routes.listWebhookEvents, handlers.listWebhookEvents);
 
+export { WEBHOOK_EXAMPLES } from "./examples";
 export { orderingValue } from "./handlers";
 export { documentDelivery } from "./openapi";
 export { isWebhookDelivery, WEBHOOK_DELIVERY_PATH } from "./routes";
