@@ -6,7 +6,7 @@ import type { AppEnv } from "../core/context";
 import { ProblemSchema, problemResponses } from "../core/openapi";
 import { fromBody, fromParam, fromQuery, type NameSource, type RawInput, scoped } from "../core/scopes";
 import { Cursor, isLater, isUuid, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
-import { reservationNotFound } from "./handlers";
+import { reservationNotFound } from "./problems";
 import { getReservation as getReservationRow } from "./sql";
 
 /**
