@@ -55,7 +55,7 @@ const problemContent = (schema: Json) => ({ "application/problem+json": { schema
  */
 export function documentCommonResponses<D extends { paths?: object; components?: object }>(
   doc: D,
-  opts: { signed: (method: string, path: string) => boolean; keyed: (method: string, path: string) => boolean; operationIds: Record<string, string> },
+  opts: { signed: (method: string, path: string) => boolean; keyed: (method: string, path: string) => boolean },
 ): D {
   const schemas = (((doc as Json).components ??= {}).schemas ??= {}) as Json;
   schemas.IdempotencyKeyInUse = {
@@ -68,8 +68,11 @@ export function documentCommonResponses<D extends { paths?: object; components?:
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, Json>>)) {
     for (const [method, op] of Object.entries(item)) {
       if (typeof op !== "object" || op === null || !("responses" in op)) continue;
-      const id = `${method.toUpperCase()} ${path}`;
-      op.operationId ??= opts.operationIds[id] ?? fallbackOperationId(method, path);
+      // Each route names its operation in its createRoute(); listed last among the operation's members.
+      const { operationId } = op;
+      if (typeof operationId !== "string") throw new Error(`${method.toUpperCase()} ${path} has no operationId: give its createRoute() one`);
+      delete op.operationId;
+      op.operationId = operationId;
       documentOptionalBody(op);
       const responses = op.responses as Json;
       const params = ((op.parameters ?? []) as Json[]).filter((p) => p.in === "path" || p.in === "query");
@@ -102,12 +105,6 @@ export function documentCommonResponses<D extends { paths?: object; components?:
 }
 
 const RETRY_AFTER = { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 0 } } };
-
-/** `postV1LocksKeyAcquire` for POST /v1/locks/{key}/acquire: used only for an operation the table does not name. */
-function fallbackOperationId(method: string, path: string): string {
-  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return method + words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
-}
 
 /** OpenAPI body/response content of a schema. */
 export const json = <S extends z.ZodType>(schema: S) => ({ content: { "application/json": { schema } } });

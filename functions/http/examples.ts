@@ -1,27 +1,45 @@
 // Examples for the reference page (/docs) and anyone reading /openapi.json: a request body for every
 // operation that takes one, a body for every success response, and for every problem response one
 // whose `type`, `title` and `status` are what Admit really answers with that status on that route.
-// One table, applied to the finished document (like documentCommonResponses), because half of the
-// problem responses are added there, not by the routes; test/openapi.examples.test.ts checks that
-// every operation has its examples and that each one validates against its own schema.
+// Each capability keeps its operations' examples in its own examples.ts; they are applied here, to
+// the finished document (like documentCommonResponses), because half of the problem responses are
+// added there, not by the routes. test/docs/openapi.examples.test.ts checks that every operation has its
+// examples and that each one validates against its own schema.
+
 import { PROBLEMS, type ProblemSlug, problemType } from "../core/errors";
-import { EXAMPLES as OPERATIONS } from "./example-bodies";
-import { KEY_EXAMPLES } from "./example-bodies-keys";
+import type { Json, OperationExamples } from "../core/examples";
+import { INVENTORY_EXAMPLES } from "../inventory";
+import { KEY_EXAMPLES } from "../keys";
+import { PERMIT_EXAMPLES } from "../permits";
+import { RATELIMIT_EXAMPLES } from "../ratelimits";
+import { RESERVATION_EXAMPLES } from "../reservations";
+import { WEBHOOK_EXAMPLES } from "../webhooks";
 
-export type Json = Record<string, any>;
+/** The examples of the operations functions/http/ serves itself (app.ts, metrics.ts). */
+const HTTP_EXAMPLES: Record<string, OperationExamples> = {
+  getHealth: {
+    responses: { 200: { ok: true } },
+    problems: {
+      503: {
+        type: "/problems/database-unavailable",
+        title: "Database unavailable",
+        detail: "The database did not answer `select 1` within 4000 ms; retry after Retry-After seconds.",
+      },
+    },
+  },
+  getMetrics: { responses: {} },
+};
 
-export interface OperationExamples {
-  request?: unknown;
-  /** Success (and other non-problem JSON) bodies by status. */
-  responses: Record<number, unknown>;
-  /** Extension members of this operation's problem bodies, by status (type/title/status/detail included when given). */
-  problems?: Record<number, Json>;
-  /** Path and query parameter examples where the shared schema's own would not make sense here (e.g. from = to). */
-  params?: Record<string, unknown>;
-}
-
-/** Every operation's examples, by operationId. */
-const EXAMPLES: Record<string, OperationExamples> = { ...OPERATIONS, ...KEY_EXAMPLES };
+/** Every operation's examples, by operationId: each capability's own (functions/<capability>/examples.ts), and http/'s. */
+const EXAMPLES: Record<string, OperationExamples> = {
+  ...HTTP_EXAMPLES,
+  ...RESERVATION_EXAMPLES,
+  ...PERMIT_EXAMPLES,
+  ...INVENTORY_EXAMPLES,
+  ...WEBHOOK_EXAMPLES,
+  ...RATELIMIT_EXAMPLES,
+  ...KEY_EXAMPLES,
+};
 
 /** What Admit answers with each status when nothing route-specific is said (functions/core/errors.ts, db.ts, app.ts). */
 const GENERIC: Record<number, Json> = {

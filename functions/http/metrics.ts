@@ -194,6 +194,7 @@ export const getMetrics = scoped(
   createRoute({
     method: "get",
     path: "/metrics",
+    operationId: "getMetrics",
     tags: ["Service"],
     summary: "Prometheus metrics",
     description:

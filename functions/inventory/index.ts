@@ -15,4 +15,5 @@ export const inventory = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
   .openapi(routes.confirmBooking, handlers.confirmBooking)
   .openapi(routes.getBooking, handlers.getBooking)
   .openapi(routes.cancelBooking, handlers.cancelBooking);
+export { INVENTORY_EXAMPLES } from "./examples";
 export { RPC } from "./rpc";

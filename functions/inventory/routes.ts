@@ -121,6 +121,7 @@ export const putInventoryStock = scoped(
   createRoute({
     method: "put",
     path: "/v1/inventory/{item}/stock",
+    operationId: "putInventoryStock",
     tags: ["Inventory"],
     summary: "Set nightly stock for a date range",
     description: `Up to ${MAX_NIGHTS} nights, changing at most ${MAX_STOCK_ROOM_NIGHTS} room-nights (the sum over the nights of |quantity − current capacity|; a larger change is a 422 — split the range). All or nothing: lowering any night below what is booked + held there is a 409 naming those nights, and nothing changes.`,
@@ -142,6 +143,7 @@ export const getInventoryAvailability = scoped(
   createRoute({
     method: "get",
     path: "/v1/inventory/{item}/availability",
+    operationId: "getInventoryAvailability",
     tags: ["Inventory"],
     summary: "Nightly availability of an item",
     description: `Up to ${MAX_NIGHTS} nights. \`held\` counts unexpired holds only; \`available = capacity − booked − held\`. A night without stock is all zeros.`,
@@ -158,6 +160,7 @@ export const createBooking = scoped(
   createRoute({
     method: "post",
     path: "/v1/inventory/{item}/bookings",
+    operationId: "createBooking",
     tags: ["Inventory"],
     summary: "Book or hold rooms for a stay",
     description:
@@ -179,6 +182,7 @@ export const confirmBooking = scoped(
   createRoute({
     method: "post",
     path: "/v1/inventory/{item}/bookings/{id}/confirm",
+    operationId: "confirmBooking",
     tags: ["Inventory"],
     summary: "Confirm a held booking before it expires",
     description:
@@ -200,6 +204,7 @@ export const getBooking = scoped(
   createRoute({
     method: "get",
     path: "/v1/inventory/{item}/bookings/{id}",
+    operationId: "getBooking",
     tags: ["Inventory"],
     summary: "Get a booking or hold",
     description: "`status` is `held`, `confirmed`, `cancelled`, or `expired` (a hold past `expires_at`).",
@@ -216,6 +221,7 @@ export const cancelBooking = scoped(
   createRoute({
     method: "delete",
     path: "/v1/inventory/{item}/bookings/{id}",
+    operationId: "cancelBooking",
     tags: ["Inventory"],
     summary: "Cancel a booking or hold",
     description: "Its room-nights are free at once. Kept as history with `cancelled_at`; cancelling again → 204.",

@@ -15,3 +15,4 @@ export const keys = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(routes.revokeKey, handlers.revokeKey)
   .openapi(routes.rotateKey, handlers.rotateKey)
   .openapi(routes.listAudit, handlers.listAudit);
+export { KEY_EXAMPLES } from "./examples";

@@ -70,6 +70,7 @@ export const createKey = scoped(
   createRoute({
     method: "post",
     path: "/v1/keys",
+    operationId: "createKey",
     tags: ["Keys"],
     summary: "Create a scoped API key",
     description:
@@ -84,6 +85,7 @@ export const listKeys = scoped(
   createRoute({
     method: "get",
     path: "/v1/keys",
+    operationId: "listKeys",
     tags: ["Keys"],
     summary: "List API keys (never their secrets)",
     description: "Oldest first; up to `limit` per page, then follow `next_cursor`. Revoked and expired keys are listed too.",
@@ -100,6 +102,7 @@ export const getKey = scoped(
   createRoute({
     method: "get",
     path: "/v1/keys/{id}",
+    operationId: "getKey",
     tags: ["Keys"],
     summary: "An API key (never its secret)",
     request: { params: IdParam },
@@ -112,6 +115,7 @@ export const revokeKey = scoped(
   createRoute({
     method: "delete",
     path: "/v1/keys/{id}",
+    operationId: "revokeKey",
     tags: ["Keys"],
     summary: "Revoke an API key",
     description:
@@ -136,6 +140,7 @@ export const rotateKey = scoped(
   createRoute({
     method: "post",
     path: "/v1/keys/{id}/rotate",
+    operationId: "rotateKey",
     tags: ["Keys"],
     summary: "Issue a new secret; the old one works for the overlap",
     description:
@@ -190,6 +195,7 @@ export const listAudit = scoped(
   createRoute({
     method: "get",
     path: "/v1/audit",
+    operationId: "listAudit",
     tags: ["Keys"],
     summary: "The audit log of configuration changes",
     description:

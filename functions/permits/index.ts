@@ -25,7 +25,8 @@ export const semaphores = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
 
 export const invoices = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(routes.generateInvoice, handlers.generateInvoice);
 
+export { PERMIT_EXAMPLES } from "./examples";
 export { type LockResult, lockUnavailable, orConflict, withLock, withTryLock } from "./locks";
-export { LockUnavailableProblem, MAX_WORK_MS } from "./routes";
 export { RPC } from "./rpc";
+export { LockUnavailableProblem, MAX_WORK_MS } from "./schemas";
 export { acquirePermit, type PermitKind, type PermitOutcome, releasePermit, renewPermit } from "./sql";

@@ -112,10 +112,18 @@ export function authzOperations() {
   };
   const description =
     "Forward-auth for API gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, HAProxy Lua, Envoy `ext_authz`; docs/gateways.md): the rate-limit check of `POST /v1/ratelimits/check` — the same statement, deny cache, counts and fail mode — with its parameters in the query and the key read from the request's headers. **Any method** (the same answer for each) and **any path below `/v1/authz/`** (Envoy prepends its `path_prefix` to the client's path and query, so there the query is ignored and the parameters come from the `Admit-Authz` header, in the same `policy=…&key=…` form). 200 with `RateLimit-Policy`/`RateLimit` when allowed; `deny_status` (429 by default) with `Retry-After`, the same headers and the problem when denied. No body is read.";
+  const operationIds = {
+    get: "authorizeRequest",
+    post: "authorizeRequestPost",
+    put: "authorizeRequestPut",
+    patch: "authorizeRequestPatch",
+    delete: "authorizeRequestDelete",
+  } as const;
   return (["get", "post", "put", "patch", "delete"] as const).map((method) =>
     scoped(AUTHZ_SCOPE, {
       ...base,
       method,
+      operationId: operationIds[method],
       summary: method === "get" ? "Forward-auth rate-limit check for a gateway (any method)" : `Forward-auth check (${method.toUpperCase()}: the same as GET)`,
       description,
     }),

@@ -47,4 +47,5 @@ ratelimits.all(AUTHZ_PATH, authorizeRequest);
 ratelimits.all(`${AUTHZ_PATH}/*`, authorizeRequest);
 for (const op of authzOperations()) ratelimits.openAPIRegistry.registerPath(op);
 
+export { RATELIMIT_EXAMPLES } from "./examples";
 export { RPC } from "./rpc";

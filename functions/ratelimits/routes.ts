@@ -1,5 +1,5 @@
 // The rate-limit routes: one createRoute() per operation, over the schemas of schemas.ts, each named
-// as its operationId (functions/http/app.ts) except POST /v1/ratelimits/check's, checkRoute: in the
+// as its operationId (given in each createRoute()) except POST /v1/ratelimits/check's, checkRoute: in the
 // code checkRateLimit names only the RPC method (the operationId is checkRateLimit all the same).
 
 import { createRoute, z } from "@hono/zod-openapi";
@@ -32,6 +32,7 @@ export const putRateLimitPolicy = scoped(
   createRoute({
     method: "put",
     path: "/v1/ratelimits/policies/{name}",
+    operationId: "putRateLimitPolicy",
     tags: ["Rate limits"],
     summary: "Create or replace a rate-limit policy",
     description: "Changing `algorithm` or `window_ms` resets the policy's counters; changing `limit` keeps them.",
@@ -49,6 +50,7 @@ export const getRateLimitPolicy = scoped(
   createRoute({
     method: "get",
     path: "/v1/ratelimits/policies/{name}",
+    operationId: "getRateLimitPolicy",
     tags: ["Rate limits"],
     summary: "Get a rate-limit policy",
     request: { params: NameParam },
@@ -64,6 +66,7 @@ export const deleteRateLimitPolicy = scoped(
   createRoute({
     method: "delete",
     path: "/v1/ratelimits/policies/{name}",
+    operationId: "deleteRateLimitPolicy",
     tags: ["Rate limits"],
     summary: "Delete a rate-limit policy, its overrides and counters",
     description: "Request-log rows are kept until their `history_ms` runs out.",
@@ -92,6 +95,7 @@ export const listRateLimitPolicyKeys = scoped(
   createRoute({
     method: "get",
     path: "/v1/ratelimits/policies/{name}/keys",
+    operationId: "listRateLimitPolicyKeys",
     tags: ["Rate limits"],
     summary: "List the keys of a policy by denials or use",
     description:
@@ -126,6 +130,7 @@ export const getRateLimitPolicyDecisions = scoped(
   createRoute({
     method: "get",
     path: "/v1/ratelimits/policies/{name}/decisions",
+    operationId: "getRateLimitPolicyDecisions",
     tags: ["Rate limits"],
     summary: "A policy's decisions per minute",
     description:
@@ -174,6 +179,7 @@ export const putRateLimitOverride = scoped(
   createRoute({
     method: "put",
     path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+    operationId: "putRateLimitOverride",
     tags: ["Rate limits"],
     summary: "Give a key its own limit for a period",
     description:
@@ -193,6 +199,7 @@ export const listRateLimitPolicies = scoped(
   createRoute({
     method: "get",
     path: "/v1/ratelimits/policies",
+    operationId: "listRateLimitPolicies",
     tags: ["Rate limits"],
     summary: "List rate-limit policies",
     description: "Ordered by name; up to `limit` per page, then follow `next_cursor`.",
@@ -212,6 +219,7 @@ export const listRateLimitPolicyOverrides = scoped(
   createRoute({
     method: "get",
     path: "/v1/ratelimits/policies/{name}/overrides",
+    operationId: "listRateLimitPolicyOverrides",
     tags: ["Rate limits"],
     summary: "List every override of a policy",
     description: "The override periods of every key of the policy, by key then `valid_from`; up to `limit` per page, then follow `next_cursor`.",
@@ -233,6 +241,7 @@ export const listRateLimitOverrides = scoped(
   createRoute({
     method: "get",
     path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+    operationId: "listRateLimitOverrides",
     tags: ["Rate limits"],
     summary: "List a key's override periods",
     description: "The override periods of the key, in order of `valid_from`.",
@@ -249,6 +258,7 @@ export const deleteRateLimitOverride = scoped(
   createRoute({
     method: "delete",
     path: "/v1/ratelimits/policies/{name}/overrides/{key}",
+    operationId: "deleteRateLimitOverride",
     tags: ["Rate limits"],
     summary: "Delete a key's override periods",
     description: "All of them, or with `valid_from` only the one starting then.",
@@ -262,6 +272,7 @@ export const checkRoute = scoped(
   createRoute({
     method: "post",
     path: "/v1/ratelimits/check",
+    operationId: "checkRateLimit",
     tags: ["Rate limits"],
     summary: "Check (and spend) a key's rate limit",
     description:
@@ -288,6 +299,7 @@ export const refundRateLimit = scoped(
   createRoute({
     method: "post",
     path: "/v1/ratelimits/refund",
+    operationId: "refundRateLimit",
     tags: ["Rate limits"],
     summary: "Refund units spent in the current window",
     description: "Never below zero; a token bucket never holds more than `limit`. Clears this isolate's cached denial of the key.",
@@ -304,6 +316,7 @@ export const getRateLimitUsage = scoped(
   createRoute({
     method: "get",
     path: "/v1/ratelimits/usage",
+    operationId: "getRateLimitUsage",
     tags: ["Rate limits"],
     summary: "Usage of a key: current window and history",
     description:

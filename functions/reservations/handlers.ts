@@ -1,14 +1,11 @@
 // Reservations' handlers: validated input → sql.ts → response or problem.
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
-import { notFound, problem } from "../core/errors";
+import { problem } from "../core/errors";
 import { cutPage, decodeCursor, encodeCursor, isInstant, isUuid } from "../core/validation";
+import { reservationNotFound } from "./problems";
 import type * as routes from "./routes";
 import * as sql from "./sql";
-
-export function reservationNotFound(id: string) {
-  return notFound(`No reservation with id ${JSON.stringify(id)}.`);
-}
 
 /** Cursor = base64url("start|id") of the last item of the previous page. */
 export const createReservation: RouteHandler<typeof routes.createReservation, AppEnv> = async (c) => {

@@ -15,4 +15,5 @@ export const reservations = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   .openapi(routes.getReservation, handlers.getReservation)
   .openapi(routes.cancelReservation, handlers.cancelReservation)
   .openapi(routes.getResourceAvailability, handlers.getResourceAvailability);
+export { RESERVATION_EXAMPLES } from "./examples";
 export { RPC } from "./rpc";

@@ -6,7 +6,7 @@ import type { AppEnv } from "../core/context";
 import { ProblemSchema, problemResponses } from "../core/openapi";
 import { fromBody, fromParam, fromQuery, type NameSource, type RawInput, scoped } from "../core/scopes";
 import { Cursor, isLater, isUuid, jsonObject, MAX_LIST_PAGE, name, Rfc3339 } from "../core/validation";
-import { reservationNotFound } from "./handlers";
+import { reservationNotFound } from "./problems";
 import { getReservation as getReservationRow } from "./sql";
 
 /**
@@ -132,6 +132,7 @@ export const createReservation = scoped(
   createRoute({
     method: "post",
     path: "/v1/reservations",
+    operationId: "createReservation",
     tags: ["Reservations"],
     summary: "Reserve a resource for [start, end)",
     description:
@@ -153,6 +154,7 @@ export const listReservations = scoped(
   createRoute({
     method: "get",
     path: "/v1/reservations",
+    operationId: "listReservations",
     tags: ["Reservations"],
     summary: "List a resource's reservations in a range",
     description:
@@ -173,6 +175,7 @@ export const getReservation = scoped(
   createRoute({
     method: "get",
     path: "/v1/reservations/{id}",
+    operationId: "getReservation",
     tags: ["Reservations"],
     summary: "Get a reservation (active or cancelled)",
     request: { params: IdParam },
@@ -188,6 +191,7 @@ export const cancelReservation = scoped(
   createRoute({
     method: "delete",
     path: "/v1/reservations/{id}",
+    operationId: "cancelReservation",
     tags: ["Reservations"],
     summary: "Cancel a reservation",
     description: "The reservation is kept as history with `cancelled_at`; its time is free at once. Cancelling again is a no-op (204).",
@@ -204,6 +208,7 @@ export const getResourceAvailability = scoped(
   createRoute({
     method: "get",
     path: "/v1/resources/{resource}/availability",
+    operationId: "getResourceAvailability",
     tags: ["Reservations"],
     summary: "Free and busy times of a resource",
     description: `The window may span at most ${MAX_AVAILABILITY_DAYS} days. An answer covers at most \`limit\` reservations: past them it stops at the next one's start (\`to\`) and gives \`next_from\`, where to ask again. Encode \`/\` in the resource as \`%2F\`.`,

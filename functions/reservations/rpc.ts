@@ -8,7 +8,7 @@
 import type { RequestDb as Db } from "../core/db";
 import type { Bindings } from "../core/env";
 import { bodyOf, isUuid, valid, validInput } from "../core/validation";
-import { reservationNotFound } from "./handlers";
+import { reservationNotFound } from "./problems";
 import * as routes from "./routes";
 import * as sql from "./sql";
 

@@ -16,7 +16,8 @@ import { logSample, writeLog } from "../core/decision-log";
 import { httpProblem, notFound, problem } from "../core/errors";
 import { headerValueProblem, REPLAYED_HEADER } from "../core/http";
 import { cutPage, isUuid, namePage, unstorableText } from "../core/validation";
-import * as routes from "./routes";
+import type * as routes from "./routes";
+import * as schemas from "./schemas";
 import { MAX_WEBHOOK_ID, pointerValue, Rejection, signedBytes, signsId, unverified, verifyDelivery } from "./schemes";
 import * as sql from "./sql";
 
@@ -73,7 +74,7 @@ export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppE
       scheme: body.scheme,
       secret: body.secret,
       previousSecretTtlMs: body.previous_secret_ttl_ms,
-      toleranceS: routes.timestamped(body.scheme, body.hmac) ? (body.tolerance_s ?? 300) : null,
+      toleranceS: schemas.timestamped(body.scheme, body.hmac) ? (body.tolerance_s ?? 300) : null,
       orderingKey: body.ordering_key ?? null,
       hmac: body.hmac ?? null,
       replayWindowS: body.replay_window_s ?? null,
@@ -114,7 +115,7 @@ export const NOT_VERIFIED_DETAIL =
  * name no source has an `info` line.
  */
 async function refuse(c: Context<AppEnv>, source: string, known: boolean, rejection: Rejection): Promise<never> {
-  if (routes.SOURCE_PATTERN.test(source)) await sql.rejectWebhook(c.var.db, source, rejection).catch(() => undefined);
+  if (schemas.SOURCE_PATTERN.test(source)) await sql.rejectWebhook(c.var.db, source, rejection).catch(() => undefined);
   const level = known ? "warn" : "info";
   const rate = logSample(c.env, level);
   if (rate !== null) {
@@ -122,7 +123,7 @@ async function refuse(c: Context<AppEnv>, source: string, known: boolean, reject
       message: `webhook delivery rejected: ${rejection.reason}`,
       level,
       event: "admit.webhook.rejected",
-      source: routes.SOURCE_PATTERN.test(source) ? source : null,
+      source: schemas.SOURCE_PATTERN.test(source) ? source : null,
       known_source: known,
       ...rejection.toJSON(),
       sample_rate: rate,
@@ -134,7 +135,7 @@ async function refuse(c: Context<AppEnv>, source: string, known: boolean, reject
 export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> = async (c) => {
   const source = c.req.param("source");
   const db = c.var.db;
-  const s = routes.SOURCE_PATTERN.test(source) ? await sql.sourceForDelivery(db, source) : null;
+  const s = schemas.SOURCE_PATTERN.test(source) ? await sql.sourceForDelivery(db, source) : null;
   const req = { header: (name: string) => deliveryHeader(c.req.header(name), name) };
   const raw = new Uint8Array(await c.req.arrayBuffer()) as Uint8Array<ArrayBuffer>;
   const verified = await verifyDelivery(s, req, raw);

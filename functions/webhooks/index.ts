@@ -6,6 +6,7 @@ import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
+import * as schemas from "./schemas";
 
 export const webhooks = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(routes.putWebhookSource, handlers.putWebhookSource)
@@ -16,14 +17,15 @@ export const webhooks = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 // `sources` (routes.ts WEBHOOK_DELIVERY_ROUTE), which a document path cannot say. It validates
 // nothing through the route: the handler reads the source, headers and raw body itself.
 webhooks.openAPIRegistry.registerPath(routes.receiveWebhook);
-webhooks.post(routes.WEBHOOK_DELIVERY_ROUTE, handlers.receiveWebhook);
+webhooks.post(schemas.WEBHOOK_DELIVERY_ROUTE, handlers.receiveWebhook);
 
 webhooks
   .openapi(routes.claimWebhookEvents, handlers.claimWebhookEvents)
   .openapi(routes.ackWebhookEvent, handlers.ackWebhookEvent)
   .openapi(routes.listWebhookEvents, handlers.listWebhookEvents);
 
+export { WEBHOOK_EXAMPLES } from "./examples";
 export { orderingValue } from "./handlers";
 export { documentDelivery } from "./openapi";
-export { isWebhookDelivery, WEBHOOK_DELIVERY_PATH } from "./routes";
 export { RPC } from "./rpc";
+export { isWebhookDelivery, WEBHOOK_DELIVERY_PATH } from "./schemas";

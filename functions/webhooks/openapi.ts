@@ -1,6 +1,6 @@
 // The delivery operation's signature headers and raw body in the OpenAPI document.
 import { HEADER_VALUE_PATTERN } from "../core/http";
-import { MAX_WEBHOOK_ID, WEBHOOK_DELIVERY_PATH } from "./routes";
+import { MAX_WEBHOOK_ID, WEBHOOK_DELIVERY_PATH } from "./schemas";
 
 /**
  * The delivery's signature headers and raw body in the document. The route reads them itself (not

@@ -10,13 +10,14 @@ import type { Bindings } from "../core/env";
 import { bodyOf, isUuid, validInput } from "../core/validation";
 import { eventNotFound, unknownSource } from "./handlers";
 import * as routes from "./routes";
+import * as schemas from "./schemas";
 import * as sql from "./sql";
 
 export async function claimWebhookEvents(
   db: Db,
   input: { source: string; limit?: number; visibility_ms?: number },
 ): Promise<{ events: sql.ClaimedEventRow[] }> {
-  const { param: p, json: b } = validInput(input, routes.claimWebhookEvents.request.params, routes.ClaimBody);
+  const { param: p, json: b } = validInput(input, routes.claimWebhookEvents.request.params, schemas.ClaimBody);
   const r = await sql.claimWebhookEvents(db, p.source, b.limit, b.visibility_ms);
   if (!r) throw unknownSource(p.source);
   return r;

@@ -1,7 +1,7 @@
-// The examples of the key management and audit operations (functions/keys/), applied with the rest by
-// functions/http/examples.ts; the shared times and ids come from example-bodies.ts.
-import { ID, LATER, NOW } from "./example-bodies";
-import type { OperationExamples } from "./examples";
+// The examples of the key management and audit operations in /openapi.json, by operationId
+// (functions/http/examples.ts applies them to the document; test/docs/openapi.examples.test.ts checks
+// each against its schema).
+import { ID, LATER, NOW, type OperationExamples } from "../core/examples";
 
 const apiKey = {
   id: ID,
