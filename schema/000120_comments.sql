@@ -118,10 +118,10 @@ COMMENT ON FUNCTION admit_sweep_idempotency IS 'Sweeper: drops a bounded batch o
 -- webhooks
 COMMENT ON TABLE webhook_sources IS 'Webhook senders: the signature scheme, secrets (the previous one until it expires), tolerance and ordering key.';
 COMMENT ON TABLE webhook_events IS 'Verified deliveries, each event stored once per source and webhook id, with its claim (receipt, expiry) and processing state.';
-COMMENT ON FUNCTION admit_webhook_receive IS 'Stores a verified delivery once: a repeat of its webhook id changes nothing and answers the stored event.';
+COMMENT ON FUNCTION admit_webhook_receive IS 'Stores a verified delivery once: a repeat of its webhook id, of an earlier id, or of its signed bytes within the replay window changes nothing and answers the stored event.';
 COMMENT ON FUNCTION admit_webhook_claim IS 'Claims waiting events for a consumer (SKIP LOCKED), oldest first, respecting ordering values; each claim has a receipt and visibility timeout.';
 COMMENT ON FUNCTION admit_webhook_ack IS 'Marks an event processed when the receipt is its live claim''s; otherwise says why not.';
-COMMENT ON FUNCTION admit_webhook_put_source IS 'Creates or updates a source; a new secret keeps the previous one valid for its overlap.';
+COMMENT ON FUNCTION admit_webhook_put_source IS 'Creates or updates a source and its replay window; a new secret keeps the previous one valid for its overlap; its recorded rejections are kept.';
 COMMENT ON FUNCTION admit_webhook_get_source IS 'One source''s public view, or NULL.';
 COMMENT ON FUNCTION admit_webhook_source_for_delivery IS 'What the receiver needs to verify a delivery: the scheme and the secrets accepted now; NULL for an unknown source.';
 COMMENT ON FUNCTION admit_webhook_source_json IS 'A source''s public view: never a secret.';

@@ -243,7 +243,7 @@ AS $function$
              coalesce(now() + make_interval(secs => p_previous_secret_ttl_ms / 1000.0), s.previous_secret_expires_at) END
   RETURNING json_build_object('created', s.xmax = 0, 'source', admit_webhook_source_json(s))
 $function$;
-COMMENT ON FUNCTION admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb, p_replay_window_s integer) IS 'Creates or updates a source; a new secret keeps the previous one valid for its overlap.';
+COMMENT ON FUNCTION admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb, p_replay_window_s integer) IS 'Creates or updates a source and its replay window; a new secret keeps the previous one valid for its overlap; its recorded rejections are kept.';
 
 CREATE OR REPLACE FUNCTION public.admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer, p_earlier_ids text[], p_signed_sha256 text, p_signed_lock_key bigint)
  RETURNS json
@@ -288,7 +288,7 @@ BEGIN
   RETURN json_build_object('id', v_id, 'duplicate', true);  -- id NULL: the source was deleted meanwhile
 END
 $function$;
-COMMENT ON FUNCTION admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer, p_earlier_ids text[], p_signed_sha256 text, p_signed_lock_key bigint) IS 'Stores a verified delivery once: a repeat of its webhook id changes nothing and answers the stored event.';
+COMMENT ON FUNCTION admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer, p_earlier_ids text[], p_signed_sha256 text, p_signed_lock_key bigint) IS 'Stores a verified delivery once: a repeat of its webhook id, of an earlier id, or of its signed bytes within the replay window changes nothing and answers the stored event.';
 
 CREATE OR REPLACE FUNCTION public.admit_webhook_reject(p_source text, p_rejection jsonb)
  RETURNS void

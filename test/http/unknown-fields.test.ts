@@ -132,7 +132,7 @@ describe("over HTTP", () => {
   });
 
   it("nested: a webhook source's hmac settings and the places in them", async () => {
-    const hmac = { header: "X-Sig", id: { header: "X-Id" } };
+    const hmac = { header: "X-Sig", id: { header: "X-Id" }, allow_unsigned_id: true };
     const put = (body: unknown) => suite.api("PUT", "/v1/webhooks/sources/uf-hmac", body);
     const base = { scheme: "hmac", secret: "s3cret-s3cret" };
     expect((await put({ ...base, hmac: { ...hmac, algoritm: "sha1" } })).json.errors).toEqual([unknownAt("hmac.algoritm")]);
