@@ -1,4 +1,4 @@
-// `npm run demo`: seed 000's experiment against the running stack (`npm start` in another terminal).
+// `npm run demo`: the reservation race (ten identical bookings at once) against the running stack (`npm start` in another terminal).
 // Ten simultaneous requests reserve server 345 in datacenter 223 for the same dates; exactly one
 // may win. The naive check-then-insert of the seed lets all ten in; Admit lets one.
 import { fnv64, lockKey } from "../functions/core/keys";
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   // A resource of its own each run, so the demo can be replayed and shows the same thing every time.
   const resource = `223 345 (demo ${new Date().toISOString()})`;
   const body = { resource, start: "2021-01-01T14:45:00Z", end: "2021-01-04T14:45:00Z" };
-  console.log(`Seed 000: 10 simultaneous POST /v1/reservations for ${JSON.stringify(body.resource)}, ${body.start} → ${body.end}`);
+  console.log(`The reservation race: 10 simultaneous POST /v1/reservations for ${JSON.stringify(body.resource)}, ${body.start} → ${body.end}`);
   console.log(`(the seed locked fnv64("223 345") = ${fnv64("223 345")}; Admit namespaces it: fnv64("reservation/…") = ${lockKey("reservation", resource)})\n`);
 
   const results = await Promise.all(

@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     curl -s -X POST ${worker.url}/v1/reservations \\
       -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" \\
       -d '{"resource":"223/345","holder":"me","start":"2021-01-01T14:45:00Z","end":"2021-01-04T14:45:00Z"}'
-    npm run demo        # seed 000: 10 simultaneous identical reservations
+    npm run demo        # the reservation race: 10 simultaneous identical reservations
 
   Ctrl-C (or any kill of npm start) stops everything.
 `);

@@ -1,6 +1,6 @@
 // The audit row of a configuration write, written by the same statement as the change: one
 // statement, one transaction, so there is never a change without its row nor a row without its
-// change (schema/000080_keys_audit.sql). A capability's sql.ts wraps its one call with `audited()`.
+// change (schema/current/keys.sql). A capability's sql.ts wraps its one call with `audited()`.
 import type { Caller } from "./apikeys";
 import type { Bindings } from "./env";
 

@@ -1,9 +1,9 @@
 // What an isolate learns on the hot path, accumulated in memory and written with ONE statement per
-// flush after the response (schema/000100_observability.sql, admit_observe_flush): the calls the
+// flush after the response (schema/current/observability.sql, admit_observe_flush): the calls the
 // rate-limit deny cache answered (so `attempted`/`rejected` count every call), and decisions per
 // outcome for the Prometheus counters. Never a statement per request, never a row shared by every key.
 //
-// The interface is small on purpose (issue 33 coalesces decisions on top of it):
+// The interface is small on purpose (the coalescer decides on top of it):
 //   tallyFor(env)            this isolate's tally for env's database, or null when METRICS=off;
 //   tally.denied(…)          one call (or n) the deny cache refused;
 //   tally.count(…)           one decision (or n) of a metric with its labels;

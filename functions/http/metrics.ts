@@ -2,7 +2,7 @@
 // decisions as they leave the Worker (HTTP: decisions(); RPC: countRpc()). Counts go to the isolate's
 // tally (functions/core/tally.ts) and reach the database after the response, in one statement per
 // flush; a scrape sums them (per-minute rows plus each series' rolled-up total,
-// schema/000100_observability.sql) and adds the gauges the database computes at that moment.
+// schema/current/observability.sql) and adds the gauges the database computes at that moment.
 // docs/observability.md says what each metric means.
 
 import { createRoute, z } from "@hono/zod-openapi";

@@ -1,6 +1,6 @@
-// Idempotency-Key on every write (issue 6): a keyed POST/PUT/PATCH/DELETE under /v1 runs at most
+// Idempotency-Key on every write: a keyed POST/PUT/PATCH/DELETE under /v1 runs at most
 // once, and its response is stored in the same transaction as its effect (Brandur Leach's design).
-// SQL: schema/000040_idempotency.sql. Tests: test/idempotency/.
+// SQL: schema/current/idempotency.sql. Tests: test/idempotency/.
 //
 //   BEGIN
 //   claimIdempotencyKey(key, method, path, sha256(body))   → claimed | replay | mismatch | in_progress

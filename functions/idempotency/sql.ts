@@ -1,5 +1,5 @@
 // The idempotency capability's SQL: the only file in functions/ that names admit_idempotency_*.
-// They run inside the transaction the middleware opened (schema/000040_idempotency.sql, 000076, 000114).
+// They run inside the transaction the middleware opened (schema/current/idempotency.sql).
 // Every call names the caller whose key it is (`callerScope` in claim.ts): a key is its caller's alone.
 import type { Queryable } from "../core/db";
 

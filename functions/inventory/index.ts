@@ -1,5 +1,5 @@
-// Inventory: rooms per night, multi-night bookings all-or-nothing, expiring holds (seed 003).
-// SQL: schema/000030_inventory.sql, 000031, 000032, 000070, 000105, 000106 (the bookings' batch), 000107 (it never waits holding rooms), 000108 (runs of bookings alike made together). Tests: test/inventory/. Design measurement: bench/inventory-designs.ts.
+// Inventory: rooms per night, multi-night bookings all-or-nothing, expiring holds.
+// SQL: schema/current/inventory.sql. Tests: test/inventory/. Design measurement: bench/inventory-designs.ts.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";

@@ -1,5 +1,5 @@
-// Inventory's SQL (schema/000030_inventory.sql, redefined by 000031, 000032, 000070 and 000105; the
-// bookings' batch 000106, 000107, 000108): one typed wrapper per admit_inventory_* function the routes call. The only
+// Inventory's SQL (schema/current/inventory.sql): one typed wrapper per admit_inventory_* function
+// the routes call. The only
 // file in functions/ that names them. Calls that take row locks wait at most db.lockTimeoutMs for them.
 import { type AuditEntry, audited } from "../core/audit";
 import { batchParams, Coalescer, MAX_IN_FLIGHT, stallMs } from "../core/coalesce";

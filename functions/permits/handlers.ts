@@ -144,7 +144,7 @@ export const releaseSemaphore: RouteHandler<typeof routes.releaseSemaphore, AppE
 };
 
 // ---------------------------------------------------------------------------------------------
-// Invoices (seed 002): one generation per subscription at a time, failing fast rather than waiting.
+// Invoices: one generation per subscription at a time, failing fast rather than waiting.
 
 export const generateInvoice: RouteHandler<typeof routes.generateInvoice, AppEnv> = async (c) => {
   const body = c.req.valid("json");

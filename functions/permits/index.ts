@@ -1,7 +1,9 @@
 // Permits: mutual exclusion and bounded concurrency — leases with fencing tokens (/v1/locks), counting
-// semaphores (/v1/semaphores, seed 004), and seed 002's one-invoice-generation-per-subscription on the
+// semaphores (/v1/semaphores), and one invoice generation per subscription at a time on the
 // in-request locks of locks.ts (/v1/invoices). A lease is a semaphore of one permit: the same SQL calls.
-// SQL: schema/000020_locks_semaphores.sql, schema/000021_invoices.sql, schema/000022_permits_liveness.sql. Tests: test/permits/.
+// A permit is any claim of either kind (table permits, admit_permit_*); a lease is the claim of a
+// lock. SQL: schema/current/permits.sql. Tests: test/permits/. Docs: docs/leases.md (locks and
+// invoices), docs/semaphores.md.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";

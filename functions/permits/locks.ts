@@ -1,4 +1,4 @@
-// In-request mutual exclusion (seed 002): withTryLock / withLock take pg_(try_)advisory_xact_lock(fnv64("lock/" + key))
+// In-request mutual exclusion: withTryLock / withLock take pg_(try_)advisory_xact_lock(fnv64("lock/" + key))
 // and run `fn` in the same transaction. The lock ends with the transaction — commit, rollback, or a
 // connection that dies — so a crashed holder never blocks anyone. Not available → a typed result
 // ({acquired: false}) that a route turns into 409 + Retry-After with lockUnavailable().

@@ -186,7 +186,7 @@ export const SemaphoreListQuery = PageQuery.extend({
 });
 
 // ---------------------------------------------------------------------------------------------
-// Invoices (seed 002).
+// Invoices.
 
 export const GenerateBody = z
   .strictObject({

@@ -1,5 +1,5 @@
-// Reservations: a resource held for a half-open time range [start, end), never two at once (seed 000).
-// SQL: schema/000002_reservations.sql. Tests: test/reservations/.
+// Reservations: a resource held for a half-open time range [start, end), never two at once.
+// SQL: schema/current/reservations.sql. Tests: test/reservations/. Docs: docs/reservations.md.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";

@@ -1,4 +1,4 @@
-// Reservations' SQL (schema/000002_reservations.sql): one typed wrapper per admit_* function.
+// Reservations. SQL (schema/current/reservations.sql): one typed wrapper per admit_* function.
 // The only file in functions/ that names them.
 import { batchParams, Coalescer } from "../core/coalesce";
 import type { Queryable } from "../core/db";

@@ -1,6 +1,6 @@
 // Exactly-once webhook receiving from Standard Webhooks, Stripe, GitHub, Shopify, Slack and any HMAC sender
 // (schemes/: one verifier per sender scheme), and a pull queue for consumers.
-// SQL: schema/000041_webhooks.sql, 000042_webhook_receipts.sql, 000090_webhook_schemes.sql. Tests: test/webhooks/.
+// SQL: schema/current/webhooks.sql. Tests: test/webhooks/.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";
