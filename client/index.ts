@@ -38,7 +38,7 @@ export interface RetryPolicy {
 export interface AdmitClientOptions {
   /** Where Admit is served, e.g. `http://127.0.0.1:8787` (no trailing `/v1`). */
   baseUrl: string;
-  /** The API token or a scoped key (`admit_…`, docs/keys.md), sent as `Authorization: Bearer …`. */
+  /** The API token or a scoped key (`admit_…`, docs/api-keys.md), sent as `Authorization: Bearer …`. */
   token?: string;
   /** The fetch to use (default: the global one). */
   fetch?: (request: Request) => Promise<Response>;

@@ -1,7 +1,7 @@
 // `npm run demo`: the reservation race (ten identical bookings at once) against the running stack (`npm start` in another terminal).
 // Ten simultaneous requests reserve server 345 in datacenter 223 for the same dates; exactly one
 // may win. The naive check-then-insert of the seed lets all ten in; Admit lets one.
-import { fnv64, lockKey } from "../functions/core/keys";
+import { fnv64, lockKey } from "../functions/core/lock-keys";
 import { devToken } from "./local";
 
 const base = (process.env.ADMIT_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`).replace(/\/$/, "");

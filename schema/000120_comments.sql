@@ -3,7 +3,7 @@
 -- and re-creates a function gives it its COMMENT ON again (test/schema/schema.dump.test.ts checks).
 
 -- core
-COMMENT ON FUNCTION admit_fnv64 IS 'The lock key of a namespaced name: FNV-1a 64 over its UTF-8 bytes as a signed bigint, the same as lockKey() in functions/core/keys.ts.';
+COMMENT ON FUNCTION admit_fnv64 IS 'The lock key of a namespaced name: FNV-1a 64 over its UTF-8 bytes as a signed bigint, the same as lockKey() in functions/core/lock-keys.ts.';
 COMMENT ON FUNCTION admit_advisory_xact_lock_within IS 'Takes the transaction-scoped advisory lock p_key, waiting at most p_wait_ms; false when it could not be had in time (nothing is held then).';
 COMMENT ON FUNCTION admit_ms_to_ts IS 'Epoch milliseconds to timestamptz.';
 COMMENT ON FUNCTION admit_ts_to_ms IS 'timestamptz to epoch milliseconds (numeric, fractions kept).';

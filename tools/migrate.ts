@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../dev/local";
 import { createClient } from "../functions/core/db";
-import { fnv64 } from "../functions/core/keys";
+import { fnv64 } from "../functions/core/lock-keys";
 
 export const SCHEMA_DIR = join(ROOT, "schema");
 const FILE = /^(\d{6})_([a-z0-9_]+)\.sql$/;

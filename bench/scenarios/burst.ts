@@ -16,7 +16,7 @@
 // Run once per scenario (its last round), not in a pooler profile. Loopback only; every request
 // times out after 60 s and each burst after 60 s.
 import http from "node:http";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { httpRequest, runLoad } from "../load";
 import { type BenchContext, hasFunctions, lastRound, rowKey, type Scenario } from "../measure";
 import { BURST_FLOOR, COALESCE_OFF, cpuPerDecision, type Row, round, summarize, tally } from "../report";

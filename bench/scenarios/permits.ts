@@ -7,7 +7,7 @@
 // held by an earlier claim (overlapping [claimed_at, end) on one slot), a slot beyond the size, and
 // fencing tokens that do not increase in grant order.
 import type { RequestDb } from "../../functions/core/db";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { acquirePermit, type PermitKind, releasePermit } from "../../functions/permits";
 import type { Query } from "../load";
 import { atEdgeConcurrencies, type BenchContext, ceiling, edge, hasFunctions, library, rowKey, type Scenario } from "../measure";

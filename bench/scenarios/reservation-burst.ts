@@ -2,7 +2,7 @@
 // to ONE resource, for 1–3 hour-slots out of a few hundred, so most requests collide; the calendar
 // fills within the first few hundred decisions and the rest are refusals.
 // Violations = pairs of stored reservations of the row's resource that overlap.
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { RESERVE_SQL } from "../../functions/reservations/sql";
 import { type BenchContext, ceiling, edge, hasFunctions, library, rowKey, type Scenario } from "../measure";
 import { peerSql } from "../peers";

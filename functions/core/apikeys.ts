@@ -2,7 +2,7 @@
 // costs no database request for its key in steady state.
 //
 // A secret is `admit_` + 43 characters of base64url (32 random bytes, 256 bits). Postgres stores its
-// SHA-256 only (schema/current/keys.sql and docs/keys.md say why a fast hash is the right one). On a request
+// SHA-256 only (schema/current/keys.sql and docs/api-keys.md say why a fast hash is the right one). On a request
 // with a key this isolate has not verified in the last CACHE_MS, one look-up (admit_key_lookup, by
 // hash) answers for every request waiting on the same secret at that moment (single flight); its
 // answer — the key's scopes and names, or "not a valid key" — is kept for CACHE_MS at most, and never

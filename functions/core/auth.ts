@@ -1,6 +1,6 @@
 // Who is calling, and may they: the bearer credential (the root API_TOKEN, compared in constant time,
 // or a scoped key verified through this isolate's cache, apikeys.ts), then the route's declared
-// scope and the names it touches (scopes.ts). docs/keys.md.
+// scope and the names it touches (scopes.ts). docs/api-keys.md.
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { type Caller, type KeyCache, keyCache, looksLikeKey } from "./apikeys";
@@ -18,7 +18,7 @@ export function invalidToken(): Error {
 
 /**
  * Sets `c.var.caller`: root for API_TOKEN, the key for a valid key's secret. Unknown, revoked and
- * expired keys get one and the same 401. Without API_TOKEN only keys are accepted (docs/keys.md:
+ * expired keys get one and the same 401. Without API_TOKEN only keys are accepted (docs/api-keys.md:
  * running with no root token); with neither a token nor a key the answer is 503 not-configured.
  */
 export function authenticate(cache: KeyCache = keyCache): MiddlewareHandler<AppEnv> {

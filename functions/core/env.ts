@@ -3,7 +3,7 @@
 export interface Bindings {
   /** postgres://… of Neon (or the embedded Postgres locally). */
   DATABASE_URL?: string;
-  /** The root credential: every scope on every /v1 route (a wrangler secret in production). Unset: scoped keys only (docs/keys.md). */
+  /** The root credential: every scope on every /v1 route (a wrangler secret in production). Unset: scoped keys only (docs/api-keys.md). */
   API_TOKEN?: string;
   /** How many days audit rows are kept (1–36500). Default 90. */
   AUDIT_RETENTION_DAYS?: string;

@@ -1,5 +1,6 @@
 // The Hono app: guards, error handling, docs, and each capability's routes.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { keys } from "../apikeys";
 import { authenticate, RouteScopes, requireNames, requireScope } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { onError } from "../core/errors";
@@ -8,7 +9,6 @@ import { declaredScope } from "../core/scopes";
 import { validationHook } from "../core/validation";
 import { documentIdempotencyKey, idempotency } from "../idempotency";
 import { inventory } from "../inventory";
-import { keys } from "../keys";
 import { invoices, locks, semaphores } from "../permits";
 import { AUTHZ_PATH, AUTHZ_SCOPE, isForwardAuth, ratelimits } from "../ratelimits";
 import { reservations } from "../reservations";
@@ -65,7 +65,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     type: "http",
     scheme: "bearer",
     description:
-      "`Authorization: Bearer <API_TOKEN or key>`. The root API_TOKEN holds every scope; a key (`admit_…`, POST /v1/keys) holds the scopes listed on each operation (`x-scope`) — docs/keys.md",
+      "`Authorization: Bearer <API_TOKEN or key>`. The root API_TOKEN holds every scope; a key (`admit_…`, POST /v1/keys) holds the scopes listed on each operation (`x-scope`) — docs/api-keys.md",
   });
 
   // The browser pages, before any guard: public, no body, no database (functions/http/pages.ts).

@@ -6,10 +6,10 @@
 // added there, not by the routes. test/docs/openapi.examples.test.ts checks that every operation has its
 // examples and that each one validates against its own schema.
 
+import { KEY_EXAMPLES } from "../apikeys";
 import { PROBLEMS, type ProblemSlug, problemType } from "../core/errors";
 import type { Json, OperationExamples } from "../core/examples";
 import { INVENTORY_EXAMPLES } from "../inventory";
-import { KEY_EXAMPLES } from "../keys";
 import { PERMIT_EXAMPLES } from "../permits";
 import { RATELIMIT_EXAMPLES } from "../ratelimits";
 import { RESERVATION_EXAMPLES } from "../reservations";

@@ -2,7 +2,7 @@
 // semaphores (/v1/semaphores), and one invoice generation per subscription at a time on the
 // in-request locks of locks.ts (/v1/invoices). A lease is a semaphore of one permit: the same SQL calls.
 // A permit is any claim of either kind (table permits, admit_permit_*); a lease is the claim of a
-// lock. SQL: schema/current/permits.sql. Tests: test/permits/. Docs: docs/leases.md (locks and
+// lock. SQL: schema/current/permits.sql. Tests: test/permits/. Docs: docs/locks.md (locks and
 // invoices), docs/semaphores.md.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";

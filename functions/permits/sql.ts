@@ -6,7 +6,7 @@
 import { type AuditEntry, audited } from "../core/audit";
 import { batchParams, Coalescer } from "../core/coalesce";
 import type { Queryable } from "../core/db";
-import { lockKey } from "../core/keys";
+import { lockKey } from "../core/lock-keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
 
 export type PermitKind = "lease" | "semaphore";

@@ -120,7 +120,7 @@ export function admissionBudget(db: Pick<RequestDb, "remainingMs">, input: GateI
 }
 
 /**
- * The audit row of a semaphore created on first use (docs/keys.md): made by the host Worker's
+ * The audit row of a semaphore created on first use (docs/api-keys.md): made by the host Worker's
  * rateLimit() middleware on its own database handle (actor "rateLimit()": no key made the change), or
  * over the binding (actor "binding", rateLimitGate).
  */

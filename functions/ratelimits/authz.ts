@@ -21,7 +21,7 @@ export const AUTHZ_PATH = "/v1/authz";
 export const AUTHZ_PARAMS_HEADER = "Admit-Authz";
 
 /**
- * The forward-auth check's scope (docs/keys.md): ratelimits:decide on every policy it names — in the
+ * The forward-auth check's scope (docs/api-keys.md): ratelimits:decide on every policy it names — in the
  * query on /v1/authz, in the Admit-Authz header below it. Declared for each documented method
  * (routes.ts) and, as the route answers every method and path below it, for those too (app.ts).
  */

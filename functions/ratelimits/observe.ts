@@ -5,7 +5,7 @@
 // sample rate. Nothing here waits on anything: the tally is written after the response.
 import { type LogLevel, logSample, writeLog } from "../core/decision-log";
 import type { Bindings } from "../core/env";
-import { fnv64 } from "../core/keys";
+import { fnv64 } from "../core/lock-keys";
 import { tallyFor } from "../core/tally";
 import { isUnenforced, type Unenforced } from "./budget";
 import type { RateLimitDecision } from "./decide";

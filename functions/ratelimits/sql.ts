@@ -4,7 +4,7 @@
 import { type AuditEntry, audited } from "../core/audit";
 import { type Ask, Coalescer, type UNSENT } from "../core/coalesce";
 import type { Queryable } from "../core/db";
-import { lockKey } from "../core/keys";
+import { lockKey } from "../core/lock-keys";
 
 export type Algorithm = "fixed_window" | "sliding_window" | "token_bucket";
 export type FailMode = "deny" | "allow";

@@ -2,7 +2,7 @@
 // The only file in functions/ that names them.
 import { batchParams, Coalescer } from "../core/coalesce";
 import type { Queryable } from "../core/db";
-import { lockKey } from "../core/keys";
+import { lockKey } from "../core/lock-keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
 
 /** The statement behind reserve(); the bench replays it as is. */

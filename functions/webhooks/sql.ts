@@ -2,7 +2,7 @@
 // admit_webhook_*. The ordering lock key is computed here from (source, ordering value).
 import { type AuditEntry, audited } from "../core/audit";
 import type { Queryable } from "../core/db";
-import { lockKey } from "../core/keys";
+import { lockKey } from "../core/lock-keys";
 import { MAX_PAGE_BYTES } from "../core/validation";
 import type { DeliverySource, HmacSettings, Rejection, SchemeName } from "./schemes";
 

@@ -1,4 +1,4 @@
-// The keys and audit view (keys:read and audit:read; docs/keys.md). Secrets are never listed.
+// The keys and audit view (keys:read and audit:read; docs/api-keys.md). Secrets are never listed.
 import { ApiError, all } from "./api.js";
 import { $, el, table, truncatedNote } from "./dom.js";
 import { utc } from "./format.js";

@@ -54,7 +54,7 @@ BEGIN
   RETURN h::bigint;
 END
 $function$;
-COMMENT ON FUNCTION admit_fnv64(p_text text) IS 'The lock key of a namespaced name: FNV-1a 64 over its UTF-8 bytes as a signed bigint, the same as lockKey() in functions/core/keys.ts.';
+COMMENT ON FUNCTION admit_fnv64(p_text text) IS 'The lock key of a namespaced name: FNV-1a 64 over its UTF-8 bytes as a signed bigint, the same as lockKey() in functions/core/lock-keys.ts.';
 
 CREATE OR REPLACE FUNCTION public.admit_ms_to_ts(ms numeric)
  RETURNS timestamp with time zone

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, type Faults, startBridge } from "../../dev/bridge";
 import { RequestDb } from "../../functions/core/db";
 import { ProblemError } from "../../functions/core/errors";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { bindings, client, connect, freshDatabase, type Served, serveApp, settled as settleAll, sql, withFaults as withBridgeFaults } from "../support";
 import { CAPABILITIES, type Capability, type HttpCall, type Query, retryable } from "../support/capabilities";
 

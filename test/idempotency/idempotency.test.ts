@@ -3,7 +3,7 @@
 import { request as httpRequest } from "node:http";
 import { createServer, type Server, type Socket, connect as tcpConnect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { bindings, client, connect, serveApp, servedApp, sql, TOKEN, whileHolding, withServedApp } from "../support";
 
 const suite = servedApp("idempotency");

@@ -1,6 +1,6 @@
 // Seed 002: one invoice generation per subscription at a time, with real simultaneous HTTP requests.
 import { describe, expect, it } from "vitest";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { heldAdvisoryKeys, servedApp, sql, until } from "../support";
 
 const suite = servedApp("invoices");

@@ -2,7 +2,7 @@
 // fencing tokens over long random acquire/renew/release/expire sequences against a model.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { connect, servedApp, sql } from "../support";
 
 const suite = servedApp("locks_burst");

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { RequestDb } from "../../functions/core/db";
 import { ProblemError } from "../../functions/core/errors";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { orConflict, withLock, withTryLock } from "../../functions/permits/locks";
 import { bindings, client, connect, heldAdvisoryKeys, serveApp, servedApp, sql, until } from "../support";
 

@@ -2,7 +2,7 @@
 // (issue 18, item 1): one claim never has two live holders, and release never breaks permits_one_ending.
 import { describe, expect, it } from "vitest";
 import { mapSqlError, RequestDb } from "../../functions/core/db";
-import { fnv64, lockKey } from "../../functions/core/keys";
+import { fnv64, lockKey } from "../../functions/core/lock-keys";
 import { acquirePermit } from "../../functions/permits/sql";
 import { bindings, connect, freshDatabase, sql, until, whileHolding } from "../support";
 
@@ -105,7 +105,7 @@ describe("the sweeper against renew and release of the same claim", () => {
     expect(ended).toBe(true);
   });
 
-  it("admit_fnv64 in SQL is functions/core/keys.ts fnv64 (the sweeper locks what the routes lock)", async () => {
+  it("admit_fnv64 in SQL is functions/core/lock-keys.ts fnv64 (the sweeper locks what the routes lock)", async () => {
     const db = await freshDatabase("permits_fnv");
     const texts = ["", "lease/hot", "semaphore/fragile-upstream", "reservation/223 345", "lease/ключ-🔒", "x".repeat(300)];
     const rows = await sql<{ k: string }>(db, "SELECT admit_fnv64(t)::text AS k FROM unnest($1::text[]) WITH ORDINALITY u(t, i) ORDER BY i", [texts]);

@@ -1,6 +1,6 @@
 // Semaphores under real concurrency: simultaneous HTTP acquires, then the invariant checked in the database.
 import { describe, expect, it } from "vitest";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { bindings, connect, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 const suite = servedApp("semaphores_burst");

@@ -1,5 +1,5 @@
 // A semaphore that rateLimit({ concurrency }) creates on first use is a configuration write: it gets
-// its audit row in the same statement, naming who created it (docs/keys.md, the audit log).
+// its audit row in the same statement, naming who created it (docs/api-keys.md, the audit log).
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { call } from "../../functions/http/rpc/call";

@@ -3,7 +3,7 @@
 // still exactly one winner per interval, a resource whose lock is held elsewhere answers for its
 // own requests only, and each request keeps its own budget in a batch.
 import { describe, expect, it } from "vitest";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { reserveCoalescing } from "../../functions/reservations/sql";
 import { bindings, connect, SUITE_BUDGET_MS, servedApp, sql, until, whileHolding, withServedApp } from "../support";
 

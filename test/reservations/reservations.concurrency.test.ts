@@ -1,7 +1,7 @@
 // Seed 000's experiment and a larger burst, with real simultaneous HTTP requests against real
 // Postgres; the invariant is then checked in the database, not in the responses.
 import { describe, expect, it } from "vitest";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { bindings, connect, servedApp, sql, whileHolding, withServedApp } from "../support";
 
 const suite = servedApp("reservations_burst");

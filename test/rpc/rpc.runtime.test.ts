@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../dev/local";
 import { ownSocket, startWranglerDev, type WranglerDev } from "../../dev/wrangler";
 import gatewayWorker from "../../examples/gateway/index";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import type { AdmitBinding } from "../../functions/http/rpc/client";
 import { MAX_WINDOW_MS } from "../../functions/ratelimits/schemas";
 import { client, freshDatabase, SUITE_BUDGET_MS, sql, TOKEN, whileHolding } from "../support";

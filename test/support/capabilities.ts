@@ -2,7 +2,7 @@
 // same way: add an entry here when a capability lands and every generic test runs against it.
 import { createHash } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { lockKey } from "../../functions/core/keys";
+import { lockKey } from "../../functions/core/lock-keys";
 import { MAX_WINDOW_MS } from "../../functions/ratelimits/schemas";
 import { type SchemeName, SENDERS } from "../webhooks/senders";
 
@@ -449,7 +449,7 @@ export function examples(key: string): HttpCall[] {
   return [
     ...CAPABILITIES.flatMap((c) => c.examples(key)),
     { method: "POST", path: "/v1/invoices/generate", body: { subscription_id: key, kind: "usage", work_ms: 0 } },
-    // Keys and the audit log (test/keys/): a fuzzed key is created, listed, rotated and revoked like any other.
+    // Keys and the audit log (test/apikeys/): a fuzzed key is created, listed, rotated and revoked like any other.
     { method: "POST", path: "/v1/keys", body: { name: key, scopes: ["ratelimits:read"], names: [`${key}*`] } },
     { method: "GET", path: "/v1/keys?limit=10" },
     { method: "GET", path: "/v1/keys/00000000-0000-0000-0000-000000000000" },

@@ -1,6 +1,6 @@
 // Advisory-lock keys: FNV-1a 64 over the UTF-8 bytes of a namespaced string, as a signed int64
 // (Postgres `bigint`): "reservation/223 345" style names, so capabilities never share a lock by
-// accident. "223 345" hashes to 3755351481708176604 (test/core/keys.test.ts), as in Postgres's admit_fnv64.
+// accident. "223 345" hashes to 3755351481708176604 (test/core/lock-keys.test.ts), as in Postgres's admit_fnv64.
 import fnv from "fnv-plus";
 
 /** Namespaces keep capabilities from contending on the same advisory lock by accident. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fnv64, lockKey } from "../../functions/core/keys";
+import { fnv64, lockKey } from "../../functions/core/lock-keys";
 
 /** FNV-1a 64 straight from its definition, over TextEncoder's UTF-8 bytes, for comparison. */
 function reference(text: string): string {

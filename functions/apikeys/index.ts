@@ -1,7 +1,7 @@
-// Scoped API keys and the audit log (docs/keys.md): create, list, revoke and rotate keys; read the
+// Scoped API keys and the audit log (docs/api-keys.md): create, list, revoke and rotate keys; read the
 // log of configuration changes. Verifying a key, its cache and the scope check are core/ (auth.ts,
 // apikeys.ts, scopes.ts), since every route stands on them. SQL: schema/current/keys.sql.
-// Tests: test/keys/.
+// Tests: test/apikeys/.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";

@@ -1,4 +1,4 @@
-// A key made by a key never outlives it (schema/000112_keys_made_by.sql, docs/keys.md): its expiry is
+// A key made by a key never outlives it (schema/000112_keys_made_by.sql, docs/api-keys.md): its expiry is
 // at most its maker's (omitted: the maker's; later: 422), a maker revoked or expired by the database's
 // clock makes nothing even while a cache still believes it, revoking a maker revokes everything it
 // made (in this isolate at once, each with its audit row), and rotating the maker changes neither.

@@ -36,7 +36,10 @@ describe("every route has a scope", () => {
   it("every /v1 route the app answers is in the document with its x-scope (or is a signed webhook delivery), and its security names that scope", async () => {
     const ops = await operations();
     const documented = new Set(ops.map((o) => `${o.method} ${o.path.replaceAll(/\{(.+?)\}/g, ":$1")}`));
-    const routes = app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/")).map((r) => `${r.method} ${r.path}`);
+    // A route's parameter pattern (`:source{…}`) is the router's, not the document's.
+    const routes = app.routes
+      .filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/"))
+      .map((r) => `${r.method} ${r.path.replaceAll(/(:\w+)\{[^}]*\}/g, "$1")}`);
     expect(routes.length).toBeGreaterThanOrEqual(40);
     expect(routes.filter((r) => !documented.has(r))).toEqual([]);
     const open = ops.filter((o) => !o.signed && !o.scope).map((o) => `${o.method} ${o.path}`);

@@ -1,7 +1,7 @@
 // A key look-up in flight when this isolate revokes the key: Postgres has answered it (the key was
 // valid then) but the answer has not reached the Worker. The DELETE answers, then the look-up's
 // answer arrives. A request with the key after the DELETE is refused at once, and the late answer is
-// not cached (docs/keys.md: "at once in the isolate that answered the DELETE").
+// not cached (docs/api-keys.md: "at once in the isolate that answered the DELETE").
 //
 // The look-up is held deterministically: the app reaches Postgres through a TCP relay that keeps
 // Postgres's answer to the statement calling admit_key_lookup until the test lets it go.
