@@ -11236,7 +11236,7 @@ export interface operations {
                      *           "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *           "name": "gateway-eu",
                      *           "scopes": [
-                     *             "ratelimits:decide"
+                     *             "ratelimits:check"
                      *           ],
                      *           "names": [
                      *             "gw-*"
@@ -11355,7 +11355,7 @@ export interface operations {
                  * @example {
                  *       "name": "gateway-eu",
                  *       "scopes": [
-                 *         "ratelimits:decide"
+                 *         "ratelimits:check"
                  *       ],
                  *       "names": [
                  *         "gw-*"
@@ -11377,7 +11377,7 @@ export interface operations {
                      *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *       "name": "gateway-eu",
                      *       "scopes": [
-                     *         "ratelimits:decide"
+                     *         "ratelimits:check"
                      *       ],
                      *       "names": [
                      *         "gw-*"
@@ -11588,7 +11588,7 @@ export interface operations {
                      *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *       "name": "gateway-eu",
                      *       "scopes": [
-                     *         "ratelimits:decide"
+                     *         "ratelimits:check"
                      *       ],
                      *       "names": [
                      *         "gw-*"
@@ -11731,7 +11731,7 @@ export interface operations {
                      *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *       "name": "gateway-eu",
                      *       "scopes": [
-                     *         "ratelimits:decide"
+                     *         "ratelimits:check"
                      *       ],
                      *       "names": [
                      *         "gw-*"
@@ -11954,7 +11954,7 @@ export interface operations {
                      *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
                      *       "name": "gateway-eu",
                      *       "scopes": [
-                     *         "ratelimits:decide"
+                     *         "ratelimits:check"
                      *       ],
                      *       "names": [
                      *         "gw-*"

@@ -6,7 +6,7 @@ import { ID, LATER, NOW, type OperationExamples } from "../core/examples";
 const apiKey = {
   id: ID,
   name: "gateway-eu",
-  scopes: ["ratelimits:decide"],
+  scopes: ["ratelimits:check"],
   names: ["gw-*"],
   created_at: NOW,
   expires_at: null,
@@ -19,7 +19,7 @@ const SECRET = "admit_Q3vX9kLw0b2mJr8TfN4eYpZs6HcVgUd1AxKqWn7oRiE";
 const noKey = { detail: `No key "${ID}".` };
 export const KEY_EXAMPLES: Record<string, OperationExamples> = {
   createKey: {
-    request: { name: "gateway-eu", scopes: ["ratelimits:decide"], names: ["gw-*"] },
+    request: { name: "gateway-eu", scopes: ["ratelimits:check"], names: ["gw-*"] },
     responses: { 201: { ...apiKey, last_used_at: null, secret: SECRET } },
   },
   listKeys: { params: { limit: 100 }, responses: { 200: { items: [apiKey], next_cursor: null } } },

@@ -1,7 +1,7 @@
 // Keys and the audit log: zod schemas and one createRoute() per operation, each with its scope.
 import { createRoute, z } from "@hono/zod-openapi";
 import { json, optionalJson, ProblemSchema, problemJson, problemResponses } from "../core/openapi";
-import { ACCESSES, AREAS, SCOPE_PATTERN, scoped } from "../core/scopes";
+import { ACCESSES, AREAS, CHECK_AREAS, SCOPE_PATTERN, scoped } from "../core/scopes";
 import { name, PageQuery, Rfc3339 } from "../core/validation";
 
 /** The longest overlap a rotation may give the old secret: 30 days. */
@@ -9,8 +9,11 @@ export const MAX_OVERLAP_MS = 30 * 86_400_000;
 
 const ScopeString = z
   .string()
-  .regex(SCOPE_PATTERN, `a scope is <area>:<access>: area one of ${AREAS.join(", ")}, *; access ${ACCESSES.join(", ")}`)
-  .openapi({ example: "ratelimits:decide" });
+  .regex(
+    SCOPE_PATTERN,
+    `a scope is <area>:<access>: area one of ${AREAS.join(", ")}, *; access ${ACCESSES.filter((a) => a !== "check").join(", ")}, or check (${CHECK_AREAS.join(", ")}, *)`,
+  )
+  .openapi({ example: "ratelimits:check" });
 const NamePattern = name().openapi({ example: "gw-*", description: "A name, or a pattern where `*` is any run of characters" });
 
 const Secret = z.object({ start: z.string(), created_at: z.string(), expires_at: z.string().nullable() });

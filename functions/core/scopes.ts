@@ -7,13 +7,24 @@ import type { AppEnv } from "./context";
 
 export const AREAS = ["ratelimits", "reservations", "locks", "semaphores", "inventory", "webhooks", "keys", "audit", "metrics"] as const;
 export type Area = (typeof AREAS)[number];
-export const ACCESSES = ["read", "decide", "admin"] as const;
+export const ACCESSES = ["read", "decide", "admin", "check"] as const;
 export type Access = (typeof ACCESSES)[number];
+/**
+ * The areas with a `check` access: a decision that spends and nothing else (a rate-limit check, the
+ * gateways' /v1/authz), without the area's other decisions (a refund). `decide` includes it, so a
+ * key holding `ratelimits:decide` keeps every route it had.
+ */
+export const CHECK_AREAS = ["ratelimits"] as const satisfies readonly Area[];
 
-/** A scope as written: `ratelimits:decide`, `*:read`. */
+/** A scope as written: `ratelimits:decide`, `*:read`, `ratelimits:check`. */
 export type Scope = `${Area | "*"}:${Access}`;
-/** Built from AREAS and ACCESSES: an area added there (metrics) can be granted. */
-export const SCOPE_PATTERN = new RegExp(`^(\\*|${AREAS.join("|")}):(${ACCESSES.join("|")})$`);
+/**
+ * Built from AREAS and ACCESSES: an area added there (metrics) can be granted. `check` only of the
+ * areas that have it (CHECK_AREAS, or `*`): a scope that could grant nothing is refused, not stored.
+ */
+export const SCOPE_PATTERN = new RegExp(
+  `^(?:(\\*|${AREAS.join("|")}):(${ACCESSES.filter((a) => a !== "check").join("|")})|(\\*|${CHECK_AREAS.join("|")}):check)$`,
+);
 
 /** Where a route's names come from, as raw request input (read before validation: see auth.ts). */
 export interface RawInput {
@@ -132,12 +143,20 @@ export function likePatterns(patterns: readonly string[] | null): string[] | nul
   return patterns === null ? null : patterns.map((p) => p.replace(/[\\%_]/g, "\\$&").replaceAll("*", "%"));
 }
 
-/** Whether held scopes grant `need`. `admin` of an area includes `read` of it; nothing else implies another. */
+/**
+ * Whether holding `access` of an area grants `need` of it: the same, `admin` includes `read`, and
+ * `decide` includes `check`; nothing else implies another.
+ */
+export function accessIncludes(access: string, need: Access): boolean {
+  return access === need || (access === "admin" && need === "read") || (access === "decide" && need === "check");
+}
+
+/** Whether held scopes grant `need` (accessIncludes, on its area or `*`). */
 export function grants(held: readonly string[], need: { area: Area; access: Access }): boolean {
   return held.some((s) => {
     const [area, access] = s.split(":");
     if (area !== "*" && area !== need.area) return false;
-    return access === need.access || (access === "admin" && need.access === "read");
+    return accessIncludes(access, need.access);
   });
 }
 
@@ -150,7 +169,7 @@ export function grants(held: readonly string[], need: { area: Area; access: Acce
 export function covers(held: readonly string[], patterns: readonly string[] | null, scopes: readonly string[], names: readonly string[] | null): boolean {
   const scopeOk = scopes.every((s) => {
     const [area, access] = s.split(":");
-    if (area === "*") return held.some((h) => h.startsWith("*:") && (h.endsWith(`:${access}`) || (h === "*:admin" && access === "read")));
+    if (area === "*") return held.some((h) => h.startsWith("*:") && accessIncludes(h.slice(2), access as Access));
     return grants(held, { area: area as Area, access: access as Access });
   });
   if (!scopeOk) return false;

@@ -21,13 +21,13 @@ export const AUTHZ_PATH = "/v1/authz";
 export const AUTHZ_PARAMS_HEADER = "Admit-Authz";
 
 /**
- * The forward-auth check's scope (docs/api-keys.md): ratelimits:decide on every policy it names — in the
- * query on /v1/authz, in the Admit-Authz header below it. Declared for each documented method
+ * The forward-auth check's scope (docs/api-keys.md): ratelimits:check (which ratelimits:decide
+ * includes) on every policy it names — in the query on /v1/authz, in the Admit-Authz header below it. Declared for each documented method
  * (routes.ts) and, as the route answers every method and path below it, for those too (app.ts).
  */
 export const AUTHZ_SCOPE: RouteScope = {
   area: "ratelimits",
-  access: "decide",
+  access: "check",
   names: Object.assign(
     (_: RawInput, c: Context): string[] => {
       const below = new URL(c.req.url).pathname !== AUTHZ_PATH;
@@ -208,7 +208,7 @@ function denied(p: ProblemError, status: DenyStatus): ProblemError {
  * The handler of every method on /v1/authz and /v1/authz/*. Who may call it: the app's bearer guard on
  * /v1/* (functions/http/app.ts) runs first, on `Authorization` — the gateway's own key, which the
  * gateway sets on the check (docs/gateways.md); with scoped keys this route's scope is
- * `ratelimits:decide`, its names every `policy` asked.
+ * `ratelimits:check`, its names every `policy` asked.
  */
 export async function authorizeRequest(c: Context<AppEnv>): Promise<Response> {
   const length = Number(c.req.header("Content-Length") ?? "0");

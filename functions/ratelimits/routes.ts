@@ -268,7 +268,7 @@ export const deleteRateLimitOverride = scoped(
 );
 
 export const checkRoute = scoped(
-  { area: "ratelimits", access: "decide", names: fromBody("policy", "policies") },
+  { area: "ratelimits", access: "check", names: fromBody("policy", "policies") },
   createRoute({
     method: "post",
     path: "/v1/ratelimits/check",
