@@ -9915,6 +9915,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9937,7 +9939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Denied with `deny_status=403` (the problems of 429) */
+            /** @description Denied with `deny_status=403` (the problems of 429, with `Admit-Authz-Refused`), or the gateway's key lacks `ratelimits:check` or one of the policies' names (`forbidden`, without it) */
             403: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
@@ -9948,6 +9950,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10040,6 +10044,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10175,6 +10181,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10197,7 +10205,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Denied with `deny_status=403` (the problems of 429) */
+            /** @description Denied with `deny_status=403` (the problems of 429, with `Admit-Authz-Refused`), or the gateway's key lacks `ratelimits:check` or one of the policies' names (`forbidden`, without it) */
             403: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
@@ -10208,6 +10216,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10317,6 +10327,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10452,6 +10464,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10474,7 +10488,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Denied with `deny_status=403` (the problems of 429) */
+            /** @description Denied with `deny_status=403` (the problems of 429, with `Admit-Authz-Refused`), or the gateway's key lacks `ratelimits:check` or one of the policies' names (`forbidden`, without it) */
             403: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
@@ -10485,6 +10499,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10594,6 +10610,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10729,6 +10747,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10751,7 +10771,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Denied with `deny_status=403` (the problems of 429) */
+            /** @description Denied with `deny_status=403` (the problems of 429, with `Admit-Authz-Refused`), or the gateway's key lacks `ratelimits:check` or one of the policies' names (`forbidden`, without it) */
             403: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
@@ -10762,6 +10782,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10871,6 +10893,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11006,6 +11030,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11028,7 +11054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Denied with `deny_status=403` (the problems of 429) */
+            /** @description Denied with `deny_status=403` (the problems of 429, with `Admit-Authz-Refused`), or the gateway's key lacks `ratelimits:check` or one of the policies' names (`forbidden`, without it) */
             403: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
@@ -11039,6 +11065,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11148,6 +11176,8 @@ export interface operations {
                     "Admit-Cache"?: string;
                     /** @description Seconds (when waiting can help) */
                     "Retry-After"?: string;
+                    /** @description On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it */
+                    "Admit-Authz-Refused"?: string;
                     [name: string]: unknown;
                 };
                 content: {

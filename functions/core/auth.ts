@@ -4,7 +4,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { type Caller, type KeyCache, keyCache, looksLikeKey } from "./apikeys";
-import type { AppEnv } from "./context";
+import type { AppEnv, AuthFailure } from "./context";
 import { problem } from "./errors";
 import { grants, likePatterns, nameAllowed, type RawInput, type RouteAccess, type RouteScope, SIGNED, scopeOf } from "./scopes";
 
@@ -29,26 +29,36 @@ export function authenticate(cache: KeyCache = keyCache): MiddlewareHandler<AppE
     const given = match?.[1];
     if (given !== undefined && looksLikeKey(given)) {
       const key = await cache.verify(given, c.env ?? {});
-      if (!key) throw invalidToken();
+      if (!key) throw refused(c, "invalid", invalidToken());
       c.set("caller", key);
       return next();
     }
     if (!expected) {
-      throw problem(
-        "not-configured",
-        "API_TOKEN is not set: `wrangler secret put API_TOKEN` (production) or run `npm start` (local); or send a key (`admit_…`).",
-        {},
-        { "Retry-After": "30" },
+      throw refused(
+        c,
+        "not_configured",
+        problem(
+          "not-configured",
+          "API_TOKEN is not set: `wrangler secret put API_TOKEN` (production) or run `npm start` (local); or send a key (`admit_…`).",
+          {},
+          { "Retry-After": "30" },
+        ),
       );
     }
-    if (given === undefined) throw problem("unauthorized", "Send `Authorization: Bearer <API_TOKEN or key>`.", {}, CHALLENGE);
-    if (!tokenMatches(given, expected)) throw invalidToken();
+    if (given === undefined) throw refused(c, "missing", problem("unauthorized", "Send `Authorization: Bearer <API_TOKEN or key>`.", {}, CHALLENGE));
+    if (!tokenMatches(given, expected)) throw refused(c, "invalid", invalidToken());
     c.set("caller", ROOT);
     return next();
   };
 }
 
 const ROOT: Caller = { kind: "root" };
+
+/** `err`, with why the credential was refused noted on the request (counted by authFailures(), functions/http/metrics.ts). */
+function refused(c: Context<AppEnv>, why: AuthFailure, err: Error): Error {
+  c.set("authFailure", why);
+  return err;
+}
 
 /**
  * Whether `given` equals `expected`, in time that depends only on the expected token's length, never
@@ -133,9 +143,9 @@ export function requireScope(routes: RouteScopes): MiddlewareHandler<AppEnv> {
     const route = routes.of(c);
     if (!route || !caller || caller.kind !== "key") return next();
     const access = route.access;
-    if (access === undefined) throw problem("forbidden", `${route.key} declares no scope: only the root token may call it.`);
+    if (access === undefined) throw refused(c, "scope", problem("forbidden", `${route.key} declares no scope: only the root token may call it.`));
     if (access === SIGNED) return next();
-    if (!grants(caller.scopes, access)) throw forbidden({ scope: scopeOf(access) });
+    if (!grants(caller.scopes, access)) throw refused(c, "scope", forbidden({ scope: scopeOf(access) }));
     return next();
   };
 }
@@ -159,7 +169,7 @@ export function requireNames(routes: RouteScopes): MiddlewareHandler<AppEnv> {
     if (access.names) {
       const input = await rawInput(c, route.params(new URL(c.req.url).pathname));
       const outside = (await access.names(input, c)).find((n) => !nameAllowed(patterns, n));
-      if (outside !== undefined) throw access.hidden ? access.hidden(input) : forbidden({ name: outside });
+      if (outside !== undefined) throw access.hidden ? access.hidden(input) : refused(c, "name", forbidden({ name: outside }));
     }
     await next();
     if (access.list) await checkList(c, access as RouteScope & { list: string }, patterns);

@@ -17,7 +17,7 @@ import { jsonBodies } from "./body";
 import { database } from "./database";
 import { documentExamples } from "./examples";
 import { methodsOf, noRoute } from "./methods";
-import { decisions, getMetrics, metricsHandler } from "./metrics";
+import { authFailures, decisions, getMetrics, metricsHandler } from "./metrics";
 import { mountPages } from "./pages";
 
 const HEALTH_BUDGET_MS = 4_000;
@@ -77,6 +77,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // definition (scoped(), core/scopes.ts), read from the registry once every route is mounted.
   const scopes = new RouteScopes();
   const who = authenticate();
+  // A refused credential counted (admit_auth_failures_total): the gateways' operators read it there.
+  app.use("/v1/*", authFailures(isForwardAuth));
+  app.use("/metrics", authFailures(isForwardAuth));
   app.use("/v1/*", (c, next) => (isWebhookDelivery(c) ? next() : who(c, next)));
   app.use("/v1/*", requireScope(scopes));
   // Prometheus scrapes with a bearer token too: the root token or a key with metrics:read (docs/observability.md).

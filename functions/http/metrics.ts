@@ -17,6 +17,7 @@ import { flushSoon, tallyFor } from "../core/tally";
 
 export const DECISIONS = "admit_decisions_total";
 export const DELIVERIES = "admit_webhook_deliveries_total";
+export const AUTH_FAILURES = "admit_auth_failures_total";
 
 /** Decision routes of the capabilities other than rate limits (which count their own, per policy): method + path → capability and action. */
 const ROUTES: Array<[method: string, path: RegExp, capability: string, action: string]> = [
@@ -95,6 +96,25 @@ export function decisions(isDelivery: (c: Context<AppEnv>) => boolean): Middlewa
   };
 }
 
+/**
+ * Counts each request whose credential the bearer guard refused (functions/core/auth.ts notes why),
+ * by surface — `authz` (a gateway's forward-auth check: a wrong, revoked or under-scoped gateway
+ * key), `metrics`, `api` (any other /v1 route) — and reason. A gateway answers its clients with its
+ * own error then; this is where its operator sees which key problem it was.
+ */
+export function authFailures(isForwardAuth: (path: string) => boolean): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    const reason = c.get("authFailure");
+    if (reason === undefined) return;
+    const tally = tallyFor(c.env);
+    if (!tally) return;
+    const surface = isForwardAuth(c.req.path) ? "authz" : c.req.path === "/metrics" ? "metrics" : "api";
+    tally.count(AUTH_FAILURES, { surface, reason }, Date.now());
+    flushSoon(c.env, executionCtxOf(c));
+  };
+}
+
 /** Counts one RPC call's decision (the same series as over HTTP) and makes sure a flush is on its way. */
 export function countRpc(env: Bindings | undefined, ctx: { waitUntil(p: Promise<unknown>): void } | undefined, method: string, answer: unknown): void {
   const tally = tallyFor(env);
@@ -126,6 +146,10 @@ export const FAMILIES: Record<string, Family> = {
   [DELIVERIES]: {
     type: "counter",
     help: "Webhook deliveries received (stored), duplicate (already stored: answered again), refused (4xx) or unavailable (5xx).",
+  },
+  [AUTH_FAILURES]: {
+    type: "counter",
+    help: "Requests whose bearer credential was refused, by surface (authz = the gateways' /v1/authz, metrics, api) and reason (missing, invalid = unknown/revoked/expired/wrong, not_configured, scope, name: 401/403/503).",
   },
   admit_sweep_rows_total: { type: "counter", help: "Rows the cron's sweepers deleted or marked, by sweeper." },
   admit_permits_in_use: { type: "gauge", help: "Unexpired, unreleased permits now, by kind (semaphore, lease)." },

@@ -3,7 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { ProblemSchema, problemResponses } from "../core/openapi";
 import { scoped } from "../core/scopes";
-import { AUTHZ_DENY_STATUSES, AUTHZ_SCOPE, MAX_TRUSTED_HOPS } from "./authz";
+import { AUTHZ_DENY_STATUSES, AUTHZ_REFUSED_HEADER, AUTHZ_SCOPE, MAX_TRUSTED_HOPS } from "./authz";
 import { CheckResult, ENFORCED_HEADER, PolicyName, RL_HEADERS, Unenforced } from "./schemas";
 
 const NoKey = z
@@ -73,7 +73,15 @@ const authzQuery = () =>
       }),
   });
 
-const AUTHZ_DENY_HEADERS = { ...RL_HEADERS, "Retry-After": { schema: { type: "string" as const }, description: "Seconds (when waiting can help)" } };
+const AUTHZ_DENY_HEADERS = {
+  ...RL_HEADERS,
+  "Retry-After": { schema: { type: "string" as const }, description: "Seconds (when waiting can help)" },
+  [AUTHZ_REFUSED_HEADER]: {
+    schema: { type: "string" as const },
+    description:
+      "On a refusal of the client's request only: the problem's slug (`rate-limited`, `quota-exceeded`, `ratelimit-key-missing`, `ratelimit-key-invalid`). Absent when the gateway's own key was refused (401 `unauthorized`, 403 `forbidden`): a gateway tells the two apart by it",
+  },
+};
 
 /**
  * The forward-auth check in the document: one operation per method a client's generator would send
@@ -97,7 +105,8 @@ export function authzOperations() {
         content: { "application/problem+json": { schema: ProblemSchema } },
       },
       403: {
-        description: "Denied with `deny_status=403` (the problems of 429)",
+        description:
+          "Denied with `deny_status=403` (the problems of 429, with `Admit-Authz-Refused`), or the gateway's key lacks `ratelimits:check` or one of the policies' names (`forbidden`, without it)",
         headers: AUTHZ_DENY_HEADERS,
         content: { "application/problem+json": { schema: ProblemSchema } },
       },

@@ -199,9 +199,16 @@ export function requestKey(p: AuthzParams, headers: { get(name: string): string 
   return { missing: why.join("; ") };
 }
 
+/**
+ * Marks a refusal of the client's request (its value: the problem's slug). A gateway's own key refused
+ * (401/403 of the bearer guard) never carries it, so a gateway tells "this client is refused" from
+ * "my configuration is wrong" on the same status (nginx's auth_request sees only 401 and 403).
+ */
+export const AUTHZ_REFUSED_HEADER = "Admit-Authz-Refused";
+
 /** A refusal answered with the gateway's deny status: the problem's `status` is the one sent. */
 function denied(p: ProblemError, status: DenyStatus): ProblemError {
-  return new ProblemError({ ...p.problem, status } as Problem, p.headers);
+  return new ProblemError({ ...p.problem, status } as Problem, { ...p.headers, [AUTHZ_REFUSED_HEADER]: p.problem.type.replace(/^\/problems\//, "") });
 }
 
 /**
