@@ -44,7 +44,11 @@ async function main() {
       path.join(dir, "api.conf"),
       render(fs.readFileSync(path.join(EXAMPLES, "nginx.conf"), "utf8"), {
         LISTEN: `127.0.0.1:${admitPort}`,
+        // The documented loopback variant: Admit on this machine, plain HTTP.
+        ADMIT_SCHEME: "http",
         ADMIT_ADDR: admit.host,
+        ADMIT_HOST: admit.host,
+        ADMIT_CA: "/etc/ssl/certs/ca-certificates.crt",
         ADMIT_TOKEN: stack.token,
         ADMIT_TIMEOUT: "10s",
         UPSTREAM_ADDR: `127.0.0.1:${staticPort}`,

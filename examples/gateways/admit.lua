@@ -1,17 +1,25 @@
--- HAProxy (Debian's 2.6, built with Lua): every request checked by Admit's
--- /v1/authz before it goes on. No module outside Debian's package. Environment: ADMIT_ADDR
--- (host:port of Admit), ADMIT_TOKEN (the gateway's Admit key), ADMIT_TIMEOUT_MS (default 2000).
--- haproxy.cfg: `lua-load-per-thread admit.lua`, then
+-- HAProxy (Debian's 2.6, built with Lua): every request checked by Admit's /v1/authz before it
+-- goes on. No module outside Debian's package. haproxy.cfg loads it (`lua-load-per-thread`) and
+-- runs it with
 --   http-request lua.admit "policy=gateway-api&key=header:X-Client-Authorization&key=ip"
--- docs/gateways.md explains it; test/gateways/ runs it as it is.
+-- Environment: ADMIT_HOP (the address of haproxy.cfg's `admit_hop` listener, e.g.
+-- abns@admit-check) and ADMIT_TIMEOUT_MS (default 2000). docs/gateways.md explains it;
+-- test/gateways/ runs it as it is.
+--
+-- The check goes to haproxy.cfg's `admit_hop` listener inside this HAProxy (an abstract socket, no
+-- network port), which holds the gateway's key, sets Host, and speaks HTTPS to Admit with SNI and
+-- certificate verification over connections it keeps and reuses. This script never sees the key.
 --
 -- Allowed: through, with txn.admit_ratelimit / txn.admit_ratelimit_policy for the response.
--- Denied: Admit's own answer (status, Retry-After, RateLimit headers, problem body) to the client.
--- Admit down or silent past the timeout: fail OPEN, through with `Admit-RateLimit-Enforced: false`
--- (set txn.admit_failed and deny on it in haproxy.cfg to fail closed instead).
+-- Refused (Admit's answer carries Admit-Authz-Refused): Admit's status, Retry-After, RateLimit
+-- headers and problem to the client. Admit's fail-closed 503/504: passed on as they are.
+-- Admit not answering (down, silent past the timeout, its certificate refused): txn.admit_failed,
+-- through with `Admit-RateLimit-Enforced: false` (fail OPEN; haproxy.cfg names the line that fails
+-- closed). Any other answer (401/403 of the gateway's own key, 404 unknown policy, 422): the
+-- configuration is wrong; txn.admit_misconfigured, answered by haproxy.cfg with the gateway's own
+-- 500, never Admit's WWW-Authenticate or problem, and logged here.
 
-local admit_host, admit_port = string.match(os.getenv("ADMIT_ADDR") or "127.0.0.1:8787", "^(.+):(%d+)$")
-local admit_token = os.getenv("ADMIT_TOKEN") or ""
+local hop = os.getenv("ADMIT_HOP") or "abns@admit-check"
 local timeout_s = tonumber(os.getenv("ADMIT_TIMEOUT_MS") or "2000") / 1000
 
 -- A header's first value: HAProxy's header tables are indexed from 0.
@@ -22,61 +30,89 @@ end
 
 local PASSED = { "retry-after", "ratelimit", "ratelimit-policy", "content-type" }
 
--- One GET over a socket of HAProxy's own (core.tcp): sent once, each step bounded by the timeout.
--- Not core.httpclient(): 2.6's retries a request that timed out (4 connections to a silent Admit
--- were measured, 4 × the timeout), and a retried check can count one request twice.
-local function get(target, headers)
-  local sock = core.tcp()
-  sock:settimeout(timeout_s)
-  if not sock:connect(admit_host, tonumber(admit_port)) then return nil end
-  local req = { "GET " .. target .. " HTTP/1.1", "Host: " .. admit_host .. ":" .. admit_port, "Connection: close" }
-  for name, value in pairs(headers) do req[#req + 1] = name .. ": " .. value end
-  if not sock:send(table.concat(req, "\r\n") .. "\r\n\r\n") then sock:close() return nil end
-  local raw = sock:receive("*a")
-  sock:close()
-  if raw == nil then return nil end
-  local head, body = string.match(raw, "^(.-)\r\n\r\n(.*)$")
-  if head == nil then return nil end
-  local status = tonumber(string.match(head, "^HTTP/1%.%d (%d%d%d)"))
+-- Reads exactly one answer: the head, then the body by its Content-Length (or its chunks), never
+-- waiting for the connection to close. nil when the socket failed or timed out.
+local function read_answer(sock)
+  local status_line = sock:receive("*l")
+  if status_line == nil then return nil end
+  local status = tonumber(string.match(status_line, "^HTTP/1%.%d (%d%d%d)"))
   if status == nil then return nil end
-  local res = { status = status, headers = {}, body = body }
-  for name, value in string.gmatch(head, "\r\n([^:\r\n]+):[ \t]*([^\r\n]*)") do res.headers[string.lower(name)] = { [0] = value } end
-  if string.lower(first(res.headers["transfer-encoding"]) or "") == "chunked" then
-    local out, rest = {}, body
+  local res = { status = status, headers = {}, body = "" }
+  while true do
+    local line = sock:receive("*l")
+    if line == nil then return nil end
+    if line == "" or line == "\r" then break end
+    local name, value = string.match(line, "^([^:]+):[ \t]*(.-)\r?$")
+    if name then res.headers[string.lower(name)] = { [0] = value } end
+  end
+  local length = tonumber(first(res.headers["content-length"]) or "")
+  if length ~= nil then
+    if length > 0 then
+      res.body = sock:receive(length)
+      if res.body == nil then return nil end
+    end
+  elseif string.lower(first(res.headers["transfer-encoding"]) or "") == "chunked" then
+    local out = {}
     while true do
-      local size, after = string.match(rest, "^(%x+)[^\r\n]*\r\n(.*)$")
-      if size == nil or tonumber(size, 16) == 0 then break end
-      out[#out + 1] = string.sub(after, 1, tonumber(size, 16))
-      rest = string.sub(after, tonumber(size, 16) + 3)
+      local size = tonumber(string.match(sock:receive("*l") or "", "^(%x+)"), 16)
+      if size == nil then return nil end
+      if size == 0 then
+        sock:receive("*l")
+        break
+      end
+      out[#out + 1] = sock:receive(size)
+      if out[#out] == nil or sock:receive("*l") == nil then return nil end
     end
     res.body = table.concat(out)
   end
   return res
 end
 
+-- One GET to the hop, sent once (a retried check could count one request twice), each step bounded
+-- by the timeout.
+local function get(target, headers)
+  local sock = core.tcp()
+  sock:settimeout(timeout_s)
+  if not sock:connect(hop) then return nil end
+  local req = { "GET " .. target .. " HTTP/1.1", "Host: admit-hop", "Connection: close" }
+  for name, value in pairs(headers) do req[#req + 1] = name .. ": " .. value end
+  if not sock:send(table.concat(req, "\r\n") .. "\r\n\r\n") then sock:close() return nil end
+  local res = read_answer(sock)
+  sock:close()
+  return res
+end
+
 core.register_action("admit", { "http-req" }, function(txn, params)
-  -- Built from nothing: only what Admit needs. The gateway's key is Admit's credential; the
-  -- client's Authorization travels as X-Client-Authorization, the key; the address HAProxy saw
-  -- is the X-Forwarded-For that key=ip reads (a client's own X-Forwarded-For is not sent).
-  local headers = { ["Authorization"] = "Bearer " .. admit_token, ["X-Forwarded-For"] = txn.f:src() }
+  -- Built from nothing: only what Admit needs. The client's Authorization travels as
+  -- X-Client-Authorization, the key; the address HAProxy saw is the X-Forwarded-For that key=ip
+  -- reads (a client's own is not sent). The hop adds the gateway's key and Host.
+  local headers = { ["X-Forwarded-For"] = txn.f:src() }
   local client_auth = first(txn.http:req_get_headers()["authorization"])
   if client_auth ~= nil then headers["X-Client-Authorization"] = client_auth end
 
   local ok, res = pcall(get, "/v1/authz?" .. params, headers)
-  if not ok or res == nil then
-    -- Admit unreachable, or silent past the timeout.
+  -- The hop's own answers (Admit unreachable, silent, its certificate refused) lack admit-hop.
+  if not ok or res == nil or first(res.headers["admit-hop"]) == nil then
     txn:set_var("txn.admit_failed", 1)
     return
   end
   local status = res.status
-  local rl = first(res.headers["ratelimit"])
-  local rlp = first(res.headers["ratelimit-policy"])
   if status >= 200 and status < 300 then
+    local rl = first(res.headers["ratelimit"])
+    local rlp = first(res.headers["ratelimit-policy"])
     if rl then txn:set_var("txn.admit_ratelimit", rl) end
     if rlp then txn:set_var("txn.admit_ratelimit_policy", rlp) end
     return
   end
-  -- Refused (or Admit answered a problem, e.g. 503 fail-closed): the client gets Admit's answer.
+  local refused = first(res.headers["admit-authz-refused"]) ~= nil
+  if not refused and status ~= 503 and status ~= 504 then
+    -- The gateway's configuration is wrong (its key, a policy, a parameter): the operator's problem,
+    -- never the client's. Logged with Admit's own words; the client gets the gateway's 500.
+    txn:Warning("admit: the rate limit check is misconfigured: Admit answered " .. status .. " " .. string.sub(res.body or "", 1, 300))
+    txn:set_var("txn.admit_misconfigured", status)
+    return
+  end
+  -- Refused (or Admit's fail-closed 503/504): the client gets Admit's answer.
   local reply = txn:reply()
   reply:set_status(status)
   for _, name in ipairs(PASSED) do
