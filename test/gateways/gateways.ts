@@ -66,6 +66,8 @@ export interface Relay {
   port: number;
   mode: "pass" | "silent";
   received: string;
+  /** Connections accepted since it was made. */
+  accepted: number;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -77,8 +79,10 @@ export async function startRelay(target: { host: string; port: number }): Promis
     port: await freePort(),
     mode: "pass",
     received: "",
+    accepted: 0,
     async start() {
       server = net.createServer((client) => {
+        relay.accepted++;
         const admit = net.connect(target.port, target.host);
         for (const s of [client, admit]) {
           sockets.add(s);
@@ -192,6 +196,8 @@ async function waitListening(port: number, p: Proc, name: string): Promise<void>
 /** One request as the TLS front logged it: which port (`trusted`/`untrusted`), the SNI and Host it got, whether it carried Authorization, its status. */
 export interface FrontRequest {
   bind: string;
+  /** The gateway's source port: requests on one connection share it. */
+  clientPort: number;
   sni: string;
   host: string;
   auth: boolean;
@@ -218,7 +224,7 @@ export interface TlsFront {
 /**
  * Debian's HAProxy terminating TLS for ADMIT_HOST in front of `backend` (Admit, or the relay to it),
  * as Cloudflare's edge does for a Worker: a request without SNI and Host ADMIT_HOST gets 421 and
- * never reaches Admit. Connections to Admit are kept and reused.
+ * never reaches Admit.
  */
 export async function startTlsFront(ca: TestCa, backend: number): Promise<TlsFront> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "admit-gw-front-"));
@@ -239,11 +245,13 @@ export async function startTlsFront(ca: TestCa, backend: number): Promise<TlsFro
       `    bind 127.0.0.1:${untrustedPort} ssl crt ${ca.untrusted} alpn http/1.1 name untrusted`,
       "    http-request capture req.hdr(host) len 200",
       "    http-request capture req.fhdr(authorization),length len 10",
-      '    log-format "front %[so_name] sni=%[ssl_fc_sni] host=%[capture.req.hdr(0)] auth=%[capture.req.hdr(1)] status=%ST %r"',
+      '    log-format "front %[so_name] cp=%cp sni=%[ssl_fc_sni] host=%[capture.req.hdr(0)] auth=%[capture.req.hdr(1)] status=%ST %r"',
       `    http-request return status 421 content-type text/plain string "not ${ADMIT_HOST}" unless { ssl_fc_sni -i ${ADMIT_HOST} } { req.hdr(host),field(1,:) -i ${ADMIT_HOST} }`,
       "    default_backend admit",
       "backend admit",
-      "    http-reuse always",
+      // A connection of its own to Admit per request: one a gateway gave up on (Admit silent) is
+      // never handed to the next request, so each test sees only what the gateway does.
+      "    http-reuse never",
       `    server admit 127.0.0.1:${backend}`,
       "",
     ].join("\n"),
@@ -251,13 +259,14 @@ export async function startTlsFront(ca: TestCa, backend: number): Promise<TlsFro
   let proc: Proc | undefined;
   let before = "";
   const entries = (): FrontRequest[] =>
-    [...front.log().matchAll(/^front (\S+) sni=(\S*) host=(\S*) auth=(\S*) status=(\d+) (.*)$/gm)].map((m) => ({
+    [...front.log().matchAll(/^front (\S+) cp=(\d+) sni=(\S*) host=(\S*) auth=(\S*) status=(\d+) (.*)$/gm)].map((m) => ({
       bind: m[1],
-      sni: m[2],
-      host: m[3],
-      auth: m[4] !== "-" && m[4] !== "",
-      status: Number(m[5]),
-      line: m[6],
+      clientPort: Number(m[2]),
+      sni: m[3],
+      host: m[4],
+      auth: m[5] !== "-" && m[5] !== "",
+      status: Number(m[6]),
+      line: m[7],
     }));
   const front: TlsFront = {
     trustedPort,
