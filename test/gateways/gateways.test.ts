@@ -257,7 +257,12 @@ describe.each(VARIANTS)("%s to Admit", (variant) => {
         [keys.read, "scope"],
       ] as const) {
         const before = await authzFailures(reason);
-        const rs = await withGateway(name, wiring(variant, { token }), (g) => Promise.all([1, 2, 3].map(() => send(g.url))));
+        const rs = await withGateway(name, wiring(variant, { token }), async (g) => {
+          const answers = await Promise.all([1, 2, 3].map(() => send(g.url)));
+          // HAProxy's log names what Admit answered, for the operator.
+          if (name === "haproxy") expect(g.log()).toContain(`misconfigured: Admit answered ${reason === "invalid" ? 401 : 403}`);
+          return answers;
+        });
         for (const r of rs) {
           expect(r.status, r.text).toBe(500);
           expect(r.headers.get("www-authenticate")).toBeNull();
