@@ -536,6 +536,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{source}/events/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forward again the failed events of a time range
+         * @description The source's `failed` events received in [`since`, `until`), at most `limit` (1000) a call: each pending again from the start of the retry schedule; the attempts start after the answer and the cron goes on with the rest. `more: true`: call again for the next ones. Audited.
+         */
+        post: operations["redeliverFailedWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{source}/events/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an event's forwarding attempts
+         * @description Oldest first: when each started and finished, what started it, the target's status, the latency, the outcome and the first 1024 characters of the answer. An attempt in flight has no outcome yet. Up to `limit` per page, then follow `next_cursor`.
+         */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{source}/events/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forward an event again
+         * @description Makes the event due now, from the start of the retry schedule, whatever its state (failed, delivered, or received before the source forwarded), and starts the attempt after the answer. Audited. 409 while an attempt of it is in flight or a pull consumer holds it, or when the source does not forward.
+         */
+        post: operations["redeliverWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ratelimits/policies": {
         parameters: {
             query?: never;
@@ -1283,6 +1343,8 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** @description The latest deliveries refused before they were verified (at most 10, newest first), with why: the sender only ever gets the same 401. A rejection arriving while another of this source is being recorded may be left out */
             recent_rejections: components["schemas"]["WebhookRejection"][];
+            /** @description Where its events are forwarded (never the forward secret); null: pull consumers only */
+            forward: components["schemas"]["WebhookForward"] | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1353,6 +1415,25 @@ export interface components {
             /** @description What to fix (never the expected signature or any part of a secret) */
             detail: string;
         };
+        WebhookForward: {
+            url?: string;
+            binding?: string;
+            path?: string;
+            timeout_ms: number;
+            retry_schedule_ms: number[];
+            ordered: boolean;
+            /**
+             * Format: date-time
+             * @description Until when the previous forward secret still signs beside the current one; null: only the current one
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the target answered 410 Gone: nothing is forwarded until the source is PUT again; null: forwarding
+             */
+            stopped_at: string | null;
+            stopped_reason: string | null;
+        };
         /** @description Which fields and secrets each scheme takes (`anyOf`, one alternative per kind of scheme): `hmac` for scheme hmac only, and required there; `tolerance_s` only where deliveries carry a signed timestamp (not github or shopify, nor hmac without `timestamp_header`); `replay_window_s` only for github, shopify and hmac; `secret` in the scheme's format. An hmac source whose id is a header its `signed` template does not sign is refused (422 naming `hmac.id`) unless `hmac.allow_unsigned_id` is true or it has a signed timestamp and `replay_window_s` of at least twice `tolerance_s`. */
         WebhookSourceInput: {
             /**
@@ -1378,6 +1459,51 @@ export interface components {
             hmac?: components["schemas"]["WebhookHmacSettings"] & unknown;
             /** @description Only for the schemes whose id may be outside the signed bytes (github, shopify, hmac): a verified delivery whose signed bytes equal those of an event received within this many seconds (up to 7 days) is that event again, whatever id it carries. Omitted: none */
             replay_window_s?: number;
+            /** @description Where each event stored is delivered, signed with Standard Webhooks headers (docs/webhooks.md, Forwarding). Omitted or null: nowhere, consumers pull. Putting the source again resumes forwarding a 410 stopped */
+            forward?: {
+                /**
+                 * @description Where events are POSTed: https, or plain http on loopback only (localhost, 127.0.0.0/8, [::1]). Exactly one of url and binding
+                 * @example https://api.example.com/hooks/billing
+                 */
+                url?: string;
+                /**
+                 * @description A Worker this one reaches over a Service Binding (`[[services]]` in wrangler.toml) of that name
+                 * @example BILLING
+                 */
+                binding?: string;
+                /** @description With binding only: the path requested of the bound Worker (default /) */
+                path?: string;
+                /**
+                 * @description The forward secret the target verifies with (Standard Webhooks: whsec_ + base64 of 24–64 bytes; the `standardwebhooks` library takes it as is). Write-only: never returned
+                 * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                 */
+                secret: string;
+                /** @description Rotation: how much longer (ms, up to 30 days) the forward secret stored until now keeps signing beside the new one (two v1 signatures), so the target can move to the new one; 0 retires it. Omitted: a new secret replaces the old one outright */
+                previous_secret_ttl_ms?: number;
+                /**
+                 * @description How long one attempt waits for the target's answer (100 ms–25 s, default 10 s); past it the attempt failed (timeout)
+                 * @default 10000
+                 */
+                timeout_ms?: number;
+                /**
+                 * @description The wait before each retry after a failed attempt (1 s–24 h each, at most 20; up to 20 % is added at random; a longer Retry-After from the target is honoured). Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. When it is spent the event is `failed`
+                 * @default [
+                 *       5000,
+                 *       300000,
+                 *       1800000,
+                 *       7200000,
+                 *       18000000,
+                 *       36000000,
+                 *       36000000
+                 *     ]
+                 */
+                retry_schedule_ms?: number[];
+                /**
+                 * @description true: an event is not delivered before the earlier events of its ordering value (the source's ordering_key) are delivered or failed. Needs ordering_key
+                 * @default false
+                 */
+                ordered?: boolean;
+            } | null;
         } & ({
             /** @constant */
             scheme?: "standard-webhooks";
@@ -1480,6 +1606,23 @@ export interface components {
             claims: number;
             /** Format: date-time */
             processed_at: string | null;
+            delivery: components["schemas"]["WebhookEventDelivery"] | null;
+        };
+        /** @description Forwarding of the event; null when its source did not forward it */
+        WebhookEventDelivery: {
+            /**
+             * @description pending (an attempt due, waiting or in flight), delivered (a 2xx), failed (the schedule spent: a dead letter)
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "failed";
+            attempts: number;
+            in_flight: boolean;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: date-time */
+            failed_at: string | null;
         };
         WebhookAck: {
             /**
@@ -1488,6 +1631,60 @@ export interface components {
              * @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e
              */
             receipt: string;
+        };
+        WebhookRedelivered: {
+            redelivered: number;
+            more: boolean;
+        };
+        WebhookRedeliverFailed: {
+            /**
+             * Format: date-time
+             * @description Failed events received at or after this time
+             * @example 2021-01-01T14:45:00Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description … and before this time
+             * @example 2021-01-01T14:45:00Z
+             */
+            until: string;
+            /**
+             * @description At most this many (default and most 1000); `more` says whether to call again
+             * @default 1000
+             */
+            limit?: number;
+        };
+        WebhookAttemptList: {
+            items: components["schemas"]["WebhookAttempt"][];
+            next_cursor: string | null;
+        };
+        WebhookAttempt: {
+            /** @description 1 for the event's first attempt, then 2, 3, … */
+            n: number;
+            /**
+             * @description received: at once after storing; schedule: a retry (or a later event of an ordered value); redeliver: asked for
+             * @enum {string}
+             */
+            trigger: "received" | "schedule" | "redeliver";
+            target: string;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description The target's HTTP status; null: no answer (timeout, network error) or still in flight */
+            status: number | null;
+            /**
+             * @description null while in flight; lost: its sender stopped before recording it (another attempt followed)
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "failed" | "timeout" | "error" | "gone" | "lost" | null;
+            latency_ms: number | null;
+            /** @description The first 1024 characters of the answer's body */
+            response: string | null;
+            error: string | null;
+            /** @description The target's Retry-After, when it sent one with a failure */
+            retry_after_ms: number | null;
         };
         RateLimitPolicyList: {
             items: components["schemas"]["RateLimitPolicy"][];
@@ -6137,6 +6334,23 @@ export interface operations {
                      *           "detail": "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s."
                      *         }
                      *       ],
+                     *       "forward": {
+                     *         "url": "https://api.example.com/hooks/billing",
+                     *         "timeout_ms": 10000,
+                     *         "retry_schedule_ms": [
+                     *           5000,
+                     *           300000,
+                     *           1800000,
+                     *           7200000,
+                     *           18000000,
+                     *           36000000,
+                     *           36000000
+                     *         ],
+                     *         "ordered": true,
+                     *         "previous_secret_expires_at": null,
+                     *         "stopped_at": null,
+                     *         "stopped_reason": null
+                     *       },
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -6258,7 +6472,12 @@ export interface operations {
                  *       "scheme": "standard-webhooks",
                  *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                  *       "tolerance_s": 300,
-                 *       "ordering_key": "/data/subscription_id"
+                 *       "ordering_key": "/data/subscription_id",
+                 *       "forward": {
+                 *         "url": "https://api.example.com/hooks/billing",
+                 *         "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                 *         "ordered": true
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookSourceInput"];
@@ -6288,6 +6507,23 @@ export interface operations {
                      *           "detail": "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s."
                      *         }
                      *       ],
+                     *       "forward": {
+                     *         "url": "https://api.example.com/hooks/billing",
+                     *         "timeout_ms": 10000,
+                     *         "retry_schedule_ms": [
+                     *           5000,
+                     *           300000,
+                     *           1800000,
+                     *           7200000,
+                     *           18000000,
+                     *           36000000,
+                     *           36000000
+                     *         ],
+                     *         "ordered": true,
+                     *         "previous_secret_expires_at": null,
+                     *         "stopped_at": null,
+                     *         "stopped_reason": null
+                     *       },
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -6318,6 +6554,23 @@ export interface operations {
                      *           "detail": "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s."
                      *         }
                      *       ],
+                     *       "forward": {
+                     *         "url": "https://api.example.com/hooks/billing",
+                     *         "timeout_ms": 10000,
+                     *         "retry_schedule_ms": [
+                     *           5000,
+                     *           300000,
+                     *           1800000,
+                     *           7200000,
+                     *           18000000,
+                     *           36000000,
+                     *           36000000
+                     *         ],
+                     *         "ordered": true,
+                     *         "previous_secret_expires_at": null,
+                     *         "stopped_at": null,
+                     *         "stopped_reason": null
+                     *       },
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -6532,6 +6785,23 @@ export interface operations {
                      *               "detail": "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s."
                      *             }
                      *           ],
+                     *           "forward": {
+                     *             "url": "https://api.example.com/hooks/billing",
+                     *             "timeout_ms": 10000,
+                     *             "retry_schedule_ms": [
+                     *               5000,
+                     *               300000,
+                     *               1800000,
+                     *               7200000,
+                     *               18000000,
+                     *               36000000,
+                     *               36000000
+                     *             ],
+                     *             "ordered": true,
+                     *             "previous_secret_expires_at": null,
+                     *             "stopped_at": null,
+                     *             "stopped_reason": null
+                     *           },
                      *           "created_at": "2030-04-30T12:00:00.000Z",
                      *           "updated_at": "2030-04-30T12:00:00.000Z"
                      *         }
@@ -7148,8 +7418,16 @@ export interface operations {
                      *       "webhook_timestamp": "2030-04-30T11:59:58.000Z",
                      *       "received_at": "2030-04-30T11:59:58.120Z",
                      *       "claim_expires_at": null,
-                     *       "claims": 1,
-                     *       "processed_at": "2030-04-30T12:00:00.000Z"
+                     *       "claims": 0,
+                     *       "processed_at": "2030-04-30T12:00:00.000Z",
+                     *       "delivery": {
+                     *         "state": "delivered",
+                     *         "attempts": 2,
+                     *         "in_flight": false,
+                     *         "next_attempt_at": null,
+                     *         "delivered_at": "2030-04-30T12:00:00.000Z",
+                     *         "failed_at": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEvent"];
@@ -7340,8 +7618,8 @@ export interface operations {
     listWebhookEvents: {
         parameters: {
             query?: {
-                /** @description received (waiting), claimed (live claim) or processed; omitted = all */
-                status?: "received" | "claimed" | "processed";
+                /** @description received (waiting), claimed (live claim) or processed (acked, or delivered); forwarding: pending or failed (the dead letters); omitted = all */
+                status?: "received" | "claimed" | "processed" | "pending" | "failed";
                 /** @description Page size, 1–1000 (default 100) */
                 limit?: number;
                 cursor?: string;
@@ -7378,8 +7656,16 @@ export interface operations {
                      *           "webhook_timestamp": "2030-04-30T11:59:58.000Z",
                      *           "received_at": "2030-04-30T11:59:58.120Z",
                      *           "claim_expires_at": null,
-                     *           "claims": 1,
-                     *           "processed_at": "2030-04-30T12:00:00.000Z"
+                     *           "claims": 0,
+                     *           "processed_at": "2030-04-30T12:00:00.000Z",
+                     *           "delivery": {
+                     *             "state": "delivered",
+                     *             "attempts": 2,
+                     *             "in_flight": false,
+                     *             "next_attempt_at": null,
+                     *             "delivered_at": "2030-04-30T12:00:00.000Z",
+                     *             "failed_at": null
+                     *           }
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -7479,6 +7765,597 @@ export interface operations {
                      *       "title": "Database unavailable",
                      *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
                      *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverFailedWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                source: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2030-04-29T00:00:00Z",
+                 *       "until": "2030-04-30T00:00:00Z",
+                 *       "limit": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRedeliverFailed"];
+            };
+        };
+        responses: {
+            /** @description How many are pending again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "redelivered": 42,
+                     *       "more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRedelivered"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "detail": "The body is not valid JSON.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No webhook source \"billing\". Register it with PUT /v1/webhooks/sources/billing."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Lost a race; nothing was applied. Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "body holder: Required.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "holder",
+                     *           "message": "Required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–1000 (default 100) */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                source: string;
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "n": 1,
+                     *           "trigger": "received",
+                     *           "target": "https://api.example.com/hooks/billing",
+                     *           "started_at": "2030-04-30T12:00:00.000Z",
+                     *           "finished_at": "2030-04-30T12:00:00.000Z",
+                     *           "status": 503,
+                     *           "outcome": "failed",
+                     *           "latency_ms": 182,
+                     *           "response": "upstream unavailable",
+                     *           "error": null,
+                     *           "retry_after_ms": 30000
+                     *         },
+                     *         {
+                     *           "n": 2,
+                     *           "trigger": "schedule",
+                     *           "target": "https://api.example.com/hooks/billing",
+                     *           "started_at": "2030-04-30T12:00:00.000Z",
+                     *           "finished_at": "2030-04-30T12:00:00.000Z",
+                     *           "status": 200,
+                     *           "outcome": "delivered",
+                     *           "latency_ms": 182,
+                     *           "response": "{\"ok\":true}",
+                     *           "error": null,
+                     *           "retry_after_ms": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookAttemptList"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No event \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\" of source \"billing\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path source: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "source",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                source: string;
+                /** @example 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending again; the attempt starts after this answer */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e",
+                     *       "webhook_id": "msg_2Lh8fLZ0kC4nE6qY",
+                     *       "event_type": "invoice.paid",
+                     *       "payload": {
+                     *         "type": "invoice.paid",
+                     *         "data": {
+                     *           "subscription_id": "SUB-1234"
+                     *         }
+                     *       },
+                     *       "status": "received",
+                     *       "ordering_value": "SUB-1234",
+                     *       "webhook_timestamp": "2030-04-30T11:59:58.000Z",
+                     *       "received_at": "2030-04-30T11:59:58.120Z",
+                     *       "claim_expires_at": null,
+                     *       "claims": 0,
+                     *       "processed_at": null,
+                     *       "delivery": {
+                     *         "state": "pending",
+                     *         "attempts": 8,
+                     *         "in_flight": false,
+                     *         "next_attempt_at": "2030-04-30T12:00:00.000Z",
+                     *         "delivered_at": null,
+                     *         "failed_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No event \"0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e\" of source \"billing\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Lost a race; nothing was applied. Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "detail": "An attempt of event 0b0f4c53-5b5e-4a3c-9d55-0f7f5b0c2f5e is in flight (until 2030-04-30T12:00:30.000Z); its outcome is recorded first.",
+                     *       "status": 409,
+                     *       "reason": "in-flight"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path source: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "source",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -158,6 +158,21 @@ export const FAMILIES: Record<string, Family> = {
   admit_webhook_events_claimed: { type: "gauge", help: "Webhook events under a live claim, by source." },
   admit_webhook_claims_lapsed: { type: "gauge", help: "Webhook events whose last claim lapsed without an ack (waiting to be claimed again), by source." },
   admit_webhook_oldest_waiting_seconds: { type: "gauge", help: "Age of the oldest unacknowledged webhook event, by source (0 when none)." },
+  admit_webhook_forward_attempts_total: {
+    type: "counter",
+    help: "Webhook forwarding attempts by source and outcome (delivered, failed = a non-2xx answer, timeout, error = no answer, gone = 410).",
+  },
+  admit_webhook_forward_pending: { type: "gauge", help: "Forwarded webhook events not yet delivered (an attempt due, waiting or in flight), by source." },
+  admit_webhook_forward_in_flight: { type: "gauge", help: "Forwarded webhook events with an attempt in flight now, by source." },
+  admit_webhook_forward_failed: { type: "gauge", help: "Forwarded webhook events whose retry schedule is spent (dead letters, until redelivered), by source." },
+  admit_webhook_forward_stopped: {
+    type: "gauge",
+    help: "1 when the source's forwarding is stopped by a 410 from its target (until the source is PUT again), by source.",
+  },
+  admit_webhook_forward_oldest_pending_seconds: {
+    type: "gauge",
+    help: "Age of the oldest forwarded webhook event not yet delivered, by source (0 when none).",
+  },
   admit_sweep_due_rows: { type: "gauge", help: "Rows past their expiry that the sweeper has not removed yet, by sweeper (counted up to 100000 per table)." },
 };
 
@@ -175,6 +190,8 @@ interface Gauges {
   sweep_due: Record<string, number>;
 }
 
+type ForwardGauges = Array<{ source: string; pending: number; in_flight: number; failed: number; stopped: boolean; oldest_pending_s: number }>;
+
 /** Labels whose value is the name of a thing a key's name patterns bound (a policy, a webhook source). */
 const NAME_LABELS = ["policy", "source"];
 
@@ -189,6 +206,7 @@ export async function renderMetrics(db: RequestDb, visible: (name: string) => bo
     "SELECT name, labels, value::text AS value FROM admit_metric_counters()",
   );
   const [{ g }] = await db.query<{ g: Gauges }>("SELECT admit_metric_gauges() AS g");
+  const [{ f }] = await db.query<{ f: ForwardGauges }>("SELECT admit_webhook_forward_gauges() AS f");
   const samples = new Map<string, string[]>(Object.keys(FAMILIES).map((f) => [f, []]));
   const add = (name: string, labels: Record<string, unknown>, value: number | string) => {
     if (!samples.has(name)) return; // a series of a family this Worker no longer exposes
@@ -203,6 +221,13 @@ export async function renderMetrics(db: RequestDb, visible: (name: string) => bo
     add("admit_webhook_events_claimed", { source: w.source }, w.claimed);
     add("admit_webhook_claims_lapsed", { source: w.source }, w.lapsed);
     add("admit_webhook_oldest_waiting_seconds", { source: w.source }, Math.round(w.oldest_waiting_s * 1000) / 1000);
+  }
+  for (const w of f) {
+    add("admit_webhook_forward_pending", { source: w.source }, w.pending);
+    add("admit_webhook_forward_in_flight", { source: w.source }, w.in_flight);
+    add("admit_webhook_forward_failed", { source: w.source }, w.failed);
+    add("admit_webhook_forward_stopped", { source: w.source }, w.stopped ? 1 : 0);
+    add("admit_webhook_forward_oldest_pending_seconds", { source: w.source }, Math.round(w.oldest_pending_s * 1000) / 1000);
   }
   for (const [sweeper, n] of Object.entries(g.sweep_due)) add("admit_sweep_due_rows", { sweeper }, n);
   let out = "";

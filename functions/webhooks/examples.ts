@@ -21,6 +21,15 @@ const source = {
       detail: "The timestamp in webhook-timestamp is 612 s old; this source accepts ±300 s.",
     },
   ],
+  forward: {
+    url: "https://api.example.com/hooks/billing",
+    timeout_ms: 10000,
+    retry_schedule_ms: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
+    ordered: true,
+    previous_secret_expires_at: null,
+    stopped_at: null,
+    stopped_reason: null,
+  },
   created_at: NOW,
   updated_at: NOW,
 };
@@ -34,13 +43,39 @@ const event = {
   webhook_timestamp: "2030-04-30T11:59:58.000Z",
   received_at: "2030-04-30T11:59:58.120Z",
   claim_expires_at: null,
-  claims: 1,
+  claims: 0,
   processed_at: NOW,
+  delivery: { state: "delivered", attempts: 2, in_flight: false, next_attempt_at: null, delivered_at: NOW, failed_at: null },
 };
+const failedEvent = {
+  ...event,
+  status: "received",
+  processed_at: null,
+  delivery: { state: "pending", attempts: 8, in_flight: false, next_attempt_at: NOW, delivered_at: null, failed_at: null },
+};
+const attempt = (n: number, status: number | null, outcome: string) => ({
+  n,
+  trigger: n === 1 ? "received" : "schedule",
+  target: "https://api.example.com/hooks/billing",
+  started_at: NOW,
+  finished_at: NOW,
+  status,
+  outcome,
+  latency_ms: 182,
+  response: status === null ? null : status === 200 ? '{"ok":true}' : "upstream unavailable",
+  error: status === null ? "No answer within timeout_ms (10000 ms)." : null,
+  retry_after_ms: status === 503 ? 30000 : null,
+});
 
 export const WEBHOOK_EXAMPLES: Record<string, OperationExamples> = {
   putWebhookSource: {
-    request: { scheme: "standard-webhooks", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", tolerance_s: 300, ordering_key: "/data/subscription_id" },
+    request: {
+      scheme: "standard-webhooks",
+      secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      tolerance_s: 300,
+      ordering_key: "/data/subscription_id",
+      forward: { url: "https://api.example.com/hooks/billing", secret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD", ordered: true },
+    },
     responses: { 200: source, 201: source },
   },
   listWebhookSources: { params: { limit: 100 }, responses: { 200: { items: [source], next_cursor: null } } },
@@ -93,6 +128,29 @@ export const WEBHOOK_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   listWebhookEvents: { responses: { 200: { items: [event], next_cursor: null } }, problems: { 404: noSource() } },
+  listWebhookAttempts: {
+    params: { id: ID },
+    responses: { 200: { items: [attempt(1, 503, "failed"), attempt(2, 200, "delivered")], next_cursor: null } },
+    problems: { 404: { detail: `No event "${ID}" of source "billing".` } },
+  },
+  redeliverWebhookEvent: {
+    params: { id: ID },
+    responses: { 202: { ...failedEvent, delivery: { ...failedEvent.delivery, attempts: 8 } } },
+    problems: {
+      404: { detail: `No event "${ID}" of source "billing".` },
+      409: {
+        type: "/problems/conflict",
+        title: "Conflict",
+        detail: `An attempt of event ${ID} is in flight (until ${LATER}); its outcome is recorded first.`,
+        reason: "in-flight",
+      },
+    },
+  },
+  redeliverFailedWebhookEvents: {
+    request: { since: "2030-04-29T00:00:00Z", until: "2030-04-30T00:00:00Z", limit: 1000 },
+    responses: { 202: { redelivered: 42, more: false } },
+    problems: { 404: noSource() },
+  },
 };
 
 function noSource(): Json {

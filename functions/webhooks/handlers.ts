@@ -13,9 +13,10 @@ import { auditEntry, redact } from "../core/audit";
 import { visibleNames } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { logSample, writeLog } from "../core/decision-log";
-import { httpProblem, notFound, problem } from "../core/errors";
-import { headerValueProblem, REPLAYED_HEADER } from "../core/http";
+import { httpProblem, notFound, problem, validationProblem } from "../core/errors";
+import { executionCtxOf, headerValueProblem, REPLAYED_HEADER } from "../core/http";
 import { cutPage, isUuid, namePage, unstorableText } from "../core/validation";
+import { forwardNow } from "./forward";
 import type * as routes from "./routes";
 import * as schemas from "./schemas";
 import { MAX_WEBHOOK_ID, pointerValue, Rejection, signedBytes, signsId, unverified, verifyDelivery } from "./schemes";
@@ -66,7 +67,14 @@ const MAX_EVENT_TYPE = 200;
 export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppEnv> = async (c) => {
   const { source } = c.req.valid("param");
   const body = c.req.valid("json");
-  const audit = auditEntry(c.var.caller, c.env ?? {}, "webhooks.source.put", source, redact(body, "secret", "secrets"));
+  const { secret: forwardSecret, previous_secret_ttl_ms: forwardTtl, ...forward } = body.forward ?? { secret: null, previous_secret_ttl_ms: undefined };
+  const binding = body.forward?.binding;
+  if (binding !== undefined && typeof (c.env as Record<string, { fetch?: unknown } | undefined> | undefined)?.[binding]?.fetch !== "function") {
+    const message = `no Service Binding named ${binding} in this Worker: add it under [[services]] in wrangler.toml`;
+    throw validationProblem(`body forward.binding: ${message}`, [{ in: "body", path: "forward.binding", message }]);
+  }
+  const change = { ...redact(body, "secret", "secrets"), ...(body.forward ? { forward: redact(body.forward, "secret") } : {}) };
+  const audit = auditEntry(c.var.caller, c.env ?? {}, "webhooks.source.put", source, change);
   const r = await sql.putWebhookSource(
     c.var.db,
     source,
@@ -78,6 +86,9 @@ export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppE
       orderingKey: body.ordering_key ?? null,
       hmac: body.hmac ?? null,
       replayWindowS: body.replay_window_s ?? null,
+      forward: body.forward ? (forward as sql.SourceSettings["forward"]) : null,
+      forwardSecret: body.forward ? forwardSecret : null,
+      forwardPreviousSecretTtlMs: forwardTtl,
     },
     audit,
   );
@@ -181,6 +192,8 @@ export const receiveWebhook: RouteHandler<typeof routes.receiveWebhook, AppEnv> 
     ordering,
   });
   if (!r.id) return refuse(c, source, false, unverified("unknown-source", "The source was removed while the delivery was stored."));
+  // Forwarded after the answer: the sender's 200 never waits for the target.
+  if (r.forward && c.env) executionCtxOf(c)?.waitUntil(forwardNow(c.env, { id: r.id, source }, "received"));
   return c.json({ id: r.id, status: "received" as const }, 200, r.duplicate ? { [REPLAYED_HEADER]: "true" } : {});
 };
 

@@ -4,6 +4,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";
+import * as forwardHandlers from "./forward-handlers";
+import * as forwardRoutes from "./forward-routes";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 import * as schemas from "./schemas";
@@ -22,9 +24,13 @@ webhooks.post(schemas.WEBHOOK_DELIVERY_ROUTE, handlers.receiveWebhook);
 webhooks
   .openapi(routes.claimWebhookEvents, handlers.claimWebhookEvents)
   .openapi(routes.ackWebhookEvent, handlers.ackWebhookEvent)
-  .openapi(routes.listWebhookEvents, handlers.listWebhookEvents);
+  .openapi(routes.listWebhookEvents, handlers.listWebhookEvents)
+  .openapi(forwardRoutes.redeliverFailedWebhookEvents, forwardHandlers.redeliverFailedWebhookEvents)
+  .openapi(forwardRoutes.listWebhookAttempts, forwardHandlers.listWebhookAttempts)
+  .openapi(forwardRoutes.redeliverWebhookEvent, forwardHandlers.redeliverWebhookEvent);
 
 export { WEBHOOK_EXAMPLES } from "./examples";
+export { ATTEMPTS_METRIC, forwardDue } from "./forward";
 export { orderingValue } from "./handlers";
 export { documentDelivery } from "./openapi";
 export { RPC } from "./rpc";

@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { CURSOR_INVALID, PageQuery, Uuid, unstorableText } from "../core/validation";
+import { EventDelivery, ForwardInput, ForwardView } from "./forward-schemas";
 import { fromBase64, MAX_WEBHOOK_ID, SCHEME_NAMES, type SchemeName, signsId } from "./schemes";
 
 export { MAX_WEBHOOK_ID };
@@ -168,6 +169,7 @@ export const WebhookSource = z
       description:
         "The latest deliveries refused before they were verified (at most 10, newest first), with why: the sender only ever gets the same 401. A rejection arriving while another of this source is being recorded may be left out",
     }),
+    forward: z.union([ForwardView, z.null()]).openapi({ description: "Where its events are forwarded (never the forward secret); null: pull consumers only" }),
     created_at: z.string().openapi({ format: "date-time" }),
     updated_at: z.string().openapi({ format: "date-time" }),
   })
@@ -255,12 +257,18 @@ export const PutSourceBody = z
       description:
         "Only for the schemes whose id may be outside the signed bytes (github, shopify, hmac): a verified delivery whose signed bytes equal those of an event received within this many seconds (up to 7 days) is that event again, whatever id it carries. Omitted: none",
     }),
+    forward: ForwardInput.nullable().optional().openapi({
+      description:
+        "Where each event stored is delivered, signed with Standard Webhooks headers (docs/webhooks.md, Forwarding). Omitted or null: nowhere, consumers pull. Putting the source again resumes forwarding a 410 stopped",
+    }),
   })
   .superRefine((b, ctx) => {
     const why = secretProblem(b.scheme, b.secret);
     if (why) ctx.addIssue({ code: "custom", path: ["secret"], message: why });
     if ((b.scheme === "hmac") !== (b.hmac !== undefined))
       ctx.addIssue({ code: "custom", path: ["hmac"], message: b.scheme === "hmac" ? "is required for scheme hmac" : "is only for scheme hmac" });
+    if (b.forward?.ordered && !b.ordering_key)
+      ctx.addIssue({ code: "custom", path: ["forward", "ordered"], message: "needs ordering_key: events are ordered per value at it" });
     if (b.tolerance_s !== undefined && !timestamped(b.scheme, b.hmac))
       ctx.addIssue({ code: "custom", path: ["tolerance_s"], message: `does not apply: ${b.scheme} deliveries carry no signed timestamp` });
     if (b.replay_window_s !== undefined && !WINDOWED.has(b.scheme))
@@ -326,6 +334,7 @@ export const WebhookEvent = z
     claim_expires_at: z.string().nullable().openapi({ format: "date-time" }),
     claims: z.number().int(),
     processed_at: z.string().nullable().openapi({ format: "date-time" }),
+    delivery: z.union([EventDelivery, z.null()]),
   })
   .openapi("WebhookEvent");
 
@@ -351,10 +360,14 @@ export const AckBody = z
 export const EventParams = SourceParam.extend({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 
 export const ListQuery = z.object({
-  status: EventStatus.optional().openapi({
-    param: { name: "status", in: "query" },
-    description: "received (waiting), claimed (live claim) or processed; omitted = all",
-  }),
+  status: z
+    .enum([...EventStatus.options, "pending", "failed"])
+    .optional()
+    .openapi({
+      param: { name: "status", in: "query" },
+      description:
+        "received (waiting), claimed (live claim) or processed (acked, or delivered); forwarding: pending or failed (the dead letters); omitted = all",
+    }),
   limit: PageQuery.shape.limit,
   cursor: z
     .string()

@@ -35,6 +35,7 @@ describe("sources", () => {
       replay_window_s: null,
       previous_secret_expires_at: null,
       recent_rejections: [],
+      forward: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
