@@ -34,8 +34,12 @@ export interface WranglerOptions {
   /** Each line wrangler prints, for progress or debugging. */
   log?: (line: string) => void;
   readyTimeoutMs?: number;
-  /** Another Worker's wrangler config (path from the repository root); default: the repository's wrangler.toml. */
-  config?: string;
+  /**
+   * Another Worker's wrangler config (path from the repository root), or several run in one workerd
+   * (the first on the port; the others reachable over Service Bindings); default: the repository's
+   * wrangler.toml beside the pages Worker's.
+   */
+  config?: string | string[];
   /**
    * true: wrangler's devtools inspector proxy, for attaching Chrome DevTools (default: off). The
    * proxy turns on the devtools Network domain and writes every event of every request to its debug
@@ -91,7 +95,7 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
   ] /* wrangler's own variable: WRANGLER_LOG=log shows the Worker's console.log */;
   // Admit's Worker runs with the pages Worker beside it in the same workerd (its PAGES binding:
   // /docs, /dashboard); the first config is the one on the port.
-  if (opts.config) args.push("--config", opts.config);
+  if (opts.config) for (const c of [opts.config].flat()) args.push("--config", c);
   else args.push("--config", "wrangler.toml", "--config", PAGES_CONFIG);
   for (const [k, v] of Object.entries(opts.vars)) args.push("--var", `${k}:${v}`);
   const child: ChildProcess = spawn(process.execPath, args, {

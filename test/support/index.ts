@@ -141,7 +141,7 @@ export function servedApp(label: string, extra: Partial<Bindings> = {}, { timezo
  * connection per request; `api` sends to the Worker's own socket (ownSocket). `worker.url` is the
  * dev proxy's, the address a person (and the browser suites) would open.
  */
-export function workerSuite(label: string, opts: { config?: string; vars?: Record<string, string> } = {}) {
+export function workerSuite(label: string, opts: { config?: string | string[]; vars?: Record<string, string> } = {}) {
   const suite = {} as { db: string; worker: WranglerDev; api: ReturnType<typeof client> };
   beforeAll(async () => {
     // Each step says so when it runs out, within the hook's 300 s: the fresh database at 90 s
