@@ -1,10 +1,17 @@
-// The webhooks view: a source's events with counts by status, lapsed claims highlighted.
+// The webhooks view: a source's events with counts by status, lapsed claims highlighted; for a source
+// that forwards, where to, whether a 410 stopped it, and its events' delivery (failed ones — the dead
+// letters — highlighted).
 import { all } from "./api.js";
 import { $, el, stat, table, truncatedNote } from "./dom.js";
 import { utc } from "./format.js";
 
+/** The sources as last read, by name (their forward settings). */
+const known = new Map();
+
 export async function loadSources() {
   const sources = await all("/v1/webhooks/sources", { limit: 1000 });
+  known.clear();
+  for (const s of sources) known.set(s.source, s);
   const select = $("wh-source");
   const chosen = select.value;
   select.replaceChildren(...sources.map((s) => el("option", { value: s.source }, s.source)));
@@ -22,8 +29,35 @@ export async function showEvents() {
   const lapsed = (e) => e.status === "received" && e.claims > 0;
   const counts = { received: 0, claimed: 0, processed: 0 };
   for (const e of events) counts[e.status]++;
+  const forward = known.get(source)?.forward ?? null;
+  const deliveries = { pending: 0, delivered: 0, failed: 0 };
+  for (const e of events) if (e.delivery) deliveries[e.delivery.state]++;
+  const failed = (e) => e.delivery?.state === "failed";
+  const delivery = (e) =>
+    !e.delivery
+      ? "—"
+      : failed(e)
+        ? el("span", { class: "badge lapsed" }, `failed after ${e.delivery.attempts}`)
+        : `${e.delivery.state}${e.delivery.in_flight ? " (in flight)" : ""}, ${e.delivery.attempts} attempt${e.delivery.attempts === 1 ? "" : "s"}`;
   $("wh-out").replaceChildren(
     truncatedNote(events, "events") ?? "",
+    forward
+      ? el(
+          "p",
+          { id: "wh-forward" },
+          `Forwarded to ${forward.url ?? `the Worker bound as ${forward.binding}`}${forward.ordered ? ", in order per ordering value" : ""}.`,
+          forward.stopped_at ? el("strong", { class: "full" }, ` Stopped ${utc(forward.stopped_at)}: ${forward.stopped_reason}`) : "",
+        )
+      : "",
+    forward
+      ? el(
+          "dl",
+          { class: "stats", "aria-label": `Forwarding of ${source}` },
+          stat("Delivery pending", deliveries.pending, "wh-pending"),
+          stat("Delivered", deliveries.delivered, "wh-delivered"),
+          stat("Failed (dead letters)", deliveries.failed, "wh-failed"),
+        )
+      : "",
     el(
       "dl",
       { class: "stats", "aria-label": `Events of ${source} by status` },
@@ -34,8 +68,8 @@ export async function showEvents() {
     ),
     table(
       el("table", { id: "wh-events" }),
-      `Events of ${source} (${events.truncated ? `the first ${events.length}` : events.length}); lapsed claims are highlighted`,
-      ["Webhook id", "Status", "Claims", "Received", "Claim expires", "Processed"],
+      `Events of ${source} (${events.truncated ? `the first ${events.length}` : events.length}); lapsed claims${forward ? " and failed deliveries" : ""} are highlighted`,
+      ["Webhook id", "Status", "Claims", "Received", "Claim expires", "Processed", ...(forward ? ["Delivery"] : [])],
       events.map((e) => [
         e.webhook_id,
         lapsed(e) ? el("span", { class: "badge lapsed" }, "lapsed claim") : e.status,
@@ -43,8 +77,9 @@ export async function showEvents() {
         utc(e.received_at),
         e.claim_expires_at ? utc(e.claim_expires_at) : "—",
         e.processed_at ? utc(e.processed_at) : "—",
+        ...(forward ? [delivery(e)] : []),
       ]),
-      (i) => (lapsed(events[i]) ? "lapsed" : undefined),
+      (i) => (lapsed(events[i]) || failed(events[i]) ? "lapsed" : undefined),
     ),
   );
 }

@@ -405,6 +405,34 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(await page.$("#wh-out .truncated")).toBeNull();
   });
 
+  it("webhooks: a forwarding source's target and its dead letter, highlighted", async () => {
+    // Forwarded to a loopback port nothing listens on, with no retries: the one attempt fails, the event is failed.
+    const secret = newSecret();
+    await ok("PUT", "/v1/webhooks/sources/outbound", { secret, forward: { url: "http://127.0.0.1:9/hooks", secret: newSecret(), retry_schedule_ms: [] } });
+    const body = JSON.stringify({ type: "invoice.paid", id: "msg_out" });
+    const r = await fetch(`${ownSocket(suite.worker)}/v1/webhooks/outbound`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...signedHeaders([secret], "msg_out", Math.floor(Date.now() / 1000), body) },
+      body,
+    });
+    expect(r.status).toBe(200);
+    await until(async () => (await ok("GET", "/v1/webhooks/outbound/events?status=failed")).items.length === 1, 60_000, "the delivery failed");
+    await openView("inventory", "Inventory");
+    await openView("webhooks", "Webhooks");
+    await page.waitForFunction(() => [...document.querySelectorAll("#wh-source option")].some((o) => o.textContent === "outbound"), { timeout: 30_000 });
+    await page.select("#wh-source", "outbound");
+    await page.click('#wh-form button[type="submit"]');
+    await page.waitForFunction(() => document.querySelector("#wh-events caption")?.textContent?.startsWith("Events of outbound"), { timeout: 30_000 });
+    expect(await text("#wh-forward")).toBe("Forwarded to http://127.0.0.1:9/hooks.");
+    expect([await text("#wh-pending"), await text("#wh-delivered"), await text("#wh-failed")]).toEqual(["0", "0", "1"]);
+    expect((await rows("#wh-events")).map((row) => [row[0], row[6]])).toEqual([["msg_out", "failed after 1"]]);
+    expect(await page.$$eval("#wh-events tr.lapsed th", (t) => t.map((e) => e.textContent))).toEqual(["msg_out"]);
+    await shot("webhooks-forward-failed");
+    await page.select("#wh-source", "billing");
+    await page.click('#wh-form button[type="submit"]');
+    await page.waitForFunction(() => document.querySelector("#wh-events caption")?.textContent?.startsWith("Events of billing"), { timeout: 30_000 });
+  });
+
   it("is readable on a phone: the webhooks and rate-limit views at 390 px wide", async () => {
     await page.setViewport({ width: 390, height: 844 });
     await shot("phone-webhooks");
