@@ -491,6 +491,10 @@ CREATE OR REPLACE FUNCTION public.admit_webhook_put_source(p_source text, p_sche
  RETURNS json
  LANGUAGE sql
 AS $function$
+  WITH to_pull AS (
+    UPDATE webhook_events SET delivery_state = NULL, next_attempt_at = NULL, in_flight_until = NULL, attempt_lease = NULL, failed_at = NULL
+     WHERE p_forward IS NULL AND source = p_source AND delivery_state IN ('pending', 'failed')
+  )
   INSERT INTO webhook_sources AS s (source, scheme, secret, tolerance_s, ordering_key, hmac, replay_window_s, forward, forward_secret)
   VALUES (p_source, p_scheme, p_secret, p_tolerance_s, p_ordering_key, p_hmac, p_replay_window_s, p_forward, p_forward_secret)
   ON CONFLICT (source) DO UPDATE
@@ -524,7 +528,7 @@ AS $function$
          forward_stopped_reason = NULL
   RETURNING json_build_object('created', s.xmax = 0, 'source', admit_webhook_source_json(s))
 $function$;
-COMMENT ON FUNCTION admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb, p_replay_window_s integer, p_forward jsonb, p_forward_secret text, p_forward_previous_secret_ttl_ms bigint) IS 'Creates or updates a source, its replay window and where its events are forwarded; a new secret (sending or forward) keeps the previous one valid for its overlap; putting it again resumes forwarding a 410 stopped.';
+COMMENT ON FUNCTION admit_webhook_put_source(p_source text, p_scheme text, p_secret text, p_previous_secret_ttl_ms bigint, p_tolerance_s integer, p_ordering_key text, p_hmac jsonb, p_replay_window_s integer, p_forward jsonb, p_forward_secret text, p_forward_previous_secret_ttl_ms bigint) IS 'Creates or updates a source, its replay window and where its events are forwarded; a new secret (sending or forward) keeps the previous one valid for its overlap; putting it again resumes forwarding a 410 stopped; removing forward hands undelivered events back to pull consumers.';
 
 CREATE OR REPLACE FUNCTION public.admit_webhook_receive(p_source text, p_webhook_id text, p_timestamp bigint, p_event_type text, p_payload text, p_ordering_value text, p_lock_key bigint, p_lock_timeout_ms integer, p_earlier_ids text[], p_signed_sha256 text, p_signed_lock_key bigint)
  RETURNS json

@@ -3,6 +3,7 @@
 // with the attempts listed, Retry-After, 410, the dead letter and redelivery, the metrics. The cron
 // is the same function the Worker's scheduled handler runs (forwardDue). The workerd suite
 // (forward.runtime.test.ts) repeats the must-show cases in the Workers runtime.
+import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { forwardDue } from "../../functions/webhooks";
 import { bindings, client, SUITE_BUDGET_MS, servedApp, sql, until } from "../support";
@@ -68,6 +69,45 @@ describe("a source's forward settings", () => {
     for (const a of audit) expect(a.change).not.toContain(fwd.secret.slice(6));
     // Without forward the source is a pull source again.
     expect((await suite.api("PUT", "/v1/webhooks/sources/fwd-valid", { secret })).json.forward).toBeNull();
+  });
+});
+
+describe("the forward secret", () => {
+  it("rotates with an overlap: both secrets sign until the previous one is retired, so a target holding either verifies", async () => {
+    const t = await target(() => ({ status: 200 }));
+    const [a, b] = [t.secret, newSecret()];
+    const secret = newSecret();
+    const anon = client(suite.server.url, null);
+    const now = await dbNowS(suite.db);
+    const verifies = (key: string, n: number) => {
+      const r = t.received[n];
+      try {
+        new Webhook(key).verify(r.body, { "webhook-id": r.id, "webhook-timestamp": r.timestamp, "webhook-signature": r.signature });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const send = async (n: number) => {
+      expect((await deliver(anon, "fwd-rotate", secret, `msg-rot-${n}`, { type: "a" }, now)).status).toBe(200);
+      await until(async () => t.received.length > n && t.received[n].done !== null, 30_000, `attempt ${n}`);
+    };
+    await forwardTo(suite.api, "fwd-rotate", secret, t);
+    await send(0);
+    expect([verifies(a, 0), verifies(b, 0)]).toEqual([true, false]);
+    const rotated = await suite.api("PUT", "/v1/webhooks/sources/fwd-rotate", {
+      secret,
+      forward: { url: t.url, secret: b, previous_secret_ttl_ms: 3_600_000 },
+    });
+    expect(rotated.json.forward.previous_secret_expires_at).toEqual(expect.any(String));
+    await send(1);
+    expect(t.received[1].signature.split(" ")).toHaveLength(2);
+    expect([verifies(a, 1), verifies(b, 1)]).toEqual([true, true]);
+    const retired = await suite.api("PUT", "/v1/webhooks/sources/fwd-rotate", { secret, forward: { url: t.url, secret: b, previous_secret_ttl_ms: 0 } });
+    expect(retired.json.forward.previous_secret_expires_at).toBeNull();
+    await send(2);
+    expect([verifies(a, 2), verifies(b, 2)]).toEqual([false, true]);
+    for (const r of [rotated, retired]) expect(r.text).not.toContain(b);
   });
 });
 
@@ -173,8 +213,25 @@ describe("delivery", () => {
     // 3 × 2 attempts while down (the first and one retry), then one each after it came back.
     expect(t.received).toHaveLength(9);
     expect(new Set(t.received.slice(6).map((x) => x.id))).toEqual(new Set(ids));
-    const actions = await sql<{ action: string }>(suite.db, "SELECT action FROM admit_audit WHERE target = 'fwd-down' ORDER BY at");
+    const actions = await sql<{ action: string }>(suite.db, "SELECT action FROM admit_audit WHERE target = 'fwd-down' ORDER BY id");
     expect(actions.map((a) => a.action)).toEqual(["webhooks.source.put", "webhooks.event.redeliver", "webhooks.events.redeliver"]);
     expect((await suite.api("GET", "/metrics")).text).toMatch(/admit_webhook_forward_attempts_total\{outcome="delivered",source="fwd-down"\} 3/);
+  });
+
+  it("removing forward makes the source a pull source again, its undelivered events claimable", async () => {
+    const t = await target(() => ({ status: 500 }));
+    const secret = newSecret();
+    await forwardTo(suite.api, "fwd-off", secret, t, { retry_schedule_ms: [] });
+    const anon = client(suite.server.url, null);
+    const now = await dbNowS(suite.db);
+    const failed = (await deliver(anon, "fwd-off", secret, "msg-off-1", { type: "a" }, now)).json.id;
+    await until(async () => (await event("fwd-off", failed)).delivery.state === "failed", 30_000, "failed");
+    expect((await suite.api("POST", "/v1/webhooks/fwd-off/events/claim", {})).json.events).toEqual([]);
+    expect((await suite.api("PUT", "/v1/webhooks/sources/fwd-off", { secret })).json.forward).toBeNull();
+    const later = (await deliver(anon, "fwd-off", secret, "msg-off-2", { type: "a" }, now)).json.id;
+    const claimed = (await suite.api("POST", "/v1/webhooks/fwd-off/events/claim", {})).json.events.map((e: { id: string }) => e.id);
+    expect(claimed).toEqual([failed, later]);
+    expect((await event("fwd-off", later)).delivery).toBeNull();
+    expect(t.received).toHaveLength(1);
   });
 });
