@@ -33,11 +33,23 @@ export function targetProblem(url: string): string | undefined {
   return "must be an https: URL";
 }
 
+const B64 = "[A-Za-z0-9+/]";
+/** A Standard Webhooks secret as the document's pattern: whsec_ and the base64 of 24–64 bytes (32–86 characters before any `=`, never 4n+1 of them). */
+export const STANDARD_SECRET_PATTERN = `^whsec_(?:(?:${B64}{4}){8,20}(?:${B64}{2,3})?|(?:${B64}{4}){21}(?:${B64}{2})?)={0,2}$`;
 const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * A forward target as the document's pattern (targetProblem() is the check): https to a host name
+ * (an address is accepted too, though not in the pattern), or plain http to loopback; an optional port; a path and query of visible ASCII, no
+ * fragment, no credentials.
+ */
+const PORT = "(?::(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|\\d{1,4}))?";
+const TARGET_PATTERN = `^(?:https://(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*|http://(?:localhost|(?:[A-Za-z0-9-]+\\.)+localhost|127(?:\\.(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}|\\[::1\\]))${PORT}(?:[/?][\\x21\\x22\\x24-\\x7E]*)?$`;
 
 export const ForwardInput = z
   .strictObject({
     url: z.string().max(2048).optional().openapi({
+      pattern: TARGET_PATTERN,
       example: "https://api.example.com/hooks/billing",
       description: "Where events are POSTed: https, or plain http on loopback only (localhost, 127.0.0.0/8, [::1]). Exactly one of url and binding",
     }),
@@ -53,6 +65,7 @@ export const ForwardInput = z
       .optional()
       .openapi({ description: "With binding only: the path requested of the bound Worker (default /)" }),
     secret: z.string().openapi({
+      pattern: STANDARD_SECRET_PATTERN,
       example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       description:
         "The forward secret the target verifies with (Standard Webhooks: whsec_ + base64 of 24–64 bytes; the `standardwebhooks` library takes it as is). Write-only: never returned",

@@ -57,7 +57,9 @@ async function attempt(env: Bindings, a: ClaimedAttempt): Promise<void> {
 
 /**
  * The first attempt of a stored event (or of a redelivered one), then whatever else of its source
- * is due, while a whole attempt still fits before `budgetMs` ends. Never throws.
+ * is due — the next event of an ordered value, a retry coming due within the time left (so a first
+ * retry a few seconds away is made here, not a cron minute later) — while a whole attempt still fits
+ * before `budgetMs` ends. Never throws.
  */
 export async function forwardNow(
   env: Bindings,
@@ -66,12 +68,24 @@ export async function forwardNow(
   budgetMs = AFTER_RESPONSE_MS,
 ): Promise<void> {
   const stopAt = Date.now() + budgetMs;
+  let longest = 0; // the longest timeout_ms seen: an attempt started later must end before stopAt
+  const fits = (waitMs = 0) => Date.now() + waitMs + longest + 2_000 <= stopAt;
   try {
     let batch = await claim(env, event.id ? { event: event.id } : { source: event.source }, event.id ? 1 : CONCURRENCY, trigger);
-    while (batch.length > 0) {
-      await Promise.all(batch.map((a) => attempt(env, a)));
-      const longest = Math.max(...batch.map((a) => a.forward.timeout_ms));
-      if (Date.now() + longest + 2_000 > stopAt) break;
+    let waited = false;
+    while (batch.length > 0 || !waited) {
+      if (batch.length > 0) {
+        longest = Math.max(longest, ...batch.map((a) => a.forward.timeout_ms));
+        await Promise.all(batch.map((a) => attempt(env, a)));
+        waited = false;
+      } else {
+        // Nothing due now: wait once for what comes due soonest, if an attempt then still fits.
+        const dueIn = await once(env, (db) => sql.nextForwardDue(db));
+        if (dueIn === null || longest === 0 || !fits(dueIn)) break;
+        await sleep(dueIn);
+        waited = true;
+      }
+      if (!fits()) break;
       batch = await claim(env, { source: event.source }, CONCURRENCY, "schedule");
     }
   } catch (err) {
@@ -100,7 +114,8 @@ export async function forwardDue(env: Bindings, budgetMs = CRON_MS): Promise<num
       }
       if (room > 0 && batch.length === room) continue; // more may be due now
       const dueIn = await once(env, (db) => sql.nextForwardDue(db));
-      if (dueIn === null && inFlight.size === 0) break; // nothing pending: the receivers start what comes next
+      // Nothing pending, or nothing due before this run ends: the receivers and the next run go on.
+      if (inFlight.size === 0 && (dueIn === null || dueIn >= stopAt - Date.now())) break;
       const wait = Math.min(Math.max(dueIn ?? POLL_MS, batch.length === 0 ? POLL_MS : 0), POLL_MS * 10, stopAt - Date.now());
       if (wait <= 0) continue;
       await Promise.race([sleep(wait), ...inFlight]);

@@ -61,6 +61,9 @@ export function eventNotFound(source: string, id: string) {
   return notFound(`No event ${JSON.stringify(id)} of source ${JSON.stringify(source)}.`);
 }
 
+/** Bindings Admit itself uses (the pages Worker): never a forward target. */
+const OWN_BINDINGS = new Set(["PAGES"]);
+
 /** The most characters an event type is stored as itself (a longer or unstorable one is not kept). */
 const MAX_EVENT_TYPE = 200;
 
@@ -69,8 +72,13 @@ export const putWebhookSource: RouteHandler<typeof routes.putWebhookSource, AppE
   const body = c.req.valid("json");
   const { secret: forwardSecret, previous_secret_ttl_ms: forwardTtl, ...forward } = body.forward ?? { secret: null, previous_secret_ttl_ms: undefined };
   const binding = body.forward?.binding;
-  if (binding !== undefined && typeof (c.env as Record<string, { fetch?: unknown } | undefined> | undefined)?.[binding]?.fetch !== "function") {
-    const message = `no Service Binding named ${binding} in this Worker: add it under [[services]] in wrangler.toml`;
+  if (
+    binding !== undefined &&
+    (OWN_BINDINGS.has(binding) || typeof (c.env as Record<string, { fetch?: unknown } | undefined> | undefined)?.[binding]?.fetch !== "function")
+  ) {
+    const message = OWN_BINDINGS.has(binding)
+      ? `${binding} is Admit's own binding, not a target`
+      : `no Service Binding named ${binding} in this Worker: add it under [[services]] in wrangler.toml`;
     throw validationProblem(`body forward.binding: ${message}`, [{ in: "body", path: "forward.binding", message }]);
   }
   const change = { ...redact(body, "secret", "secrets"), ...(body.forward ? { forward: redact(body.forward, "secret") } : {}) };

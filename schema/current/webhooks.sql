@@ -342,8 +342,12 @@ AS $function$
   SELECT json_build_object('in_ms', greatest(0, floor(extract(epoch FROM (min(greatest(e.next_attempt_at, coalesce(e.in_flight_until, e.next_attempt_at))) - clock_timestamp())) * 1000))::bigint)
     FROM webhook_events e JOIN webhook_sources s ON s.source = e.source
    WHERE e.delivery_state = 'pending' AND s.forward IS NOT NULL AND s.forward_stopped_at IS NULL
+     AND (e.ordering_value IS NULL OR NOT coalesce((s.forward->>'ordered')::boolean, false) OR NOT EXISTS (
+           SELECT 1 FROM webhook_events o
+            WHERE o.source = e.source AND o.ordering_value = e.ordering_value
+              AND o.delivery_state = 'pending' AND o.seq < e.seq))
 $function$;
-COMMENT ON FUNCTION admit_webhook_forward_next_due() IS 'How many ms until the soonest pending forwarding attempt is due (in_ms null: none pending).';
+COMMENT ON FUNCTION admit_webhook_forward_next_due() IS 'How many ms until the soonest pending forwarding attempt that can be claimed is due (in_ms null: none); events an ordered source holds back are left out.';
 
 CREATE OR REPLACE FUNCTION public.admit_webhook_forward_record(p_event uuid, p_lease uuid, p_status integer, p_outcome text, p_latency_ms integer, p_response text, p_error text, p_retry_after_ms bigint)
  RETURNS json

@@ -263,6 +263,9 @@ export const webhooks: Capability = {
       { method: "POST", path: `/v1/webhooks/${seg(source)}/events/claim`, body: { limit: 10, visibility_ms: 30_000 } },
       { method: "POST", path: `/v1/webhooks/${seg(source)}/events/${NO_SUCH_ID}/ack`, body: { receipt: NO_SUCH_ID } },
       { method: "GET", path: `/v1/webhooks/${seg(source)}/events?status=received&limit=10` },
+      { method: "GET", path: `/v1/webhooks/${seg(source)}/events/${NO_SUCH_ID}/attempts?limit=10` },
+      { method: "POST", path: `/v1/webhooks/${seg(source)}/events/${NO_SUCH_ID}/redeliver` },
+      { method: "POST", path: `/v1/webhooks/${seg(source)}/events/redeliver`, body: { since: "2030-01-01T00:00:00Z", until: "2030-01-02T00:00:00Z" } },
     ];
   },
   lookups: (key, tag) => [
