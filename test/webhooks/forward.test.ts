@@ -108,6 +108,14 @@ describe("the forward secret", () => {
     await send(2);
     expect([verifies(a, 2), verifies(b, 2)]).toEqual([false, true]);
     for (const r of [rotated, retired]) expect(r.text).not.toContain(b);
+    // A previous secret past its overlap is cleared by the cron's sweeper (and no longer signs meanwhile).
+    await suite.api("PUT", "/v1/webhooks/sources/fwd-rotate", { secret, forward: { url: t.url, secret: a, previous_secret_ttl_ms: 3_600_000 } });
+    await sql(suite.db, "UPDATE webhook_sources SET forward_previous_secret_expires_at = now() - interval '1 second' WHERE source = 'fwd-rotate'");
+    expect((await suite.api("GET", "/v1/webhooks/sources/fwd-rotate")).json.forward.previous_secret_expires_at).toBeNull();
+    await send(3);
+    expect([verifies(a, 3), verifies(b, 3)]).toEqual([true, false]);
+    expect(await sql(suite.db, "SELECT admit_sweep_webhook_forward_secrets() AS n")).toEqual([{ n: 1 }]);
+    expect(await sql(suite.db, "SELECT forward_previous_secret FROM webhook_sources WHERE source = 'fwd-rotate'")).toEqual([{ forward_previous_secret: null }]);
   });
 });
 
