@@ -1675,7 +1675,7 @@ export interface components {
             /** @description The target's HTTP status; null: no answer (timeout, network error) or still in flight */
             status: number | null;
             /**
-             * @description null while in flight; lost: its sender stopped before recording it (another attempt followed)
+             * @description null while in flight; lost: its sender stopped before recording it (it counts as a failed attempt)
              * @enum {string|null}
              */
             outcome: "delivered" | "failed" | "timeout" | "error" | "gone" | "lost" | null;

@@ -149,7 +149,7 @@ export const Attempt = z
     outcome: z
       .enum(["delivered", "failed", "timeout", "error", "gone", "lost"])
       .nullable()
-      .openapi({ description: "null while in flight; lost: its sender stopped before recording it (another attempt followed)" }),
+      .openapi({ description: "null while in flight; lost: its sender stopped before recording it (it counts as a failed attempt)" }),
     latency_ms: z.number().int().nullable(),
     response: z.string().nullable().openapi({ description: "The first 1024 characters of the answer's body" }),
     error: z.string().nullable(),

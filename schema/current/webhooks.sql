@@ -269,7 +269,9 @@ CREATE OR REPLACE FUNCTION public.admit_webhook_forward_claim(p_source text, p_e
  LANGUAGE sql
 AS $function$
   WITH picked AS (
-    SELECT e.id FROM webhook_events e JOIN webhook_sources s ON s.source = e.source
+    SELECT e.id, e.in_flight_until IS NOT NULL AS lapsed,
+           e.in_flight_until IS NOT NULL AND e.delivery_step >= coalesce(jsonb_array_length(s.forward->'retry_schedule_ms'), 0) AS spent
+      FROM webhook_events e JOIN webhook_sources s ON s.source = e.source
      WHERE e.delivery_state = 'pending'
        AND (p_source IS NULL OR e.source = p_source)
        AND (p_event IS NULL OR e.id = p_event)
@@ -285,15 +287,19 @@ AS $function$
      FOR UPDATE OF e SKIP LOCKED
   ), lost AS (
     UPDATE webhook_attempts a SET outcome = 'lost', finished_at = clock_timestamp(),
-                                  error = 'The attempt''s lease lapsed without an outcome (its sender stopped); another attempt was made.'
+                                  error = 'The attempt''s lease lapsed without an outcome (its sender stopped); it counts as a failed attempt.'
       FROM picked WHERE a.event_id = picked.id AND a.outcome IS NULL
+  ), dead AS (
+    UPDATE webhook_events e SET delivery_state = 'failed', failed_at = now(), in_flight_until = NULL, attempt_lease = NULL, next_attempt_at = NULL
+      FROM picked WHERE e.id = picked.id AND picked.spent
   ), claimed AS (
     UPDATE webhook_events e
        SET delivery_attempts = e.delivery_attempts + 1,
+           delivery_step = e.delivery_step + CASE WHEN picked.lapsed THEN 1 ELSE 0 END,
            attempt_lease = gen_random_uuid(),
            in_flight_until = clock_timestamp() + make_interval(secs => ((s.forward->>'timeout_ms')::integer + 30000) / 1000.0)
       FROM picked, webhook_sources s
-     WHERE e.id = picked.id AND s.source = e.source
+     WHERE e.id = picked.id AND NOT picked.spent AND s.source = e.source
     RETURNING e.id, e.seq, e.source, e.webhook_id, e.event_type, e.payload, e.ordering_value, e.delivery_attempts, e.attempt_lease,
               s.forward, s.forward_secret,
               CASE WHEN s.forward_previous_secret_expires_at > now() THEN s.forward_previous_secret END AS previous_secret
@@ -312,7 +318,7 @@ AS $function$
            'now_s', floor(extract(epoch FROM now()))::bigint) ORDER BY c.seq), '[]'::json)
     FROM claimed c
 $function$;
-COMMENT ON FUNCTION admit_webhook_forward_claim(p_source text, p_event uuid, p_limit integer, p_trigger text) IS 'Claims due forwarding attempts (SKIP LOCKED; an event in flight or, with ordered, behind an earlier pending event of its value is never taken): stamps a lease, records the attempt, marks a lapsed one lost, and returns what to send.';
+COMMENT ON FUNCTION admit_webhook_forward_claim(p_source text, p_event uuid, p_limit integer, p_trigger text) IS 'Claims due forwarding attempts (SKIP LOCKED; an event in flight or, with ordered, behind an earlier pending event of its value is never taken): stamps a lease, records the attempt, marks a lapsed one lost (a failed attempt: an event whose schedule it spends is failed), and returns what to send.';
 
 CREATE OR REPLACE FUNCTION public.admit_webhook_forward_gauges()
  RETURNS json

@@ -111,7 +111,7 @@ describe("forwarding claims (Postgres, many sessions at once)", () => {
     expect(await sql(db, "SELECT count(*)::int AS n FROM webhook_events WHERE delivery_state = 'failed'")).toEqual([{ n: 40 }]);
   });
 
-  it("a lease that lapses (its sender died) is marked lost and made again; the late sender's record changes nothing", async () => {
+  it("a lease that lapses (its sender died) is marked lost and made again, counting as a failed attempt; the late sender's record changes nothing", async () => {
     const db = await freshDatabase("forward_claims_lease");
     await source(db, "lease", FORWARD());
     const [id] = await events(db, "lease", 1);
@@ -132,6 +132,15 @@ describe("forwarding claims (Postgres, many sessions at once)", () => {
       { n: 2, outcome: null },
     ]);
     expect(await sql(db, "SELECT delivery_state FROM webhook_events")).toEqual([{ delivery_state: "pending" }]);
+    // A lost attempt counts as a failed one: the schedule ([1 s]) is spent when the second lapses too,
+    // and the event is failed by the claim that finds it, not claimed a third time.
+    await sql(db, "UPDATE webhook_events SET in_flight_until = now() - interval '1 second' WHERE id = $1", [id]);
+    expect((await sql<{ r: Claimed[] }>(db, "SELECT admit_webhook_forward_claim('lease', NULL, 10, 'schedule') AS r"))[0].r).toEqual([]);
+    expect(await sql(db, "SELECT n, outcome FROM webhook_attempts ORDER BY n")).toEqual([
+      { n: 1, outcome: "lost" },
+      { n: 2, outcome: "lost" },
+    ]);
+    expect(await sql(db, "SELECT delivery_state, delivery_attempts FROM webhook_events")).toEqual([{ delivery_state: "failed", delivery_attempts: 2 }]);
   });
 
   it("ordered: 6 sessions over 5 values × 20 events, some attempts failing: per value, each event claimed only after the one before it was delivered", async () => {
