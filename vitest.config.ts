@@ -1,7 +1,14 @@
 import { defineConfig } from "vitest/config";
 import SummaryLine from "./test/support/summary-reporter.ts";
 
+// The workspace packages (packages/*) are run from their TypeScript sources: each package's exports
+// map names them under the "admit-source" condition (tsconfig.json's customConditions does the same
+// for tsc); the published packages answer with their built dist/.
+const conditions = ["admit-source", "module", "node", "development|production"];
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ["admit-source"] } },
   test: {
     include: ["test/**/*.test.ts"],
     // The real gateways' suite needs Debian packages: `npm run test:gateways` (vitest.gateways.config.ts).

@@ -3,4 +3,4 @@
 import { defineConfig } from "vitest/config";
 import base from "./vitest.config.ts";
 
-export default defineConfig({ test: { ...base.test, include: ["test/gateways/**/*.test.ts"], exclude: ["**/node_modules/**"] } });
+export default defineConfig({ ...base, test: { ...base.test, include: ["test/gateways/**/*.test.ts"], exclude: ["**/node_modules/**"] } });

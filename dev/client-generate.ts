@@ -1,5 +1,5 @@
-// `npm run client:generate`: writes client/schema.d.ts, the TypeScript types of the OpenAPI document
-// that client/index.ts (openapi-fetch) is typed by. The document is built in-process from the same
+// `npm run client:generate`: writes packages/client/src/schema.d.ts, the TypeScript types of the
+// OpenAPI document that @admit/client (packages/client/src/index.ts, openapi-fetch) is typed by. The document is built in-process from the same
 // app the Worker serves (functions/index.ts, its /openapi.json), so no server, database or network is
 // needed; openapi-typescript's Node API turns it into types.
 //
@@ -12,7 +12,7 @@ import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { app } from "../functions/index";
 import { ROOT } from "./local";
 
-export const CLIENT_SCHEMA_FILE = join(ROOT, "client", "schema.d.ts");
+export const CLIENT_SCHEMA_FILE = join(ROOT, "packages", "client", "src", "schema.d.ts");
 export const CLIENT_GENERATE_COMMAND = "npm run client:generate";
 
 const HEADER = `// GENERATED FILE: DO NOT EDIT.

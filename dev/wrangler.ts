@@ -112,6 +112,9 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
       CI: "true",
       FORCE_COLOR: "0",
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      // A Worker importing a workspace package (examples/gateway: @admit/hono) is bundled from the
+      // package's TypeScript source, as vitest and tsc see it, never from a dist/ built earlier.
+      WRANGLER_BUILD_CONDITIONS: "admit-source,workerd,worker,browser",
       ...(opts.devtools ? {} : { VSCODE_INSPECTOR_OPTIONS: "{}" }),
       ...opts.env,
     },

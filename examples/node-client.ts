@@ -5,7 +5,7 @@
 //
 // Exits 0 when Admit answered as documented (201, then 409, then the replayed 201), 1 otherwise.
 // test/client/client.test.ts runs it against a served app.
-import { createAdmitClient, idempotencyKey, orThrow } from "../client";
+import { createAdmitClient, idempotencyKey, orThrow } from "@admit/client";
 
 const baseUrl = process.env.ADMIT;
 const token = process.env.TOKEN;

@@ -10,9 +10,9 @@
 // binding with any input, unauthenticated, and answers what came back, as JSON (raw answers and
 // errors); POST /measure/http-check forwards the request's Authorization header to the URL in its
 // X-Admit-Url header. Both would be an open door in a deployed gateway.
+
+import { type AdmitBinding, AdmitError, admit, rateLimit } from "@admit/hono";
 import { Hono, type MiddlewareHandler } from "hono";
-import { type AdmitBinding, AdmitError, admit } from "../../functions/http/rpc/client";
-import { rateLimit } from "../../functions/ratelimits";
 
 type Env = { Bindings: { ADMIT: AdmitBinding; GATEWAY_TEST_ROUTES?: string } };
 const app = new Hono<Env>();

@@ -5,6 +5,7 @@
 // (admission.ts), with the handlers' not-found problem. A refusal is a value (`allowed: false`,
 // `pass: false`); what the route answers with any other problem (422, 404, 503, 504) is thrown as a
 // ProblemError, which the entrypoint returns as `{ error }`. docs/rpc.md documents them.
+import type { z } from "@hono/zod-openapi";
 import type { RequestDb as Db } from "../core/db";
 import type { Bindings } from "../core/env";
 import { bodyOf, valid } from "../core/validation";
@@ -13,9 +14,10 @@ import { denyCacheFor } from "./cache";
 import { type CheckRequest, check, noPolicy } from "./check";
 import type { RateLimitResult } from "./decide";
 import * as routes from "./routes";
+import type { Unenforced } from "./schemas";
 
 /** The body POST /v1/ratelimits/check answers: a decision (allowed or not), or the fail-open answer. */
-export type CheckAnswer = RateLimitResult | (Omit<RateLimitResult, "limit" | "remaining" | "reset_ms" | "reason"> & Record<string, unknown>);
+export type CheckAnswer = RateLimitResult | z.infer<typeof Unenforced>;
 
 /** The check of POST /v1/ratelimits/check over the binding: its result, or the fail-open answer. */
 export async function checkRateLimit(db: Db, env: Bindings, input: CheckRequest): Promise<CheckAnswer> {

@@ -1,4 +1,4 @@
-// client/schema.d.ts (the client's types) is generated from the OpenAPI document by
+// packages/client/src/schema.d.ts (@admit/client's types) is generated from the OpenAPI document by
 // `npm run client:generate`; this fails when the committed file is not what the current document gives,
 // i.e. a route's schema changed and the client was not regenerated.
 import { readFile } from "node:fs/promises";
@@ -9,7 +9,7 @@ import { ROOT } from "../../dev/local";
 import { firstDifference } from "../support";
 
 describe("the generated client types", () => {
-  it("client/schema.d.ts is what the current OpenAPI document generates", async () => {
+  it("packages/client/src/schema.d.ts is what the current OpenAPI document generates", async () => {
     const committed = await readFile(CLIENT_SCHEMA_FILE, "utf8").catch(() => "");
     const diff = firstDifference(committed, await generateClientSchema(), { committed: "committed", fresh: "from the current document" });
     expect(

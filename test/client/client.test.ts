@@ -3,8 +3,8 @@
 import { execFile } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { AdmitProblemError, createAdmitClient, idempotencyKey, orThrow, retryAfterMs } from "@admit/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdmitProblemError, createAdmitClient, idempotencyKey, orThrow, retryAfterMs } from "../../client";
 import { ROOT } from "../../dev/local";
 import { roomInDay, servedApp, TOKEN } from "../support";
 
@@ -136,7 +136,7 @@ describe("examples/node-client.ts", () => {
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(
         process.execPath,
-        ["--import", "tsx", "examples/node-client.ts"],
+        ["--conditions=admit-source", "--import", "tsx", "examples/node-client.ts"],
         { cwd: ROOT, env: { ...process.env, ADMIT: suite.server.url, TOKEN }, timeout: 60_000 },
         (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
       );

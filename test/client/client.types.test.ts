@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type components, createAdmitClient, orThrow } from "@admit/client";
 import ts from "typescript";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { type components, createAdmitClient, orThrow } from "../../client";
 import { ROOT } from "../../dev/local";
 
 const admit = createAdmitClient({ baseUrl: "http://127.0.0.1:1", token: "t" });

@@ -13,7 +13,7 @@ import { ROOT } from "../../dev/local";
 /** Every folder of TypeScript the repository holds. */
 const SOURCE_DIRS = ["functions", "dev", "tools", "bench", "client", "examples", "test"];
 /** Generated, never edited by hand: exempt from the length rule. */
-const GENERATED = new Set(["client/schema.d.ts"]);
+const GENERATED = new Set(["packages/client/src/schema.d.ts"]);
 const MAX_LINES = 400;
 const MAX_TEST_LINES = 600;
 

@@ -1,5 +1,5 @@
-// Limits as code (issue 30): `npm run policies -- plan|apply|export` (tools/policies.ts) run as a
-// process against a real Admit (the app over HTTP on its own database): plan's diff and exit code,
+// Limits as code: `admit policies plan|apply|export` (packages/cli/src/policies.ts; `npm run policies`
+// is an alias of it) run as a process against a real Admit (the app over HTTP on its own database): plan's diff and exit code,
 // apply's creates/updates (deletes only with --prune), idempotence, a policy changed by hand between
 // plan and apply, export round-tripping, and a file the schema refuses.
 import { execFile } from "node:child_process";
@@ -17,7 +17,7 @@ function cli(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", join(ROOT, "tools/policies.ts"), ...args],
+      ["--conditions=admit-source", "--import", "tsx", join(ROOT, "packages/cli/src/main.ts"), "policies", ...args],
       { cwd: ROOT, env: { ...process.env, ADMIT_URL: suite.server.url, ADMIT_TOKEN: TOKEN }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
@@ -44,7 +44,7 @@ const desired = {
   },
 };
 
-describe("npm run policies", () => {
+describe("admit policies", () => {
   it("plan shows the difference and exits 2; apply creates; then plan exits 0 and apply changes nothing (idempotent)", async () => {
     const f = file("a.json", desired);
     const plan = await cli(["plan", "--file", f]);
@@ -117,13 +117,14 @@ describe("npm run policies", () => {
     ]);
   });
 
-  it("a file the schema refuses → exit 1 naming the problem, nothing written", async () => {
+  it("a file the schema refuses → exit 65 naming every problem on one line, nothing written", async () => {
     const f = file("bad.json", { policies: { "cli-bad": { algorithm: "leaky", limit: 0, window_ms: 1000 } } });
     const r = await cli(["apply", "--file", f]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(65);
+    expect(r.out.trim().split("\n")).toHaveLength(1);
     expect(r.out).toContain("/policies/cli-bad/algorithm");
     expect(r.out).toContain("/policies/cli-bad/limit");
     expect((await suite.api("GET", "/v1/ratelimits/policies/cli-bad")).status).toBe(404);
-    expect((await cli(["frobnicate"])).code).toBe(1);
+    expect((await cli(["frobnicate"])).code).toBe(64);
   });
 });

@@ -1,10 +1,11 @@
 // The RPC methods (functions/http/rpc/) in Node, as the entrypoint runs them: call() with a per-call
 // database handle, refusals as values, problems as `{ error }`, and the caller's admit() wrapper
 // turning those back into AdmitError. test/rpc/rpc.runtime.test.ts runs them over a real binding.
+
+import { type AdmitBinding, AdmitError, admit } from "@admit/hono";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Bindings } from "../../functions/core/env";
 import { call, type RpcOptions } from "../../functions/http/rpc/call";
-import { type AdmitBinding, AdmitError, admit } from "../../functions/http/rpc/client";
 import { METHODS, type MethodName } from "../../functions/http/rpc/methods";
 import { bindings, freshDatabase, SUITE_BUDGET_MS, sql } from "../support";
 

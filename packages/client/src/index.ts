@@ -1,5 +1,5 @@
-// Admit's typed HTTP client: openapi-fetch over the types that openapi-typescript generates from the
-// OpenAPI document (client/schema.d.ts, `npm run client:generate`). Paths, parameters, bodies and
+// Admit's typed HTTP client (@admit/client): openapi-fetch over the types that openapi-typescript
+// generates from the OpenAPI document (src/schema.d.ts, `npm run client:generate`). Paths, parameters, bodies and
 // responses are checked at compile time; what this file adds is the part the document states in
 // words: bearer auth, `Idempotency-Key` on writes, and retrying only where a retry is safe.
 //
@@ -16,9 +16,9 @@
 // stored answer if the first attempt committed). 409, 422, 429 and every other status are answers,
 // never retried; neither is a network error. Attempts and the total time are bounded.
 import createClient, { type Client, type Middleware } from "openapi-fetch";
-import type { components, paths } from "./schema";
+import type { components, paths } from "./schema.js";
 
-export type { components, operations, paths } from "./schema";
+export type { components, operations, paths } from "./schema.js";
 
 /** An `application/problem+json` body (docs/errors.md lists every `type`). */
 export type Problem = components["schemas"]["Problem"];

@@ -1,20 +1,19 @@
-// `npm run policies -- plan|apply|export [--file admit-policies.json] [--prune]`: rate-limit policies
-// and their overrides kept as code, in a file of the team that runs the gateway (JSON, validated by
-// public/policies.schema.json, which the Worker also serves at /policies.schema.json for editors).
-// Against ADMIT_URL with the key in ADMIT_TOKEN (API_TOKEN, or the dev token of `npm start`, when unset).
-//   plan    prints what apply would change; exit 0 when nothing, 2 when something (for CI), 1 on error
+// `admit policies plan|apply|export [--file admit-policies.json] [--prune]`: rate-limit policies and
+// their overrides kept as code, in a file of the team that runs the gateway (JSON, validated by the
+// schema Admit serves at /policies.schema.json, shipped in this package too).
+//   plan    prints what apply would change; exit 0 when nothing, 2 when something (for CI)
 //   apply   makes Admit match the file: creates and updates (PUT, a full replacement, idempotent);
 //           deletes policies and overrides the file does not name only with --prune. It reads
 //           Admit's state itself when it runs (never a saved plan), so a change made by hand after
 //           `plan` is seen and undone; then it reads again and fails if anything still differs.
 //   export  writes Admit's current state in the file's form (stdout, or --file)
-// docs/gateways.md#limits-as-code.
 import { readFileSync, writeFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { devToken, ROOT } from "../dev/local";
+import { type Api, all, expectOk, type Json } from "./api.js";
+import { asset } from "./assets.js";
+import { CliError, EXIT, type Output } from "./cli.js";
 
-type Json = Record<string, any>;
 export interface Override {
   key: string;
   limit: number;
@@ -36,6 +35,35 @@ export interface PoliciesFile {
   policies: Record<string, Policy>;
 }
 
+/** The file, checked against the published schema; a CliError (exit 65) naming every problem on one line. */
+export function readPolicies(file: string): PoliciesFile {
+  const schema = JSON.parse(readFileSync(asset("policies.schema.json"), "utf8"));
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  (addFormatsModule as unknown as (ajv: Ajv2020) => void)(ajv);
+  const validate = ajv.compile(schema);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new CliError(
+      `${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pass --file with a policies file`,
+      EXIT.data,
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`${file} is not JSON (${(err as Error).message}): fix it or export a fresh one with admit policies export`, EXIT.data);
+  }
+  if (!validate(data))
+    throw new CliError(
+      `${file} does not follow policies.schema.json: ${(validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}`).join("; ")}`,
+      EXIT.data,
+    );
+  return data as PoliciesFile;
+}
+
 /** The defaults PUT /v1/ratelimits/policies/{name} fills in (functions/ratelimits/schemas.ts). */
 const DEFAULTS = { log: false, history_ms: 7 * 86_400_000, timeout_ms: 5_000, on_unavailable: "deny" };
 const FIELDS = ["algorithm", "limit", "window_ms", "log", "history_ms", "timeout_ms", "on_unavailable"] as const;
@@ -47,62 +75,11 @@ export type Change =
   | { op: "replace-override"; name: string; override: Override; was: Override }
   | { op: "delete-override"; name: string; override: Override };
 
-/** The file, checked against the published schema; throws naming every problem. */
-export function readPolicies(file: string): PoliciesFile {
-  const schema = JSON.parse(readFileSync(`${ROOT}/public/policies.schema.json`, "utf8"));
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  (addFormatsModule as unknown as (ajv: Ajv2020) => void)(ajv);
-  const validate = ajv.compile(schema);
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new Error(`${file}: ${(err as Error).message}`);
-  }
-  if (!validate(data))
-    throw new Error(
-      `${file} does not follow public/policies.schema.json:\n${(validate.errors ?? []).map((e) => `  ${e.instancePath || "/"} ${e.message}`).join("\n")}`,
-    );
-  return data as PoliciesFile;
-}
-
-export function api(base: string, token: string) {
-  return async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
-    const res = await fetch(base.replace(/\/$/, "") + path, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = text;
-    }
-    return { status: res.status, json };
-  };
-}
-type Api = ReturnType<typeof api>;
-
-async function all(call: Api, path: string): Promise<Json[]> {
-  const items: Json[] = [];
-  let cursor: string | null = null;
-  do {
-    const r = await call("GET", `${path}?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
-    if (r.status !== 200) throw new Error(`GET ${path} answered ${r.status}: ${JSON.stringify(r.json)}`);
-    items.push(...r.json.items);
-    cursor = r.json.next_cursor;
-  } while (cursor);
-  return items;
-}
-
 /** Admit's policies and overrides now, in the file's form (every field explicit). */
 export async function currentState(call: Api): Promise<PoliciesFile> {
   const policies: Record<string, Policy> = {};
-  for (const p of await all(call, "/v1/ratelimits/policies")) {
-    const overrides = (await all(call, `/v1/ratelimits/policies/${encodeURIComponent(p.name)}/overrides`)).map((o) => ({
+  for (const p of await all(call, "/v1/ratelimits/policies", "listing policies")) {
+    const overrides = (await all(call, `/v1/ratelimits/policies/${encodeURIComponent(p.name)}/overrides`, `listing ${p.name}'s overrides`)).map((o) => ({
       key: o.key,
       limit: o.limit,
       valid_from: o.valid_from,
@@ -171,27 +148,26 @@ export function describe(c: Change): string {
 async function perform(call: Api, c: Change): Promise<void> {
   const p = (name: string) => `/v1/ratelimits/policies/${encodeURIComponent(name)}`;
   const o = (name: string, key: string) => `${p(name)}/overrides/${encodeURIComponent(key)}`;
-  const expectOk = (r: { status: number; json: any }, what: string) => {
-    if (r.status >= 300) throw new Error(`${what} answered ${r.status}: ${JSON.stringify(r.json)}`);
-  };
   const putOverride = async (name: string, ov: Override) =>
     expectOk(await call("PUT", o(name, ov.key), { limit: ov.limit, valid_from: ov.valid_from, valid_to: ov.valid_to ?? null }), `PUT override ${ov.key}`);
   switch (c.op) {
     case "create-policy":
     case "update-policy":
-      return expectOk(await call("PUT", p(c.name), c.body), `PUT policy ${c.name}`);
+      expectOk(await call("PUT", p(c.name), c.body), `PUT policy ${c.name}`);
+      return;
     case "delete-policy": {
       const r = await call("DELETE", p(c.name));
-      if (r.status !== 404) expectOk(r, `DELETE policy ${c.name}`);
+      expectOk(r, `DELETE policy ${c.name}`, [404]);
       return;
     }
     case "put-override":
-      return putOverride(c.name, c.override);
+      await putOverride(c.name, c.override);
+      return;
     case "replace-override":
     case "delete-override": {
       const old = c.op === "replace-override" ? c.was : c.override;
       const r = await call("DELETE", `${o(c.name, old.key)}?valid_from=${encodeURIComponent(old.valid_from)}`);
-      if (r.status !== 404) expectOk(r, `DELETE override ${old.key}`);
+      expectOk(r, `DELETE override ${old.key}`, [404]);
       if (c.op === "replace-override") await putOverride(c.name, c.override);
       return;
     }
@@ -208,54 +184,33 @@ const ORDER: Record<Change["op"], number> = {
   "delete-policy": 3,
 };
 
-export async function run(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): Promise<number> {
-  const [command, ...rest] = argv;
-  const flag = (name: string) => rest.includes(`--${name}`);
-  const option = (name: string) => {
-    const i = rest.indexOf(`--${name}`);
-    return i >= 0 ? rest[i + 1] : undefined;
-  };
-  if (!["plan", "apply", "export"].includes(command ?? "")) {
-    out("usage: npm run policies -- plan|apply|export [--file admit-policies.json] [--prune]\n  env: ADMIT_URL (default http://127.0.0.1:8787), ADMIT_TOKEN");
-    return 1;
-  }
-  const base = env.ADMIT_URL ?? `http://127.0.0.1:${env.PORT ?? 8787}`;
-  const token = env.ADMIT_TOKEN ?? env.API_TOKEN ?? devToken({ create: false }) ?? "";
-  const call = api(base, token);
-  const file = option("file") ?? "admit-policies.json";
-  const current = await currentState(call);
+export async function policies(call: Api, base: () => string, command: string, opts: { file?: string; prune?: boolean }, out: Output): Promise<number> {
+  const file = opts.file ?? "admit-policies.json";
   if (command === "export") {
-    const text = `${JSON.stringify({ $schema: `${base.replace(/\/$/, "")}/policies.schema.json`, ...current }, null, 2)}\n`;
-    if (option("file")) writeFileSync(file, text);
-    else out(text.trimEnd());
-    return 0;
+    const current = await currentState(call);
+    const text = `${JSON.stringify({ $schema: `${base()}/policies.schema.json`, ...current }, null, 2)}\n`;
+    if (opts.file) writeFileSync(file, text);
+    else out.line(text.trimEnd());
+    return EXIT.ok;
   }
   const desired = readPolicies(file);
-  const prune = flag("prune");
-  const { changes, kept } = diff(desired, current, prune);
+  const prune = opts.prune ?? false;
+  const { changes, kept } = diff(desired, await currentState(call), prune);
   changes.sort((a, b) => ORDER[a.op] - ORDER[b.op]);
-  for (const c of changes) out(describe(c));
-  for (const k of kept) out(`  (not in ${file}, kept: ${k}; --prune deletes it)`);
+  const report = (done: boolean) => ({ file, changes: changes.map((c) => ({ ...c, text: describe(c) })), kept, applied: done });
+  if (!out.json) {
+    for (const c of changes) out.line(describe(c));
+    for (const k of kept) out.line(`  (not in ${file}, kept: ${k}; --prune deletes it)`);
+  }
   if (command === "plan") {
-    out(changes.length ? `${changes.length} change(s) to apply.` : `Admit matches ${file}.`);
-    return changes.length ? 2 : 0;
+    if (out.json) out.line(JSON.stringify(report(false), null, 2));
+    else out.line(changes.length ? `${changes.length} change(s) to apply.` : `Admit matches ${file}.`);
+    return changes.length ? EXIT.negative : EXIT.ok;
   }
   for (const c of changes) await perform(call, c);
   const after = diff(desired, await currentState(call), prune).changes;
-  if (after.length) {
-    out(`Admit still differs after apply (changed meanwhile?):\n${after.map(describe).join("\n")}`);
-    return 1;
-  }
-  out(changes.length ? `Applied ${changes.length} change(s); Admit matches ${file}.` : `No changes; Admit matches ${file}.`);
-  return 0;
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  run(process.argv.slice(2), process.env, (s) => console.log(s)).then(
-    (code) => process.exit(code),
-    (err) => {
-      console.error(err instanceof Error ? err.message : err);
-      process.exit(1);
-    },
-  );
+  if (after.length) throw new CliError(`Admit still differs from ${file} after apply (changed meanwhile?): ${after.map(describe).join("; ")}`, EXIT.failed);
+  if (out.json) out.line(JSON.stringify(report(true), null, 2));
+  else out.line(changes.length ? `Applied ${changes.length} change(s); Admit matches ${file}.` : `No changes; Admit matches ${file}.`);
+  return EXIT.ok;
 }
