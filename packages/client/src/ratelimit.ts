@@ -54,7 +54,8 @@ const SLACK_MS = 1_000;
 
 /** A problem+json body of the catalogue (docs/errors.md). */
 function problem(slug: string, status: number, title: string, detail: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: `/problems/${slug}`, title, status, detail, ...extra };
+  // Admit's own fields first: the problem's type, title, status and detail are this answer's.
+  return { ...extra, type: `/problems/${slug}`, title, status, detail };
 }
 
 function sfString(s: string): string {
