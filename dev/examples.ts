@@ -223,11 +223,11 @@ export interface Fresh {
   stop: () => Promise<void>;
 }
 
-/** `npm start` on free ports and a throwaway ADMIT_DATA_DIR; resolves with the URL and token it prints. */
-export async function startFresh(timeoutMs = 180_000): Promise<Fresh> {
+/** `npm start` on free ports and a throwaway ADMIT_DATA_DIR (and `env`, e.g. a dev registry of its own); resolves with the URL and token it prints. */
+export async function startFresh(timeoutMs = 180_000, env: NodeJS.ProcessEnv = {}): Promise<Fresh> {
   const ports = await freeStartPorts();
   const dataDir = throwawayDataDir("admit-examples-data-");
-  const npm = spawnNpmStart(ports, dataDir);
+  const npm = spawnNpmStart(ports, dataDir, env);
   // Its own process group outlives us unless someone kills it: the guard does (SIGTERM, then
   // SIGKILL), if this process — a test worker — dies before stop().
   const release = npm.pid !== undefined ? guardProcessGroup(npm.pid) : () => {};
