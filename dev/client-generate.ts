@@ -30,7 +30,7 @@ export async function openapiDocument(): Promise<OpenAPI3> {
   return (await res.json()) as OpenAPI3;
 }
 
-/** The text of client/schema.d.ts for the current document. */
+/** The text of packages/client/src/schema.d.ts for the current document. */
 export async function generateClientSchema(): Promise<string> {
   // defaultNonNullable: false — a field with a `default` stays optional unless the document lists it as
   // required: request bodies may leave out `cost`, `log`, … (openapi-typescript's default would demand them).

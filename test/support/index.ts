@@ -377,7 +377,7 @@ export function filesUnder(dir: string, ext: string): string[] {
 /**
  * Where a committed generated file and a fresh generation first part, with a few lines of each
  * around it (named by `labels`); null when they are equal. For the tests that keep generated files
- * (schema/current/*.sql, client/schema.d.ts) in step.
+ * (schema/current/*.sql, packages/client/src/schema.d.ts) in step.
  */
 export function firstDifference(committed: string, fresh: string, labels: { committed: string; fresh: string }): string | null {
   if (committed === fresh) return null;
