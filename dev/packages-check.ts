@@ -254,16 +254,16 @@ async function main(): Promise<void> {
     const denied = await admitCli(dir, ["check", "pk-express", "alice"], env);
     expectThat(denied.code === 2 && /^allowed\s+false$/m.test(denied.stdout), "admit check pk-express alice: denied, exit 2", denied.stdout + denied.stderr);
 
-    const created = await admitCli(dir, ["keys", "create", "--name", "packages-check", "--scope", "ratelimits:decide", "--names", "pk-*", "--json"], env);
+    const created = await admitCli(dir, ["keys", "create", "--name", "packages-check", "--scope", "ratelimits:check", "--names", "pk-*", "--json"], env);
     const key = created.code === 0 ? JSON.parse(created.stdout) : {};
     expectThat(
-      typeof key.secret === "string" && key.scopes?.join() === "ratelimits:decide",
-      "admit keys create --scope ratelimits:decide",
+      typeof key.secret === "string" && key.scopes?.join() === "ratelimits:check",
+      "admit keys create --scope ratelimits:check",
       created.stdout + created.stderr,
     );
     const keyEnv = { ADMIT_URL: admit.admit, ADMIT_TOKEN: key.secret };
     const keyCheck = await admitCli(dir, ["check", "pk-express", "carol"], keyEnv);
-    expectThat(keyCheck.code === 0, "the ratelimits:decide key checks", keyCheck.stdout + keyCheck.stderr);
+    expectThat(keyCheck.code === 0, "the ratelimits:check key checks", keyCheck.stdout + keyCheck.stderr);
     const put = await fetch(`${admit.admit}/v1/ratelimits/policies/pk-express`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${key.secret}`, "Content-Type": "application/json" },
@@ -272,14 +272,14 @@ async function main(): Promise<void> {
     const putBody = await put.text();
     expectThat(
       put.status === 403 && /ratelimits:admin/.test(putBody),
-      "the ratelimits:decide key's PUT of a policy: 403 naming ratelimits:admin",
+      "the ratelimits:check key's PUT of a policy: 403 naming ratelimits:admin",
       `${put.status} ${putBody}`,
     );
     const write = await admitCli(dir, ["policies", "apply", "--file", "policies.json"], keyEnv);
     const writeLines = write.stderr.trimEnd().split("\n");
     expectThat(
       write.code === 77 && writeLines.length === 1 && /403/.test(writeLines[0]),
-      `admit policies apply with the ratelimits:decide key: exit 77, ${writeLines[0]}`,
+      `admit policies apply with the ratelimits:check key: exit 77, ${writeLines[0]}`,
       write.stdout + write.stderr,
     );
     const listed = await admitCli(dir, ["keys", "list"], env);

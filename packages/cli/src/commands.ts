@@ -28,8 +28,8 @@ export interface KeyFlags {
 export async function keys(call: Api, sub: string, args: string[], f: KeyFlags, out: Output): Promise<number> {
   switch (sub) {
     case "create": {
-      const name = need(f.name, "--name", "admit keys create --name gateway --scope ratelimits:decide");
-      if (!f.scope?.length) throw new CliError("missing --scope: give one or more, e.g. --scope ratelimits:decide", EXIT.usage);
+      const name = need(f.name, "--name", "admit keys create --name gateway --scope ratelimits:check");
+      if (!f.scope?.length) throw new CliError("missing --scope: give one or more, e.g. --scope ratelimits:check", EXIT.usage);
       const body: Json = { name, scopes: f.scope, ...(f.names?.length ? { names: f.names } : {}), ...(f["expires-at"] ? { expires_at: f["expires-at"] } : {}) };
       const k = expectOk(await call("POST", "/v1/keys", body), "creating the key").json as Json;
       if (out.json) out.line(JSON.stringify(k, null, 2));

@@ -51,7 +51,7 @@ export const COMMANDS = {
     },
     subcommands: ["create", "list", "show", "rotate", "revoke"],
     positionals: 1,
-    details: `  create   a key with these scopes (e.g. ratelimits:decide), optionally only on names matching PATTERN (* = any run); prints its secret once
+    details: `  create   a key with these scopes (e.g. ratelimits:check), optionally only on names matching PATTERN (* = any run); prints its secret once
   list     every key the token may see, without secrets
   show     one key: scopes, names, expiry, its live secrets' first characters
   rotate   a new secret; the old one keeps working --overlap-ms (default 1 h)
@@ -78,7 +78,7 @@ export const COMMANDS = {
     options: { cost: { type: "string" } },
     positionals: 2,
     details: `  exit 0 when allowed, 2 when denied. Several policies (comma-separated) are checked all-or-nothing.
-  --cost N   units to spend (default 1; 0 peeks). Needs ratelimits:decide.`,
+  --cost N   units to spend (default 1; 0 peeks). Needs ratelimits:check.`,
   },
   migrate: {
     summary: "apply Admit's schema (the numbered SQL files) to a Postgres database",

@@ -16,7 +16,7 @@
 export interface LimiterOptions {
   /** Where Admit is served, e.g. `https://admit.example.com` (no trailing `/v1`). */
   baseUrl: string;
-  /** A key that may decide (`ratelimits:decide`; also `ratelimits:read` to learn the policies' fail mode, and `semaphores:admin` to create a concurrency limit on first use). */
+  /** A key that may check (`ratelimits:check`, or `ratelimits:decide`; also `ratelimits:read` to learn the policies' fail mode, and `semaphores:admin` to create a concurrency limit on first use). */
   token: string;
   /** One policy (created with PUT /v1/ratelimits/policies/{name} or `admit policies apply`)… */
   policy?: string;
@@ -185,7 +185,7 @@ export function createLimiter(options: LimiterOptions): { admit(input: LimitInpu
   function refusal(sent: Extract<Sent, { ok: true }>, extra: Record<string, string> = {}): Admission {
     const { response: res, body } = sent;
     if (res.status === 401 || res.status === 403) {
-      const detail = `Admit refused this server's token (${res.status}: ${String(body.detail ?? body.title ?? "")}); give the middleware a key with ratelimits:decide.`;
+      const detail = `Admit refused this server's token (${res.status}: ${String(body.detail ?? body.title ?? "")}); give the middleware a key with ratelimits:check.`;
       return {
         pass: false,
         status: 503,

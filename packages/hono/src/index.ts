@@ -19,7 +19,7 @@ export interface RateLimitOptions<C extends Context = Context> {
   binding?: OrOfContext<RateLimitBinding, C>;
   /** Or Admit over HTTP: its URL (e.g. `(c) => c.env.ADMIT_URL`)… */
   baseUrl?: OrOfContext<string, C>;
-  /** …and a key with `ratelimits:decide` (e.g. `(c) => c.env.ADMIT_TOKEN`). */
+  /** …and a key with `ratelimits:check` (e.g. `(c) => c.env.ADMIT_TOKEN`). */
   token?: OrOfContext<string, C>;
   /** The policy's name… */
   policy?: string;
