@@ -75,7 +75,7 @@ export const webhookDuplicates: Scenario = {
     const signed = deliveries(secret, ts, events);
     const sourceFor = async (layer: string, impl: string, connection: string) => {
       const source = `wh-${rowKey(ctx, layer, impl, connection)}`;
-      await ctx.sql("SELECT admit_webhook_put_source($1, 'standard-webhooks', $2, NULL, 300, NULL, NULL, NULL)", [source, secret]);
+      await ctx.sql("SELECT admit_webhook_put_source($1, 'standard-webhooks', $2, NULL, 300, NULL, NULL, NULL, NULL, NULL, NULL)", [source, secret]);
       return source;
     };
     const check = (source: string, ok: Set<string>) => async () => {

@@ -82,7 +82,7 @@ describe("rate-limit and webhook violations are counted from the database", () =
 
   it("more than one inbox row per webhook-id", async () => {
     const db = await freshDatabase("bench_webhooks");
-    await sql(db, "SELECT admit_webhook_put_source('s', 'standard-webhooks', $1, NULL, 300, NULL, NULL, NULL)", [
+    await sql(db, "SELECT admit_webhook_put_source('s', 'standard-webhooks', $1, NULL, 300, NULL, NULL, NULL, NULL, NULL, NULL)", [
       "whsec_" + Buffer.alloc(32, 7).toString("base64"),
     ]);
     // The unique constraint forbids what this counts: drop it in this throwaway database to plant duplicates.
