@@ -1,5 +1,6 @@
 // The in-isolate deny cache (keys known to be denied until a moment) and this isolate's memory of
 // each policy's settings (log flag, window, latency budget, fail mode) learnt from earlier answers.
+import { CACHE_MS } from "../core/apikeys";
 import { DEFAULT_BUDGET_MS } from "../core/db";
 import type { Bindings } from "../core/env";
 import type { FailMode } from "./sql";
@@ -28,7 +29,20 @@ export interface DenyEntry {
    * boundary), so how long it stands does not say which window it was.
    */
   windowStart?: number | null;
+  /**
+   * Local time (ms) after which the entry is no longer believed, even if its denial would still stand:
+   * set by remember() to at most DENY_BELIEF_MS from then. It bounds how long a change made through
+   * another isolate (a reset, a refund, a raised override) goes unseen here.
+   */
+  believedUntil?: number;
 }
+
+/**
+ * The longest an isolate believes a cached denial without asking the database again: the API keys'
+ * cache bound (5 s), so a reset, a refund or a raised limit reaches every isolate within it, as a
+ * revoked key does. A hot denied key costs one statement per isolate per bound, not one per call.
+ */
+export const DENY_BELIEF_MS = CACHE_MS;
 
 const MAX_ENTRIES = 10_000;
 /**
@@ -42,9 +56,9 @@ export const DEFAULT_TIMEOUT_MS = DEFAULT_BUDGET_MS;
 /**
  * Keys known to be denied until a moment, per isolate. It only ever answers "denied": a miss, an
  * expired entry or a cost below the cached one goes to Postgres, so it can never admit a call the
- * database would refuse. It can refuse for a little longer than needed if another isolate refunded
- * or raised an override meanwhile (at most until the cached moment); changes made in this isolate
- * clear the entry at once.
+ * database would refuse. It can refuse for a little longer than needed if another isolate reset,
+ * refunded or raised an override meanwhile (at most DENY_BELIEF_MS, 5 s, and never past the cached
+ * moment); changes made in this isolate clear the entry at once.
  *
  * An answer is stored only if nothing it covers changed in this isolate while it was on its way: a
  * check takes a mark() before asking the database and hands it to remember()/learn(), which drop the
@@ -107,7 +121,7 @@ export class DenyCache {
     const keys = this.byPolicy.get(policy);
     const entry = keys?.get(key);
     if (!entry) return undefined;
-    if (now >= entry.until) {
+    if (now >= entry.until || now >= (entry.believedUntil ?? Infinity)) {
       keys!.delete(key);
       this.size--;
       return undefined;
@@ -124,6 +138,7 @@ export class DenyCache {
       if (this.size >= MAX_ENTRIES) this.evictOne();
       this.size++;
     }
+    entry.believedUntil = Math.min(entry.believedUntil ?? Infinity, Date.now() + DENY_BELIEF_MS);
     keys.set(key, entry);
   }
 

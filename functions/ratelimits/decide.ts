@@ -32,6 +32,11 @@ export interface RateLimitResult {
   results?: PolicyResult[];
   /** Multi-policy checks, when denied: the policies that refused. */
   violated_policies?: string[];
+  /**
+   * Present (true) when a limit in shadow mode would have refused this call: it was let through
+   * (`allowed: true`), and counted as refused (`would_refuse`). Several policies: one of them did.
+   */
+  shadow?: true;
 }
 
 /** One policy's part of a multi-policy check. `allowed` is this policy's own verdict. */
@@ -44,6 +49,8 @@ export interface PolicyResult {
   reset_ms?: number;
   retry_after_ms?: number;
   reason: RateLimitReason;
+  /** This policy is in shadow mode for the key and refused (`allowed: false`): it did not refuse the check. */
+  shadow?: true;
 }
 
 export interface RateLimitDecision {
@@ -93,6 +100,7 @@ function mark(cache: DenyCache | null): Marks {
 function remember(cache: DenyCache | null, r: CheckRow, fits: boolean, cost: number, now: number, marks: Marks): void {
   denyCache.learn(r.policy, r, marks.policies);
   if (!cache || r.log) return; // A logged policy wants every call in its log and its attempted count.
+  if (r.shadow) return; // A limit in shadow mode never refuses: every call is decided and counted by the database.
   const windowStart = r.at === undefined ? null : Math.floor(r.at / r.window_ms) * r.window_ms;
   const common = { limit: r.limit, remaining: r.remaining, resetAt: now + r.reset_ms, windowMs: r.window_ms, windowStart };
   if (r.remaining === 0 && r.wait1_ms !== null && r.wait1_ms > 0) {
@@ -106,11 +114,22 @@ function remember(cache: DenyCache | null, r: CheckRow, fits: boolean, cost: num
   // arriving after a newer "nothing left", and an entry only ever stands until its own moment.
 }
 
-function flat(r: CheckRow, allowed: boolean, reason: RateLimitReason): RateLimitResult {
+/**
+ * One policy's answer as a result. A refusal of a limit in shadow mode is let through (`allowed:
+ * true, shadow: true`) unless `own` asks for the policy's own verdict (a part of a several-policies
+ * check: `allowed: false, shadow: true`, and the check itself decides).
+ */
+function flat(r: CheckRow, reason: RateLimitReason, own = false): RateLimitResult {
+  const shadowed = !r.allowed && r.shadow === true;
+  const allowed = r.allowed || (shadowed && !own);
   const result: RateLimitResult = { allowed, policy: r.policy, key: r.key, limit: r.limit, remaining: r.remaining, reset_ms: r.reset_ms, reason };
-  if (!allowed && r.retry_after_ms !== null) result.retry_after_ms = r.retry_after_ms;
+  if (!r.allowed && r.retry_after_ms !== null && !allowed) result.retry_after_ms = r.retry_after_ms;
+  if (shadowed) result.shadow = true;
   return result;
 }
+
+/** A part of a several-policies check that refuses it: a refusal not in shadow mode. */
+const refuses = (r: PolicyResult) => r.allowed === false && !r.shadow;
 
 function fromCache(policy: string, key: string, hit: DenyEntry, now: number): RateLimitResult {
   return {
@@ -127,11 +146,12 @@ function fromCache(policy: string, key: string, hit: DenyEntry, now: number): Ra
 
 /**
  * The most restrictive of several results, whose flat fields a multi-policy answer carries: when
- * denied, the refusing policy with the longest wait (one that can never admit this cost first);
+ * denied, the refusing policy with the longest wait (one that can never admit this cost first; a
+ * policy in shadow mode never refuses);
  * when admitted, the policy with the fewest units left (the first asked, on a tie).
  */
 export function mostRestrictive(results: PolicyResult[]): PolicyResult {
-  const denied = results.filter((r) => r.allowed === false);
+  const denied = results.filter(refuses);
   if (denied.length) {
     return denied.reduce((a, b) => (a.retry_after_ms === undefined ? a : b.retry_after_ms === undefined || b.retry_after_ms > a.retry_after_ms ? b : a));
   }
@@ -203,7 +223,7 @@ export async function decideOne(db: Queryable, input: CheckInput, cache: DenyCac
     return null;
   }
   const db_ms = performance.now() - t0;
-  const result = flat(r, r.allowed, "limit");
+  const result = flat(r, "limit");
   return { cached: false, window_ms: r.window_ms, result, policies: [{ result, window_ms: r.window_ms }], db_ms };
 }
 
@@ -257,14 +277,14 @@ export async function decideMany(
     return { missing: r.missing };
   }
   const db_ms = performance.now() - t0;
-  const policies = r.results.map((x) => ({ result: flat(x, x.allowed, "limit") as PolicyResult, window_ms: x.window_ms }));
+  const policies = r.results.map((x) => ({ result: flat(x, "limit", true) as PolicyResult, window_ms: x.window_ms }));
   return multiDecision(policies, false, db_ms);
 }
 
 function multiDecision(policies: RateLimitDecision["policies"], cached: boolean, db_ms: number): RateLimitDecision {
   const results = policies.map((p) => p.result);
   const top = mostRestrictive(results);
-  const allowed = results.every((r) => r.allowed !== false);
+  const allowed = !results.some(refuses);
   const result: RateLimitResult = {
     allowed,
     policy: top.policy,
@@ -276,10 +296,12 @@ function multiDecision(policies: RateLimitDecision["policies"], cached: boolean,
     results,
   };
   if (!allowed) {
-    const violated = results.filter((r) => r.allowed === false);
+    const violated = results.filter(refuses);
     // Retry after the longest wait among the refusing policies; none when one of them can never admit this cost.
     if (violated.every((v) => v.retry_after_ms !== undefined)) result.retry_after_ms = Math.max(...violated.map((v) => v.retry_after_ms!));
     result.violated_policies = violated.map((v) => v.policy);
+  } else if (results.some((r) => r.shadow)) {
+    result.shadow = true;
   }
   return { result, window_ms: policies.find((p) => p.result === top)!.window_ms ?? 0, cached, policies, db_ms };
 }

@@ -12,10 +12,18 @@ const policy = {
   history_ms: 604800000,
   timeout_ms: 5000,
   on_unavailable: "deny",
+  shadow: false,
   created_at: NOW,
   updated_at: NOW,
 };
-const override = { policy: "api", key: "customer-42", limit: 1000, valid_from: "2030-05-01T00:00:00.000Z", valid_to: "2030-06-01T00:00:00.000Z" };
+const override = {
+  policy: "api",
+  key: "customer-42",
+  limit: 1000,
+  valid_from: "2030-05-01T00:00:00.000Z",
+  valid_to: "2030-06-01T00:00:00.000Z",
+  shadow: false,
+};
 const denied = { allowed: false, policy: "api", key: "customer-42", limit: 100, remaining: 0, reset_ms: 12500, retry_after_ms: 12500, reason: "limit" };
 
 export const RATELIMIT_EXAMPLES: Record<string, OperationExamples> = {
@@ -92,8 +100,8 @@ export const RATELIMIT_EXAMPLES: Record<string, OperationExamples> = {
       200: {
         policy: "api",
         items: [
-          { minute: "2030-04-30T11:58:00Z", allowed: 4100, denied: 12, unenforced: 0, unavailable: 0 },
-          { minute: "2030-04-30T11:59:00Z", allowed: 4310, denied: 5128, unenforced: 0, unavailable: 0 },
+          { minute: "2030-04-30T11:58:00Z", allowed: 4100, denied: 12, would_refuse: 0, unenforced: 0, unavailable: 0 },
+          { minute: "2030-04-30T11:59:00Z", allowed: 4310, denied: 5128, would_refuse: 0, unenforced: 0, unavailable: 0 },
         ],
       },
     },
@@ -108,19 +116,42 @@ export const RATELIMIT_EXAMPLES: Record<string, OperationExamples> = {
         admitted: 87,
         attempted: 112,
         rejected: 25,
+        would_refuse: 0,
         consumed: 87,
         policy: "api",
         key: "customer-42",
         algorithm: "sliding_window",
         limit: 100,
         window_ms: 60000,
+        shadow: false,
         windows: [
-          { window_start: "2030-04-30T11:58:00.000Z", window_end: "2030-04-30T11:59:00.000Z", admitted: 100, attempted: 140, rejected: 40, consumed: 100 },
-          { window_start: "2030-04-30T11:59:00.000Z", window_end: "2030-04-30T12:00:00.000Z", admitted: 64, attempted: 64, rejected: 0, consumed: 64 },
+          {
+            window_start: "2030-04-30T11:58:00.000Z",
+            window_end: "2030-04-30T11:59:00.000Z",
+            admitted: 100,
+            attempted: 140,
+            rejected: 40,
+            would_refuse: 0,
+            consumed: 100,
+          },
+          {
+            window_start: "2030-04-30T11:59:00.000Z",
+            window_end: "2030-04-30T12:00:00.000Z",
+            admitted: 64,
+            attempted: 64,
+            rejected: 0,
+            would_refuse: 0,
+            consumed: 64,
+          },
         ],
         deny_cached_until: null,
       },
     },
+    problems: { 404: noPolicy() },
+  },
+  resetRateLimitUsage: {
+    params: { policy: "api", key: "customer-42" },
+    responses: { 200: { key: "customer-42", policies: ["api"], at: "2030-04-30T12:00:30.120Z" } },
     problems: { 404: noPolicy() },
   },
 };

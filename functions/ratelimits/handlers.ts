@@ -66,7 +66,7 @@ export const listRateLimitPolicyOverrides: RouteHandler<typeof routes.listRateLi
 export const putRateLimitOverride: RouteHandler<typeof routes.putRateLimitOverride, AppEnv> = async (c) => {
   const { name, key } = c.req.valid("param");
   const b = c.req.valid("json");
-  const o = { limit: b.limit, valid_from: b.valid_from, valid_to: b.valid_to ?? null };
+  const o = { limit: b.limit, valid_from: b.valid_from, valid_to: b.valid_to ?? null, shadow: b.shadow };
   const r = await sql.putOverride(c.var.db, name, key, o, auditEntry(c.var.caller, c.env ?? {}, "ratelimits.override.put", name, { key, ...o }));
   if (r.status === "no_policy") throw noPolicy(name);
   if (r.status === "conflict") {

@@ -1,9 +1,13 @@
 // The response headers of a rate-limit answer: IETF RateLimit-Policy / RateLimit (one list item per
-// policy, plus a concurrency limit's), Retry-After, Admit-Cache, and the not-enforced header.
+// policy, plus a concurrency limit's), Retry-After, Admit-Cache, the not-enforced header and the
+// shadow-mode header.
 import { NOT_ENFORCED_HEADER } from "../core/http";
 import type { RateLimitDecision } from "./decide";
 
 export { NOT_ENFORCED_HEADER };
+
+/** On an answer a limit in shadow mode would have refused (it was let through): `would-refuse`. */
+export const SHADOW_HEADER = "Admit-RateLimit-Shadow";
 
 /**
  * The Server-Timing header of a decision (every answer of a check, over HTTP, the middleware and RPC):
@@ -37,6 +41,7 @@ export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
     "Server-Timing": serverTiming(d.db_ms, d.cached ? "hit" : "miss"),
   };
   if (!result.allowed && result.retry_after_ms !== undefined) h["Retry-After"] = String(Math.max(1, Math.ceil(result.retry_after_ms / 1000)));
+  if (result.shadow) h[SHADOW_HEADER] = "would-refuse";
   return h;
 }
 

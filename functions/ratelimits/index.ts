@@ -9,6 +9,7 @@ import type { AppEnv } from "../core/context";
 import { validationHook } from "../core/validation";
 import { AUTHZ_PATH, authorizeRequest } from "./authz";
 import { authzOperations } from "./authz-routes";
+import { handleResetUsage, resetRateLimitUsage } from "./controls/reset";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 
@@ -38,6 +39,7 @@ export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(routes.checkRoute, handlers.handleCheck)
   .openapi(routes.refundRateLimit, handlers.refundRateLimit)
   .openapi(routes.getRateLimitUsage, handlers.getRateLimitUsage)
+  .openapi(resetRateLimitUsage, handleResetUsage)
   .openapi(routes.listRateLimitPolicyKeys, handlers.listRateLimitPolicyKeys)
   .openapi(routes.getRateLimitPolicyDecisions, handlers.getRateLimitPolicyDecisions);
 // The forward-auth check answers every method (app.all: a method-matching layer sees it as

@@ -16,17 +16,25 @@ export type Via = "http" | "authz" | "middleware" | "rpc";
 /**
  * `allowed` / `denied`: the database (or the deny cache) decided; `unenforced`: it did not decide in
  * time and the fail mode let the call through (fail open); `unavailable`: it did not decide and the
- * call was refused with 503/504 (fail closed).
+ * call was refused with 503/504 (fail closed); `would_refuse`: a limit in shadow mode refused and the
+ * call was let through (counted per policy: the other policies of the check count `allowed`).
  */
-export type Outcome = "allowed" | "denied" | "unenforced" | "unavailable";
+export type Outcome = "allowed" | "denied" | "unenforced" | "unavailable" | "would_refuse";
 
 export const DECISIONS_METRIC = "admit_ratelimit_decisions_total";
 
-const LEVEL_OF: Record<Outcome, LogLevel> = { allowed: "debug", denied: "info", unenforced: "warn", unavailable: "warn" };
+const LEVEL_OF: Record<Outcome, LogLevel> = { allowed: "debug", denied: "info", unenforced: "warn", unavailable: "warn", would_refuse: "info" };
 
 export function outcomeOf(d: RateLimitDecision | Unenforced): Outcome {
   if (isUnenforced(d)) return d.allowed ? "unenforced" : "unavailable";
-  return d.result.allowed ? "allowed" : "denied";
+  if (!d.result.allowed) return "denied";
+  return d.result.shadow ? "would_refuse" : "allowed";
+}
+
+/** One policy's outcome in a decision: `would_refuse` only for the policies in shadow mode that refused. */
+function outcomeFor(d: RateLimitDecision | Unenforced, outcome: Outcome, policy: string): Outcome {
+  if (outcome !== "would_refuse" || isUnenforced(d)) return outcome;
+  return d.policies.some((p) => p.result.policy === policy && p.result.shadow) ? "would_refuse" : "allowed";
 }
 
 /**
@@ -46,7 +54,7 @@ export function observe(
   const outcome = outcomeOf(d);
   const tally = tallyFor(env);
   if (tally) {
-    for (const policy of names) tally.count(DECISIONS_METRIC, { policy, outcome }, now);
+    for (const policy of names) tally.count(DECISIONS_METRIC, { policy, outcome: outcomeFor(d, outcome, policy) }, now);
     if (!isUnenforced(d) && d.cached) {
       // The database would have counted this call as attempted and rejected on every policy of the check.
       for (const p of d.policies) tally.denied(p.result.policy, check.key, p.windowStart ?? null, now);
@@ -77,6 +85,7 @@ export function observe(
     line.remaining = d.result.remaining;
     if (d.result.retry_after_ms !== undefined) line.retry_after_ms = d.result.retry_after_ms;
     if (d.result.violated_policies) line.violated_policies = d.result.violated_policies;
+    if (d.result.shadow) line.shadow_policies = d.policies.filter((p) => p.result.shadow).map((p) => p.result.policy);
   }
   writeLog(level, line);
 }

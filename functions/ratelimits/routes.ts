@@ -134,7 +134,7 @@ export const getRateLimitPolicyDecisions = scoped(
     tags: ["Rate limits"],
     summary: "A policy's decisions per minute",
     description:
-      "Decisions of the policy per minute over the last `minutes` minutes (1–1440, default 60), oldest first, minutes without any left out: `allowed`, `denied` (deny-cache answers included), `unenforced` (fail open) and `unavailable` (fail closed). From the same counts as `/metrics` (`admit_ratelimit_decisions_total`), so a policy past `METRICS_MAX_POLICIES` has none of its own, and a minute is complete once the isolates' flushes have landed.",
+      "Decisions of the policy per minute over the last `minutes` minutes (1–1440, default 60), oldest first, minutes without any left out: `allowed`, `denied` (deny-cache answers included), `would_refuse` (shadow mode refused, the call was let through), `unenforced` (fail open) and `unavailable` (fail closed). From the same counts as `/metrics` (`admit_ratelimit_decisions_total`), so a policy past `METRICS_MAX_POLICIES` has none of its own, and a minute is complete once the isolates' flushes have landed.",
     request: {
       params: NameParam,
       query: z.object({
@@ -160,6 +160,7 @@ export const getRateLimitPolicyDecisions = scoped(
                     minute: z.string().openapi({ format: "date-time" }),
                     allowed: z.number().int(),
                     denied: z.number().int(),
+                    would_refuse: z.number().int().openapi({ description: "Refusals of shadow mode, let through" }),
                     unenforced: z.number().int(),
                     unavailable: z.number().int(),
                   }),
@@ -320,7 +321,7 @@ export const getRateLimitUsage = scoped(
     tags: ["Rate limits"],
     summary: "Usage of a key: current window and history",
     description:
-      "`admitted` calls were served, `attempted` were made, `rejected` refused; `consumed` is the units spent (admitted costs minus refunds). History (`from`/`to`) is for fixed and sliding windows and goes back `history_ms`.",
+      "`admitted` calls were served, `attempted` were made, `rejected` refused by the limit — `would_refuse` of them let through by shadow mode; `consumed` is the units spent (admitted costs minus refunds). History (`from`/`to`) is for fixed and sliding windows and goes back `history_ms`.",
     request: { query: UsageQuery },
     responses: {
       200: { description: "Usage", content: { "application/json": { schema: Usage } } },

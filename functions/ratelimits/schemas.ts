@@ -9,6 +9,8 @@ import { NOT_ENFORCED_HEADER } from "./headers";
 /** The longest window a policy may have (366 days). */
 export const MAX_WINDOW_MS = 366 * 86_400_000;
 const MAX_INFO_BYTES = 2048;
+const SHADOW_DOC =
+  "Shadow mode: every check is decided, counted and logged as if enforced, but never refused — a call the limit would refuse is answered 200 with `shadow: true` and `Admit-RateLimit-Shadow: would-refuse`, and counted in `would_refuse`. A key's override in shadow mode puts that key in shadow while it is in force.";
 
 /** A policy's name, and a concurrency limit's (both are sent in RateLimit headers). */
 export const PolicyName = z
@@ -31,6 +33,7 @@ export const Policy = z
     history_ms: z.number().int(),
     timeout_ms: z.number().int(),
     on_unavailable: z.enum(["deny", "allow"]),
+    shadow: z.boolean(),
     created_at: z.string().openapi({ format: "date-time" }),
     updated_at: z.string().openapi({ format: "date-time" }),
   })
@@ -64,11 +67,12 @@ export const PolicyBody = z
       description:
         'When the database does not answer within `timeout_ms` or cannot be reached: `deny` (fail closed: 503 + Retry-After) or `allow` (fail open: 200, `allowed: true`, `reason: "timeout"` or `"unavailable"`, header `Admit-RateLimit-Enforced: false`). With several policies, any `deny` decides.',
     }),
+    shadow: z.boolean().default(false).openapi({ description: SHADOW_DOC }),
   })
   .openapi("RateLimitPolicyInput");
 
 export const Override = z
-  .object({ policy: z.string(), key: z.string(), limit: z.number().int(), valid_from: z.string(), valid_to: z.string().nullable() })
+  .object({ policy: z.string(), key: z.string(), limit: z.number().int(), valid_from: z.string(), valid_to: z.string().nullable(), shadow: z.boolean() })
   .openapi("RateLimitOverride");
 
 export const OverrideBody = z
@@ -76,6 +80,10 @@ export const OverrideBody = z
     limit: z.number().int().min(1).max(1_000_000_000),
     valid_from: Rfc3339.openapi({ description: "Inclusive" }),
     valid_to: Rfc3339.nullable().optional().openapi({ description: "Exclusive; omitted or null = open-ended" }),
+    shadow: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "Shadow mode while this override is in force: the key's checks are decided under its limit and counted, never refused" }),
   })
   .refine((b) => !b.valid_to || isLater(b.valid_to, b.valid_from), {
     path: ["valid_to"],
@@ -123,6 +131,7 @@ const PolicyCheckResult = z
     reset_ms: z.number().int().optional(),
     retry_after_ms: z.number().int().optional(),
     reason: Reason,
+    shadow: z.literal(true).optional().openapi({ description: "This policy is in shadow mode for the key and would refuse: it did not refuse the check" }),
   })
   .openapi("RateLimitPolicyResult");
 
@@ -140,6 +149,10 @@ export const CheckResult = z
     reason: Reason,
     results: z.array(PolicyCheckResult).optional().openapi({ description: "With `policies`: one result per policy, in the order asked" }),
     violated_policies: z.array(z.string()).optional().openapi({ description: "With `policies`, when denied: the policies that refused" }),
+    shadow: z
+      .literal(true)
+      .optional()
+      .openapi({ description: "A limit in shadow mode would have refused this call; it was let through (header `Admit-RateLimit-Shadow: would-refuse`)" }),
   })
   .openapi("RateLimitResult");
 
@@ -169,6 +182,7 @@ const WindowUsage = z.object({
   admitted: z.number().int(),
   attempted: z.number().int(),
   rejected: z.number().int(),
+  would_refuse: z.number().int().openapi({ description: "Of `rejected`, the calls shadow mode let through" }),
   consumed: z.number().int(),
 });
 export const Usage = WindowUsage.extend({
@@ -177,6 +191,7 @@ export const Usage = WindowUsage.extend({
   algorithm: Algorithm,
   limit: z.number().int(),
   window_ms: z.number().int(),
+  shadow: z.boolean().openapi({ description: "Whether the key's checks are in shadow mode now (the policy's, or the override in force)" }),
   windows: z
     .array(WindowUsage)
     .nullable()

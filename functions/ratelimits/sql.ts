@@ -17,11 +17,14 @@ export interface PolicyInput {
   history_ms: number;
   timeout_ms: number;
   on_unavailable: FailMode;
+  /** Shadow mode: decided and counted as if enforced, never refused (default false). */
+  shadow?: boolean;
 }
 
 /** A policy as admit_ratelimit_policy_json() renders it. */
 export interface PolicyRow extends PolicyInput {
   name: string;
+  shadow: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -32,6 +35,7 @@ export interface OverrideRow {
   limit: number;
   valid_from: string;
   valid_to: string | null;
+  shadow: boolean;
 }
 
 export type PutOverrideResult = { status: "created" | "updated" | "conflict" | "no_policy"; override?: OverrideRow; conflicts?: OverrideRow[] };
@@ -56,6 +60,8 @@ export interface CheckRow {
   at?: number;
   timeout_ms?: number;
   on_unavailable?: FailMode;
+  /** The limit decided in shadow mode (the policy's, or the key's override in force): a refusal is let through. */
+  shadow?: boolean;
 }
 
 /** admit_ratelimit_check_multi: `missing` when some policy does not exist (nothing counted). */
@@ -77,6 +83,8 @@ export interface WindowUsageRow {
   admitted: number;
   attempted: number;
   rejected: number;
+  /** Refusals shadow mode let through (counted in `rejected` too). */
+  would_refuse: number;
   consumed: number;
 }
 
@@ -87,6 +95,7 @@ export interface UsageRow extends WindowUsageRow {
   limit: number;
   window_ms: number;
   windows: WindowUsageRow[] | null;
+  shadow: boolean;
 }
 
 export type AcquireRow =
@@ -97,8 +106,8 @@ export type AcquireRow =
 /** Creates or replaces a policy; `created` tells which. */
 export async function putPolicy(db: Queryable, name: string, p: PolicyInput, audit: AuditEntry): Promise<{ created: boolean; policy: PolicyRow }> {
   const q = audited(
-    "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint, $7::integer, $8, $9::integer) AS r",
-    [name, p.algorithm, p.limit, p.window_ms, p.log, p.history_ms, p.timeout_ms, p.on_unavailable, db.lockTimeoutMs],
+    "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint, $7::integer, $8, $9::integer, $10::boolean) AS r",
+    [name, p.algorithm, p.limit, p.window_ms, p.log, p.history_ms, p.timeout_ms, p.on_unavailable, db.lockTimeoutMs, p.shadow ?? false],
     "true",
     audit,
   );
@@ -148,12 +157,12 @@ export async function putOverride(
   db: Queryable,
   policy: string,
   key: string,
-  o: { limit: number; valid_from: string; valid_to: string | null },
+  o: { limit: number; valid_from: string; valid_to: string | null; shadow: boolean },
   audit: AuditEntry,
 ): Promise<PutOverrideResult> {
   const q = audited(
-    "SELECT admit_ratelimit_put_override($1, $2, $3::integer, $4::timestamptz, $5::timestamptz, $6::integer) AS r",
-    [policy, key, o.limit, o.valid_from, o.valid_to, db.lockTimeoutMs],
+    "SELECT admit_ratelimit_put_override($1, $2, $3::integer, $4::timestamptz, $5::timestamptz, $6::integer, $7::boolean) AS r",
+    [policy, key, o.limit, o.valid_from, o.valid_to, db.lockTimeoutMs, o.shadow],
     "c.r->>'status' IN ('created', 'updated')",
     audit,
   );
@@ -181,8 +190,11 @@ export async function deleteOverrides(db: Queryable, policy: string, key: string
 
 /** The database's clock of the statement (its transaction's `now()`, at which every check in it decides): a check row's `at`. */
 const AT = "floor(extract(epoch FROM now()) * 1000)::float8 AS at";
-/** The one statement a single-policy check sends (policy, key, cost, log info, lock timeout in ms). */
-export const CHECK_SQL = `SELECT admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer) AS r, ${AT}`;
+/**
+ * The one statement a single-policy check sends (policy, key, cost, log info, lock timeout in ms):
+ * the decision, then shadow mode applied to its answer (admit_ratelimit_shadowed).
+ */
+export const CHECK_SQL = `SELECT admit_ratelimit_shadowed(admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer), $3::integer) AS r, ${AT}`;
 /** The one statement a multi-policy check sends (policies, key, cost, log info, lock timeout in ms). */
 export const CHECK_MULTI_SQL = `SELECT admit_ratelimit_check_multi($1::text[], $2, $3::integer, $4::jsonb, $5::integer) AS r, ${AT}`;
 
@@ -199,7 +211,7 @@ export interface CheckArgs {
  * The one statement of the checks that were in flight together (functions/core/coalesce/): each
  * item as its own statement would decide it, one answer per item, in order.
  */
-export const CHECK_BATCH_SQL = `SELECT admit_ratelimit_check_batch($1::jsonb, $2::integer) AS r, ${AT}`;
+export const CHECK_BATCH_SQL = `SELECT admit_ratelimit_shadowed_batch(admit_ratelimit_check_batch($1::jsonb, $2::integer), $1::jsonb) AS r, ${AT}`;
 
 /** A check as the coalescer carries it: one policy or several (all-or-nothing). */
 interface CheckItem {
@@ -370,6 +382,7 @@ export interface DecisionMinuteRow {
   minute: string;
   allowed: number;
   denied: number;
+  would_refuse: number;
   unenforced: number;
   unavailable: number;
 }

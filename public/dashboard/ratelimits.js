@@ -10,8 +10,16 @@ export async function loadRateLimits() {
   table(
     "rl-policies",
     `${policies.length} ${policies.length === 1 ? "policy" : "policies"}`,
-    ["Name", "Algorithm", "Limit", "Window", "On unavailable", "History kept"],
-    policies.map((p) => [p.name, p.algorithm.replace("_", " "), p.limit, duration(p.window_ms), p.on_unavailable, duration(p.history_ms)]),
+    ["Name", "Algorithm", "Limit", "Window", "On unavailable", "History kept", "Mode"],
+    policies.map((p) => [
+      p.name,
+      p.algorithm.replace("_", " "),
+      p.limit,
+      duration(p.window_ms),
+      p.on_unavailable,
+      duration(p.history_ms),
+      p.shadow ? "shadow (never refuses)" : "enforced",
+    ]),
   );
   const select = $("rl-policy");
   const chosen = select.value;
@@ -42,6 +50,8 @@ export async function showUsage() {
     { class: "stats", "aria-label": `Current window of ${key}` },
     stat("Admitted", u.admitted, "rl-admitted"),
     stat("Rejected", u.rejected, "rl-rejected"),
+    stat("Would refuse (shadow mode let through)", u.would_refuse, "rl-would-refuse"),
+    stat("Mode", u.shadow ? "shadow: decided and counted, never refused" : "enforced", "rl-mode"),
     stat("Attempted", u.attempted, "rl-attempted"),
     stat(pol.algorithm === "fixed_window" ? "Remaining" : "Remaining (this window's count)", `${remaining} of ${u.limit}`, "rl-remaining"),
     stat("Resets in", `${duration(reset)} (${utc(u.window_end)})`, "rl-reset"),
@@ -59,8 +69,8 @@ export async function showUsage() {
     table(
       el("table"),
       `Overrides of “${policy}” (${overrides.length}; this key's are marked)`,
-      ["Key", "Limit", "Valid from", "Valid to"],
-      overrides.map((o) => [o.key, o.limit, utc(o.valid_from), o.valid_to ? utc(o.valid_to) : "open-ended"]),
+      ["Key", "Limit", "Valid from", "Valid to", "Mode"],
+      overrides.map((o) => [o.key, o.limit, utc(o.valid_from), o.valid_to ? utc(o.valid_to) : "open-ended", o.shadow ? "shadow" : "enforced"]),
       (i) => (mine.includes(overrides[i]) ? "mark" : undefined),
     ),
   );
@@ -85,6 +95,7 @@ export async function showPolicyKeys() {
     { class: "stats", "aria-label": `Decisions of ${policy} over the last hour` },
     stat("Allowed, last hour", sum("allowed"), "rl-total-allowed"),
     stat("Denied, last hour", sum("denied"), "rl-total-denied"),
+    stat("Would refuse (shadow), last hour", sum("would_refuse"), "rl-total-would-refuse"),
     stat("Not enforced (fail open)", sum("unenforced"), "rl-total-unenforced"),
     stat("Unavailable (fail closed)", sum("unavailable"), "rl-total-unavailable"),
   );
@@ -101,8 +112,8 @@ export async function showPolicyKeys() {
     table(
       el("table", { id: "rl-minutes" }),
       `Decisions of “${policy}” per minute, last hour (UTC; minutes without any left out)`,
-      ["Minute", "Allowed", "Denied", "Not enforced", "Unavailable"],
-      minutes.items.map((m) => [utc(m.minute), m.allowed, m.denied, m.unenforced, m.unavailable]),
+      ["Minute", "Allowed", "Denied", "Would refuse", "Not enforced", "Unavailable"],
+      minutes.items.map((m) => [utc(m.minute), m.allowed, m.denied, m.would_refuse, m.unenforced, m.unavailable]),
     ),
   );
 }

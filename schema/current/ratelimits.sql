@@ -23,6 +23,7 @@ CREATE TABLE ratelimit_counters (
   tat numeric,
   last_allowed boolean NOT NULL,
   expires_at timestamp with time zone NOT NULL,
+  would_refuse bigint DEFAULT 0 NOT NULL,
   CONSTRAINT ratelimit_counters_pkey PRIMARY KEY (policy, key, slot)
 ) WITH (fillfactor=60);
 COMMENT ON TABLE ratelimit_counters IS 'The counters: one row per (policy, key, window slot) for fixed and sliding windows, one per (policy, key) for the token bucket. Only never-changing columns are indexed and FILLFACTOR leaves room, so every update is HOT.';
@@ -48,6 +49,7 @@ CREATE TABLE ratelimit_overrides (
   quota integer NOT NULL,
   valid tstzrange NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
+  shadow boolean DEFAULT false NOT NULL,
   CONSTRAINT ratelimit_overrides_no_overlap EXCLUDE USING gist (policy WITH =, key WITH =, valid WITH &&),
   CONSTRAINT ratelimit_overrides_policy_fkey FOREIGN KEY (policy) REFERENCES ratelimit_policies(name) ON DELETE CASCADE,
   CONSTRAINT ratelimit_overrides_quota CHECK ((quota > 0)),
@@ -55,6 +57,7 @@ CREATE TABLE ratelimit_overrides (
 );
 COMMENT ON TABLE ratelimit_overrides IS 'Per-key limits over a half-open period [valid_from, valid_to); the EXCLUDE constraint guarantees two periods of one (policy, key) never overlap.';
 CREATE INDEX ratelimit_overrides_by_key_start ON public.ratelimit_overrides USING btree (policy, key, lower(valid));
+CREATE INDEX ratelimit_overrides_shadowed ON public.ratelimit_overrides USING btree (policy, key) WHERE shadow;
 
 CREATE TABLE ratelimit_policies (
   name text NOT NULL,
@@ -67,6 +70,7 @@ CREATE TABLE ratelimit_policies (
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
   timeout_ms integer DEFAULT 5000 NOT NULL,
   on_unavailable text DEFAULT 'deny'::text NOT NULL,
+  shadow boolean DEFAULT false NOT NULL,
   CONSTRAINT ratelimit_policies_pkey PRIMARY KEY (name),
   CONSTRAINT ratelimit_policies_algorithm CHECK ((algorithm = ANY (ARRAY['fixed_window'::text, 'sliding_window'::text, 'token_bucket'::text]))),
   CONSTRAINT ratelimit_policies_history CHECK (((history_ms >= 0) AND (history_ms <= '31622400000'::bigint))),
@@ -411,6 +415,7 @@ DECLARE
   v_stop numeric[] := '{}';    -- ms until the key's next override boundary of each policy (NULL: none)
   v_wait numeric;
   v_wait1 numeric;
+  v_shadow boolean[] := '{}';  -- shadow mode: the policy's, or the override's in force (admit_ratelimit_in_shadow)
 BEGIN
   v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
   v_names := ARRAY(SELECT DISTINCT u COLLATE "C" FROM unnest(p_policies) u ORDER BY 1);
@@ -482,7 +487,9 @@ BEGIN
       END IF;
       v_fits[i] := v_cur[i] + greatest(p_cost, 1) + v_prev[i] * v_weight[i] <= v_lim[i];
     END IF;
-    v_allowed := v_allowed AND v_fits[i];
+    -- A policy in shadow mode decides and counts as if enforced but never refuses the check.
+    v_shadow[i] := admit_ratelimit_in_shadow(pol, p_key, p_now);
+    v_allowed := v_allowed AND (v_fits[i] OR v_shadow[i]);
   END LOOP;
 
   -- Phase 2: every row is locked; consume on all of them, or on none.
@@ -494,13 +501,14 @@ BEGIN
       v_t := v_w / v_l;
       IF p_cost > 0 THEN
         UPDATE ratelimit_counters c SET
-          tat = CASE WHEN v_allowed THEN greatest(c.tat, v_now) + p_cost * v_t ELSE c.tat END,
-          consumed = c.consumed + CASE WHEN v_allowed THEN p_cost ELSE 0 END,
-          admitted = c.admitted + CASE WHEN v_allowed THEN 1 ELSE 0 END,
-          rejected = c.rejected + CASE WHEN v_allowed THEN 0 ELSE 1 END,
-          last_allowed = v_allowed,
+          tat = CASE WHEN v_allowed AND v_fits[i] THEN greatest(c.tat, v_now) + p_cost * v_t ELSE c.tat END,
+          consumed = c.consumed + CASE WHEN v_allowed AND v_fits[i] THEN p_cost ELSE 0 END,
+          admitted = c.admitted + CASE WHEN v_allowed AND v_fits[i] THEN 1 ELSE 0 END,
+          rejected = c.rejected + CASE WHEN v_allowed AND v_fits[i] THEN 0 ELSE 1 END,
+          would_refuse = c.would_refuse + CASE WHEN v_allowed AND NOT v_fits[i] THEN 1 ELSE 0 END,
+          last_allowed = v_allowed AND v_fits[i],
           expires_at = admit_ms_to_ts(greatest(
-            CASE WHEN v_allowed THEN greatest(c.tat, v_now) + p_cost * v_t ELSE c.tat END, v_ws[i] + v_w))
+            CASE WHEN v_allowed AND v_fits[i] THEN greatest(c.tat, v_now) + p_cost * v_t ELSE c.tat END, v_ws[i] + v_w))
          WHERE c.policy = pol.name AND c.key = p_key AND c.slot = -1
         RETURNING c.tat INTO v_c;
         v_cur[i] := v_c;
@@ -511,10 +519,11 @@ BEGIN
     ELSE
       IF p_cost > 0 THEN
         UPDATE ratelimit_counters c SET
-          consumed = c.consumed + CASE WHEN v_allowed THEN p_cost ELSE 0 END,
-          admitted = c.admitted + CASE WHEN v_allowed THEN 1 ELSE 0 END,
-          rejected = c.rejected + CASE WHEN v_allowed THEN 0 ELSE 1 END,
-          last_allowed = v_allowed
+          consumed = c.consumed + CASE WHEN v_allowed AND v_fits[i] THEN p_cost ELSE 0 END,
+          admitted = c.admitted + CASE WHEN v_allowed AND v_fits[i] THEN 1 ELSE 0 END,
+          rejected = c.rejected + CASE WHEN v_allowed AND v_fits[i] THEN 0 ELSE 1 END,
+          would_refuse = c.would_refuse + CASE WHEN v_allowed AND NOT v_fits[i] THEN 1 ELSE 0 END,
+          last_allowed = v_allowed AND v_fits[i]
          WHERE c.policy = pol.name AND c.key = p_key AND c.slot = v_slot[i]
         RETURNING c.consumed INTO v_c;
         v_cur[i] := v_c;
@@ -524,7 +533,7 @@ BEGIN
     END IF;
     IF pol.log AND p_cost > 0 THEN
       INSERT INTO ratelimit_log (at, policy, key, allowed, cost, info, expires_at)
-      VALUES (p_now, pol.name, p_key, v_allowed, p_cost, p_info, p_now + pol.history_ms * interval '1 millisecond');
+      VALUES (p_now, pol.name, p_key, v_allowed AND v_fits[i], p_cost, p_info, p_now + pol.history_ms * interval '1 millisecond');
     END IF;
     -- This policy's own wait for this cost (it denied; for a peek, for one unit) and for one unit,
     -- never past its next override boundary.
@@ -555,6 +564,8 @@ BEGIN
       'wait1_ms', ceil(v_wait1)::bigint,
       'timeout_ms', pol.timeout_ms,
       'on_unavailable', pol.on_unavailable);
+    -- As admit_ratelimit_shadowed marks a single check's answer: only when in shadow mode.
+    IF v_shadow[i] THEN v_res[i] := (v_res[i]::jsonb || '{"shadow": true}'::jsonb)::json; END IF;
   END LOOP;
 
   RETURN json_build_object(
@@ -564,7 +575,7 @@ BEGIN
                   FROM unnest(p_policies) WITH ORDINALITY AS t(q, ord)));
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_check_multi(p_policies text[], p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Decides one check against several policies all-or-nothing: admitted only if every policy admits it, and a refusal leaves every policy as it was.';
+COMMENT ON FUNCTION admit_ratelimit_check_multi(p_policies text[], p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Decides one check against several policies all-or-nothing: admitted only if every policy admits it (or would refuse in shadow mode), and a refusal leaves every policy as it was.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_run(p_policy text, p_key text, p_costs integer[], p_infos jsonb[], p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json[]
@@ -793,6 +804,16 @@ END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_frame(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone, OUT o_limit integer, OUT o_w numeric, OUT o_slot bigint, OUT o_ws numeric, OUT o_prev numeric, OUT o_weight numeric) IS 'Where a key stands at a moment: the limit in force (its override then, else the policy''s), the window, the aligned slot and, for sliding windows, the previous window''s weight.';
 
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT p_pol.shadow OR EXISTS (SELECT 1 FROM ratelimit_overrides o
+                                  WHERE o.policy = p_pol.name AND o.key = p_key AND o.shadow AND o.valid @> p_now)
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'Whether checks of (policy, key) at p_now are in shadow mode: the policy is, or the key''s override in force is.';
+
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_overrides(p_policy text, p_key text)
  RETURNS json
  LANGUAGE sql
@@ -840,7 +861,7 @@ CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_json(o ratelimit_over
 AS $function$
   SELECT json_build_object(
     'policy', o.policy, 'key', o.key, 'limit', o.quota,
-    'valid_from', admit_rfc3339(lower(o.valid)), 'valid_to', admit_rfc3339(upper(o.valid)))
+    'valid_from', admit_rfc3339(lower(o.valid)), 'valid_to', admit_rfc3339(upper(o.valid)), 'shadow', o.shadow)
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_override_json(o ratelimit_overrides) IS 'An override''s public shape.';
 
@@ -852,7 +873,7 @@ AS $function$
   SELECT json_build_object(
     'name', p.name, 'algorithm', p.algorithm, 'limit', p.quota, 'window_ms', p.window_ms,
     'log', p.log, 'history_ms', p.history_ms, 'timeout_ms', p.timeout_ms, 'on_unavailable', p.on_unavailable,
-    'created_at', admit_rfc3339(p.created_at), 'updated_at', admit_rfc3339(p.updated_at))
+    'shadow', p.shadow, 'created_at', admit_rfc3339(p.created_at), 'updated_at', admit_rfc3339(p.updated_at))
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_policy_json(p ratelimit_policies) IS 'A policy''s public shape.';
 
@@ -912,11 +933,12 @@ AS $function$
   SELECT CASE WHEN EXISTS (SELECT 1 FROM ratelimit_policies WHERE name = p_policy) THEN
     (SELECT coalesce(json_agg(json_build_object(
               'minute', admit_rfc3339(m.minute), 'allowed', m.allowed, 'denied', m.denied,
-              'unenforced', m.unenforced, 'unavailable', m.unavailable)
+              'would_refuse', m.would_refuse, 'unenforced', m.unenforced, 'unavailable', m.unavailable)
             ORDER BY m.minute), '[]'::json)
        FROM (SELECT minute,
                     coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'allowed'), 0)::bigint AS allowed,
                     coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'denied'), 0)::bigint AS denied,
+                    coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'would_refuse'), 0)::bigint AS would_refuse,
                     coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'unenforced'), 0)::bigint AS unenforced,
                     coalesce(sum(value) FILTER (WHERE labels->>'outcome' = 'unavailable'), 0)::bigint AS unavailable
                FROM metric_minutes
@@ -925,9 +947,9 @@ AS $function$
               GROUP BY minute) m)
   END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_policy_minutes(p_policy text, p_minutes integer) IS 'A policy''s decisions per minute over the last p_minutes (allowed, denied, unenforced, unavailable), oldest first; NULL when the policy does not exist.';
+COMMENT ON FUNCTION admit_ratelimit_policy_minutes(p_policy text, p_minutes integer) IS 'A policy''s decisions per minute over the last p_minutes (allowed, denied, would_refuse, unenforced, unavailable), oldest first; NULL when the policy does not exist.';
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer DEFAULT 2000)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer DEFAULT 2000, p_shadow boolean DEFAULT false)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -943,18 +965,18 @@ BEGIN
   -- one being deleted right now is waited for, and then it is not found.
   PERFORM 1 FROM ratelimit_policies WHERE name = p_policy FOR KEY SHARE;
   IF NOT FOUND THEN RETURN json_build_object('status', 'no_policy'); END IF;
-  UPDATE ratelimit_overrides SET quota = p_limit
+  UPDATE ratelimit_overrides SET quota = p_limit, shadow = p_shadow
    WHERE policy = p_policy AND key = p_key AND valid = v_valid
   RETURNING * INTO v_row;
   IF FOUND THEN
     RETURN json_build_object('status', 'updated', 'override', admit_ratelimit_override_json(v_row));
   END IF;
   BEGIN
-    INSERT INTO ratelimit_overrides (policy, key, quota, valid) VALUES (p_policy, p_key, p_limit, v_valid)
+    INSERT INTO ratelimit_overrides (policy, key, quota, valid, shadow) VALUES (p_policy, p_key, p_limit, v_valid, p_shadow)
     RETURNING * INTO v_row;
   EXCEPTION WHEN exclusion_violation THEN
     -- The constraint waited for the other writer to commit; this statement's snapshot sees it.
-    UPDATE ratelimit_overrides SET quota = p_limit
+    UPDATE ratelimit_overrides SET quota = p_limit, shadow = p_shadow
      WHERE policy = p_policy AND key = p_key AND valid = v_valid
     RETURNING * INTO v_row;
     IF FOUND THEN
@@ -967,9 +989,9 @@ BEGIN
   RETURN json_build_object('status', 'created', 'override', admit_ratelimit_override_json(v_row));
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer) IS 'Sets a key''s limit for a period; an overlapping period of the same key is a conflict (the EXCLUDE constraint), never two limits at once.';
+COMMENT ON FUNCTION admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer, p_shadow boolean) IS 'Sets a key''s limit (and shadow flag) for a period; an overlapping period of the same key is a conflict (the EXCLUDE constraint), never two limits at once.';
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer DEFAULT 5000, p_on_unavailable text DEFAULT 'deny'::text, p_lock_timeout_ms integer DEFAULT 2000)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer DEFAULT 5000, p_on_unavailable text DEFAULT 'deny'::text, p_lock_timeout_ms integer DEFAULT 2000, p_shadow boolean DEFAULT false)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -979,8 +1001,8 @@ DECLARE
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   FOR attempt IN 1 .. 3 LOOP
-    INSERT INTO ratelimit_policies (name, algorithm, quota, window_ms, log, history_ms, timeout_ms, on_unavailable)
-    VALUES (p_name, p_algorithm, p_limit, p_window_ms, p_log, p_history_ms, p_timeout_ms, p_on_unavailable)
+    INSERT INTO ratelimit_policies (name, algorithm, quota, window_ms, log, history_ms, timeout_ms, on_unavailable, shadow)
+    VALUES (p_name, p_algorithm, p_limit, p_window_ms, p_log, p_history_ms, p_timeout_ms, p_on_unavailable, p_shadow)
     ON CONFLICT (name) DO NOTHING
     RETURNING * INTO v_new;
     IF FOUND THEN
@@ -991,7 +1013,7 @@ BEGIN
       UPDATE ratelimit_policies
          SET algorithm = p_algorithm, quota = p_limit, window_ms = p_window_ms,
              log = p_log, history_ms = p_history_ms, timeout_ms = p_timeout_ms,
-             on_unavailable = p_on_unavailable, updated_at = now()
+             on_unavailable = p_on_unavailable, shadow = p_shadow, updated_at = now()
        WHERE name = p_name
       RETURNING * INTO v_new;
       IF v_old.algorithm <> v_new.algorithm OR v_old.window_ms <> v_new.window_ms THEN
@@ -1003,7 +1025,7 @@ BEGIN
   RAISE EXCEPTION 'policy % was created and deleted concurrently three times', p_name USING ERRCODE = '40001';
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer, p_on_unavailable text, p_lock_timeout_ms integer) IS 'Creates or replaces a policy, with its audit row, in one statement; a PUT of what is already there changes nothing.';
+COMMENT ON FUNCTION admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer, p_on_unavailable text, p_lock_timeout_ms integer, p_shadow boolean) IS 'Creates or replaces a policy (its shadow flag too), with its audit row, in one statement; a PUT of what is already there changes nothing.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_refund(p_policy text, p_key text, p_cost integer, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json
@@ -1063,6 +1085,83 @@ END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_refund(p_policy text, p_key text, p_cost integer, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Gives back up to p_cost units consumed in the current window (never below zero; a bucket never above its limit); NULL when the policy does not exist.';
 
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_reset(p_policy text, p_key text, p_names text[], p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  pol ratelimit_policies;
+  v_now numeric := admit_ts_to_ms(p_now);
+  v_slot bigint;
+  v_done text[] := '{}';
+  v_seen integer := 0;
+  n integer;
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  FOR pol IN
+    SELECT * FROM ratelimit_policies p
+     WHERE (p_policy IS NULL OR p.name = p_policy)
+       AND (p_names IS NULL OR p.name LIKE ANY (p_names))
+     ORDER BY p.name COLLATE "C"
+       FOR KEY SHARE
+  LOOP
+    v_seen := v_seen + 1;
+    IF pol.algorithm = 'token_bucket' THEN
+      UPDATE ratelimit_counters SET tat = v_now, consumed = 0
+       WHERE policy = pol.name AND key = p_key AND slot = -1;
+    ELSE
+      v_slot := floor(v_now / pol.window_ms);
+      UPDATE ratelimit_counters SET consumed = 0
+       WHERE policy = pol.name AND key = p_key
+         AND slot BETWEEN v_slot - CASE WHEN pol.algorithm = 'sliding_window' THEN 1 ELSE 0 END AND v_slot;
+    END IF;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN v_done := v_done || pol.name; END IF;
+  END LOOP;
+  IF p_policy IS NOT NULL AND v_seen = 0 THEN RETURN NULL; END IF;
+  RETURN json_build_object('key', p_key, 'policies', to_json(v_done), 'at', admit_rfc3339(p_now));
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_reset(p_policy text, p_key text, p_names text[], p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Gives a key a fresh window in one policy (or every policy p_names lets the caller touch): consumed units of the current window (sliding: and the previous one) to 0, a bucket full; the counts of calls stay. The policies whose counters changed; NULL when p_policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_shadowed(p_r json, p_cost integer, p_now timestamp with time zone DEFAULT now())
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  pol ratelimit_policies;
+BEGIN
+  IF p_r IS NULL THEN RETURN NULL; END IF;
+  SELECT * INTO pol FROM ratelimit_policies WHERE name = p_r ->> 'policy';
+  IF NOT FOUND OR NOT admit_ratelimit_in_shadow(pol, p_r ->> 'key', p_now) THEN RETURN p_r; END IF;
+  IF p_cost > 0 AND NOT (p_r ->> 'allowed')::boolean THEN
+    -- The check has just counted this refusal on the row (and holds its lock): count it as let through.
+    UPDATE ratelimit_counters SET would_refuse = would_refuse + 1
+     WHERE policy = pol.name AND key = p_r ->> 'key'
+       AND slot = CASE WHEN pol.algorithm = 'token_bucket' THEN -1 ELSE floor(admit_ts_to_ms(p_now) / pol.window_ms)::bigint END;
+  END IF;
+  RETURN (p_r::jsonb || '{"shadow": true}'::jsonb)::json;
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_shadowed(p_r json, p_cost integer, p_now timestamp with time zone) IS 'A single check''s answer (admit_ratelimit_check) under shadow mode: unchanged unless the policy or the key''s override in force is in shadow; then marked "shadow", and a refusal counted in would_refuse.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_shadowed_batch(p_res json, p_items jsonb)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_out json[] := '{}';
+  n integer := json_array_length(p_res);
+BEGIN
+  -- In the batch's own lock order (key, then policy): the counter rows are already locked by it.
+  FOR i IN 0 .. n - 1 LOOP
+    v_out[i + 1] := CASE WHEN p_items -> i ? 'p' THEN admit_ratelimit_shadowed(p_res -> i, (p_items -> i ->> 'c')::integer) ELSE p_res -> i END;
+  END LOOP;
+  RETURN array_to_json(v_out);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_shadowed_batch(p_res json, p_items jsonb) IS 'admit_ratelimit_shadowed over the answers of admit_ratelimit_check_batch (its single-policy items; several-policies items decide shadow mode themselves).';
+
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_usage(p_policy text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_now timestamp with time zone DEFAULT now())
  RETURNS json
  LANGUAGE plpgsql
@@ -1089,7 +1188,8 @@ BEGIN
     SELECT coalesce(json_agg(json_build_object(
              'window_start', admit_rfc3339(h.window_start),
              'window_end', admit_rfc3339(h.window_start + pol.window_ms * interval '1 millisecond'),
-             'admitted', h.admitted, 'attempted', h.attempted, 'rejected', h.rejected, 'consumed', h.consumed)
+             'admitted', h.admitted, 'attempted', h.attempted, 'rejected', h.rejected,
+             'would_refuse', h.would_refuse, 'consumed', h.consumed)
            ORDER BY h.slot), '[]'::json)
       INTO v_history
       FROM (SELECT * FROM ratelimit_counters
@@ -1104,11 +1204,12 @@ BEGIN
     'window_start', admit_rfc3339(v_ws),
     'window_end', admit_rfc3339(v_ws + pol.window_ms * interval '1 millisecond'),
     'admitted', coalesce(r.admitted, 0), 'attempted', coalesce(r.attempted, 0),
-    'rejected', coalesce(r.rejected, 0), 'consumed', coalesce(r.consumed, 0),
+    'rejected', coalesce(r.rejected, 0), 'would_refuse', coalesce(r.would_refuse, 0),
+    'consumed', coalesce(r.consumed, 0), 'shadow', admit_ratelimit_in_shadow(pol, p_key, p_now),
     'windows', v_history);
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_usage(p_policy text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_now timestamp with time zone) IS 'A key''s usage: the current window''s admitted, attempted, rejected and consumed, and the stored windows in [p_from, p_to); NULL when the policy does not exist.';
+COMMENT ON FUNCTION admit_ratelimit_usage(p_policy text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_now timestamp with time zone) IS 'A key''s usage: the current window''s admitted, attempted, rejected, would_refuse and consumed, whether it is in shadow mode now, and the stored windows in [p_from, p_to); NULL when the policy does not exist.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_wait_ms(p_algorithm text, p_limit integer, p_window numeric, p_now numeric, p_cost integer, p_window_start numeric, p_cur numeric, p_prev numeric, p_tat numeric)
  RETURNS numeric

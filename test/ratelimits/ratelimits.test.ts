@@ -158,7 +158,7 @@ describe("overrides (the seed's per-customer limits over periods that cannot ove
     expect(clash.status).toBe(409);
     expect(clash.json.type).toBe("/problems/override-conflict");
     expect(clash.json.conflicts).toEqual([
-      { policy: "ov2", key: "hans company", limit: 4, valid_from: "2020-01-01T00:00:00Z", valid_to: "2020-06-30T00:00:00Z" },
+      { policy: "ov2", key: "hans company", limit: 4, valid_from: "2020-01-01T00:00:00Z", valid_to: "2020-06-30T00:00:00Z", shadow: false },
     ]);
     expect((await suite.api("PUT", p, { limit: 9, valid_from: "2020-06-30T00:00:00Z", valid_to: "2020-12-31T00:00:00Z" })).status).toBe(201);
     const same = await suite.api("PUT", p, { limit: 7, valid_from: "2020-01-01T00:00:00Z", valid_to: "2020-06-30T00:00:00Z" });
@@ -331,9 +331,9 @@ describe("usage", () => {
     });
     const hist = await suite.api("GET", "/v1/ratelimits/usage?policy=us&key=k&from=2026-01-01T00:00:00Z&to=2026-01-01T01:00:00Z");
     expect(hist.json.windows).toEqual([
-      { window_start: "2026-01-01T00:00:00Z", window_end: "2026-01-01T00:01:00Z", admitted: 2, attempted: 3, rejected: 1, consumed: 2 },
-      { window_start: "2026-01-01T00:01:00Z", window_end: "2026-01-01T00:02:00Z", admitted: 1, attempted: 1, rejected: 0, consumed: 1 },
-      { window_start: "2026-01-01T00:03:00Z", window_end: "2026-01-01T00:04:00Z", admitted: 2, attempted: 5, rejected: 3, consumed: 2 },
+      { window_start: "2026-01-01T00:00:00Z", window_end: "2026-01-01T00:01:00Z", admitted: 2, attempted: 3, rejected: 1, would_refuse: 0, consumed: 2 },
+      { window_start: "2026-01-01T00:01:00Z", window_end: "2026-01-01T00:02:00Z", admitted: 1, attempted: 1, rejected: 0, would_refuse: 0, consumed: 1 },
+      { window_start: "2026-01-01T00:03:00Z", window_end: "2026-01-01T00:04:00Z", admitted: 2, attempted: 5, rejected: 3, would_refuse: 0, consumed: 2 },
     ]);
     expect((await suite.api("GET", "/v1/ratelimits/usage?policy=us&key=k&from=2026-01-01T00:00:00Z")).status).toBe(422);
     expect((await suite.api("GET", "/v1/ratelimits/usage?policy=nope&key=k")).status).toBe(404);

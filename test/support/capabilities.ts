@@ -371,6 +371,7 @@ export const ratelimits: Capability = {
     { method: "POST", path: "/v1/ratelimits/check", body: { policy: "fuzz-policy", key, cost: 1, info: { order: "A-1" } } },
     { method: "POST", path: "/v1/ratelimits/refund", body: { policy: "fuzz-policy", key, cost: 1 } },
     { method: "GET", path: `/v1/ratelimits/usage?policy=fuzz-policy&key=${seg(key)}&from=2040-01-01T00:00:00Z&to=2040-01-02T00:00:00Z` },
+    { method: "DELETE", path: `/v1/ratelimits/usage?policy=fuzz-policy&key=${seg(key)}` },
     { method: "GET", path: "/v1/ratelimits/policies/fuzz-policy/keys?window=1h&order=used&limit=10" },
     { method: "GET", path: "/v1/ratelimits/policies/fuzz-policy/decisions?minutes=30" },
   ],

@@ -19,6 +19,7 @@ export interface Override {
   limit: number;
   valid_from: string;
   valid_to?: string | null;
+  shadow?: boolean;
 }
 export interface Policy {
   algorithm: string;
@@ -28,6 +29,7 @@ export interface Policy {
   history_ms?: number;
   timeout_ms?: number;
   on_unavailable?: string;
+  shadow?: boolean;
   overrides?: Override[];
 }
 export interface PoliciesFile {
@@ -65,8 +67,8 @@ export function readPolicies(file: string): PoliciesFile {
 }
 
 /** The defaults PUT /v1/ratelimits/policies/{name} fills in (functions/ratelimits/schemas.ts). */
-const DEFAULTS = { log: false, history_ms: 7 * 86_400_000, timeout_ms: 5_000, on_unavailable: "deny" };
-const FIELDS = ["algorithm", "limit", "window_ms", "log", "history_ms", "timeout_ms", "on_unavailable"] as const;
+const DEFAULTS = { log: false, history_ms: 7 * 86_400_000, timeout_ms: 5_000, on_unavailable: "deny", shadow: false };
+const FIELDS = ["algorithm", "limit", "window_ms", "log", "history_ms", "timeout_ms", "on_unavailable", "shadow"] as const;
 
 export type Change =
   | { op: "create-policy" | "update-policy"; name: string; body: Json; was?: Json }
@@ -84,6 +86,7 @@ export async function currentState(call: Api): Promise<PoliciesFile> {
       limit: o.limit,
       valid_from: o.valid_from,
       valid_to: o.valid_to,
+      ...(o.shadow ? { shadow: true } : {}),
     }));
     policies[p.name] = { ...Object.fromEntries(FIELDS.map((f) => [f, p[f]])), ...(overrides.length ? { overrides } : {}) } as Policy;
   }
@@ -108,7 +111,7 @@ export function diff(desired: PoliciesFile, current: PoliciesFile, prune: boolea
       haveOverrides.delete(overrideId(o));
       if (!old) changes.push({ op: "put-override", name, override: o });
       else if (instant(old.valid_to) !== instant(o.valid_to)) changes.push({ op: "replace-override", name, override: o, was: old });
-      else if (old.limit !== o.limit) changes.push({ op: "put-override", name, override: o, was: old });
+      else if (old.limit !== o.limit || (old.shadow ?? false) !== (o.shadow ?? false)) changes.push({ op: "put-override", name, override: o, was: old });
     }
     for (const o of haveOverrides.values()) {
       if (prune) changes.push({ op: "delete-override", name, override: o });
@@ -137,7 +140,7 @@ export function describe(c: Change): string {
     case "delete-policy":
       return `- policy ${c.name}`;
     case "put-override":
-      return `${c.was ? "~" : "+"} override ${c.name} ${JSON.stringify(c.override.key)} ${period(c.override)} limit ${c.was ? `${c.was.limit} → ` : ""}${c.override.limit}`;
+      return `${c.was ? "~" : "+"} override ${c.name} ${JSON.stringify(c.override.key)} ${period(c.override)} limit ${c.was ? `${c.was.limit} → ` : ""}${c.override.limit}${c.override.shadow ? " (shadow)" : ""}`;
     case "replace-override":
       return `~ override ${c.name} ${JSON.stringify(c.override.key)} ${period(c.was)} → ${period(c.override)} limit ${c.override.limit}`;
     case "delete-override":
@@ -149,7 +152,10 @@ async function perform(call: Api, c: Change): Promise<void> {
   const p = (name: string) => `/v1/ratelimits/policies/${encodeURIComponent(name)}`;
   const o = (name: string, key: string) => `${p(name)}/overrides/${encodeURIComponent(key)}`;
   const putOverride = async (name: string, ov: Override) =>
-    expectOk(await call("PUT", o(name, ov.key), { limit: ov.limit, valid_from: ov.valid_from, valid_to: ov.valid_to ?? null }), `PUT override ${ov.key}`);
+    expectOk(
+      await call("PUT", o(name, ov.key), { limit: ov.limit, valid_from: ov.valid_from, valid_to: ov.valid_to ?? null, shadow: ov.shadow ?? false }),
+      `PUT override ${ov.key}`,
+    );
   switch (c.op) {
     case "create-policy":
     case "update-policy":

@@ -738,12 +738,16 @@ export interface paths {
         };
         /**
          * Usage of a key: current window and history
-         * @description `admitted` calls were served, `attempted` were made, `rejected` refused; `consumed` is the units spent (admitted costs minus refunds). History (`from`/`to`) is for fixed and sliding windows and goes back `history_ms`.
+         * @description `admitted` calls were served, `attempted` were made, `rejected` refused by the limit — `would_refuse` of them let through by shadow mode; `consumed` is the units spent (admitted costs minus refunds). History (`from`/`to`) is for fixed and sliding windows and goes back `history_ms`.
          */
         get: operations["getRateLimitUsage"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Reset a key's usage: a fresh window
+         * @description Sets the units the key spent in the current window to none (a sliding window's previous window too; a token bucket is refilled), in `policy` or, without it, in every policy the caller may touch. The window's admitted/attempted/rejected counts stay. Audited. Ordered with the checks of the key under its counter rows' locks: checks racing a reset admit at most the old window's and one fresh window's units. This isolate forgets its cached denials of the key at once; every other isolate within 5 s.
+         */
+        delete: operations["resetRateLimitUsage"];
         options?: never;
         head?: never;
         patch?: never;
@@ -778,7 +782,7 @@ export interface paths {
         };
         /**
          * A policy's decisions per minute
-         * @description Decisions of the policy per minute over the last `minutes` minutes (1–1440, default 60), oldest first, minutes without any left out: `allowed`, `denied` (deny-cache answers included), `unenforced` (fail open) and `unavailable` (fail closed). From the same counts as `/metrics` (`admit_ratelimit_decisions_total`), so a policy past `METRICS_MAX_POLICIES` has none of its own, and a minute is complete once the isolates' flushes have landed.
+         * @description Decisions of the policy per minute over the last `minutes` minutes (1–1440, default 60), oldest first, minutes without any left out: `allowed`, `denied` (deny-cache answers included), `would_refuse` (shadow mode refused, the call was let through), `unenforced` (fail open) and `unavailable` (fail closed). From the same counts as `/metrics` (`admit_ratelimit_decisions_total`), so a policy past `METRICS_MAX_POLICIES` has none of its own, and a minute is complete once the isolates' flushes have landed.
          */
         get: operations["getRateLimitPolicyDecisions"];
         put?: never;
@@ -1701,6 +1705,7 @@ export interface components {
             timeout_ms: number;
             /** @enum {string} */
             on_unavailable: "deny" | "allow";
+            shadow: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1716,6 +1721,7 @@ export interface components {
             limit: number;
             valid_from: string;
             valid_to: string | null;
+            shadow: boolean;
         };
         RateLimitPolicyInput: {
             /**
@@ -1754,6 +1760,11 @@ export interface components {
              * @enum {string}
              */
             on_unavailable?: "deny" | "allow";
+            /**
+             * @description Shadow mode: every check is decided, counted and logged as if enforced, but never refused — a call the limit would refuse is answered 200 with `shadow: true` and `Admit-RateLimit-Shadow: would-refuse`, and counted in `would_refuse`. A key's override in shadow mode puts that key in shadow while it is in force.
+             * @default false
+             */
+            shadow?: boolean;
         };
         RateLimitOverrideConflict: components["schemas"]["Problem"] & ({
             conflicts: components["schemas"]["RateLimitOverride"][];
@@ -1774,6 +1785,11 @@ export interface components {
              * @example 2021-01-01T14:45:00Z
              */
             valid_to?: string;
+            /**
+             * @description Shadow mode while this override is in force: the key's checks are decided under its limit and counted, never refused
+             * @default false
+             */
+            shadow?: boolean;
         };
         RateLimitResult: {
             allowed: boolean;
@@ -1793,6 +1809,11 @@ export interface components {
             results?: components["schemas"]["RateLimitPolicyResult"][];
             /** @description With `policies`, when denied: the policies that refused */
             violated_policies?: string[];
+            /**
+             * @description A limit in shadow mode would have refused this call; it was let through (header `Admit-RateLimit-Shadow: would-refuse`)
+             * @enum {boolean}
+             */
+            shadow?: true;
         };
         RateLimitPolicyResult: {
             /** @description This policy's own verdict (absent when not checked) */
@@ -1808,6 +1829,11 @@ export interface components {
              * @enum {string}
              */
             reason: "limit" | "cache" | "timeout" | "unavailable" | "not-checked";
+            /**
+             * @description This policy is in shadow mode for the key and would refuse: it did not refuse the check
+             * @enum {boolean}
+             */
+            shadow?: true;
         };
         RateLimitUnenforced: {
             /** @enum {boolean} */
@@ -1842,6 +1868,11 @@ export interface components {
             results?: components["schemas"]["RateLimitPolicyResult"][];
             /** @description With `policies`, when denied: the policies that refused */
             violated_policies?: string[];
+            /**
+             * @description A limit in shadow mode would have refused this call; it was let through (header `Admit-RateLimit-Shadow: would-refuse`)
+             * @enum {boolean}
+             */
+            shadow?: true;
             /** @description draft-ietf-httpapi-ratelimit-headers-11 §6 (quota-exceeded problem type) */
             "violated-policies": string[];
         } & {
@@ -1892,6 +1923,8 @@ export interface components {
             admitted: number;
             attempted: number;
             rejected: number;
+            /** @description Of `rejected`, the calls shadow mode let through */
+            would_refuse: number;
             consumed: number;
             policy: string;
             key: string;
@@ -1899,6 +1932,8 @@ export interface components {
             algorithm: "fixed_window" | "sliding_window" | "token_bucket";
             limit: number;
             window_ms: number;
+            /** @description Whether the key's checks are in shadow mode now (the policy's, or the override in force) */
+            shadow: boolean;
             /** @description With from/to (fixed and sliding windows): stored windows starting in [from, to), oldest first, at most 1000 */
             windows: {
                 window_start: string;
@@ -1906,6 +1941,8 @@ export interface components {
                 admitted: number;
                 attempted: number;
                 rejected: number;
+                /** @description Of `rejected`, the calls shadow mode let through */
+                would_refuse: number;
                 consumed: number;
             }[] | null;
             /**
@@ -1913,6 +1950,16 @@ export interface components {
              * @description Until when the deny cache of the isolate that answered refuses this key's one-unit checks without asking the database (its own clock); null when it does not. Other isolates keep their own caches.
              */
             deny_cached_until: string | null;
+        };
+        RateLimitReset: {
+            key: string;
+            /** @description The policies whose counters of the key were reset (none: the key had used nothing) */
+            policies: string[];
+            /**
+             * Format: date-time
+             * @description The database's clock at the reset
+             */
+            at: string;
         };
         RateLimitKeyList: {
             policy: string;
@@ -1947,6 +1994,8 @@ export interface components {
                 minute: string;
                 allowed: number;
                 denied: number;
+                /** @description Refusals of shadow mode, let through */
+                would_refuse: number;
                 unenforced: number;
                 unavailable: number;
             }[];
@@ -8398,6 +8447,7 @@ export interface operations {
                      *           "history_ms": 604800000,
                      *           "timeout_ms": 5000,
                      *           "on_unavailable": "deny",
+                     *           "shadow": false,
                      *           "created_at": "2030-04-30T12:00:00.000Z",
                      *           "updated_at": "2030-04-30T12:00:00.000Z"
                      *         }
@@ -8516,7 +8566,8 @@ export interface operations {
                      *           "key": "customer-42",
                      *           "limit": 1000,
                      *           "valid_from": "2030-05-01T00:00:00.000Z",
-                     *           "valid_to": "2030-06-01T00:00:00.000Z"
+                     *           "valid_to": "2030-06-01T00:00:00.000Z",
+                     *           "shadow": false
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -8647,6 +8698,7 @@ export interface operations {
                      *       "history_ms": 604800000,
                      *       "timeout_ms": 5000,
                      *       "on_unavailable": "deny",
+                     *       "shadow": false,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -8790,6 +8842,7 @@ export interface operations {
                      *       "history_ms": 604800000,
                      *       "timeout_ms": 5000,
                      *       "on_unavailable": "deny",
+                     *       "shadow": false,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -8813,6 +8866,7 @@ export interface operations {
                      *       "history_ms": 604800000,
                      *       "timeout_ms": 5000,
                      *       "on_unavailable": "deny",
+                     *       "shadow": false,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -9197,7 +9251,8 @@ export interface operations {
                      *           "key": "customer-42",
                      *           "limit": 1000,
                      *           "valid_from": "2030-05-01T00:00:00.000Z",
-                     *           "valid_to": "2030-06-01T00:00:00.000Z"
+                     *           "valid_to": "2030-06-01T00:00:00.000Z",
+                     *           "shadow": false
                      *         }
                      *       ]
                      *     }
@@ -9340,7 +9395,8 @@ export interface operations {
                      *       "key": "customer-42",
                      *       "limit": 1000,
                      *       "valid_from": "2030-05-01T00:00:00.000Z",
-                     *       "valid_to": "2030-06-01T00:00:00.000Z"
+                     *       "valid_to": "2030-06-01T00:00:00.000Z",
+                     *       "shadow": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLimitOverride"];
@@ -9358,7 +9414,8 @@ export interface operations {
                      *       "key": "customer-42",
                      *       "limit": 1000,
                      *       "valid_from": "2030-05-01T00:00:00.000Z",
-                     *       "valid_to": "2030-06-01T00:00:00.000Z"
+                     *       "valid_to": "2030-06-01T00:00:00.000Z",
+                     *       "shadow": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLimitOverride"];
@@ -9451,7 +9508,8 @@ export interface operations {
                      *           "key": "customer-42",
                      *           "limit": 1000,
                      *           "valid_from": "2030-05-15T00:00:00.000Z",
-                     *           "valid_to": null
+                     *           "valid_to": null,
+                     *           "shadow": false
                      *         }
                      *       ]
                      *     }
@@ -10292,12 +10350,14 @@ export interface operations {
                      *       "admitted": 87,
                      *       "attempted": 112,
                      *       "rejected": 25,
+                     *       "would_refuse": 0,
                      *       "consumed": 87,
                      *       "policy": "api",
                      *       "key": "customer-42",
                      *       "algorithm": "sliding_window",
                      *       "limit": 100,
                      *       "window_ms": 60000,
+                     *       "shadow": false,
                      *       "windows": [
                      *         {
                      *           "window_start": "2030-04-30T11:58:00.000Z",
@@ -10305,6 +10365,7 @@ export interface operations {
                      *           "admitted": 100,
                      *           "attempted": 140,
                      *           "rejected": 40,
+                     *           "would_refuse": 0,
                      *           "consumed": 100
                      *         },
                      *         {
@@ -10313,6 +10374,7 @@ export interface operations {
                      *           "admitted": 64,
                      *           "attempted": 64,
                      *           "rejected": 0,
+                     *           "would_refuse": 0,
                      *           "consumed": 64
                      *         }
                      *       ],
@@ -10410,6 +10472,209 @@ export interface operations {
                      *       "title": "Database unavailable",
                      *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
                      *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resetRateLimitUsage: {
+        parameters: {
+            query: {
+                /**
+                 * @description The policy; omitted: every policy the caller may touch
+                 * @example api
+                 */
+                policy?: string;
+                /** @example customer-42 */
+                key: string;
+            };
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "customer-42",
+                     *       "policies": [
+                     *         "api"
+                     *       ],
+                     *       "at": "2030-04-30T12:00:30.120Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitReset"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "query policy: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "query",
+                     *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -10604,6 +10869,7 @@ export interface operations {
                      *           "minute": "2030-04-30T11:58:00Z",
                      *           "allowed": 4100,
                      *           "denied": 12,
+                     *           "would_refuse": 0,
                      *           "unenforced": 0,
                      *           "unavailable": 0
                      *         },
@@ -10611,6 +10877,7 @@ export interface operations {
                      *           "minute": "2030-04-30T11:59:00Z",
                      *           "allowed": 4310,
                      *           "denied": 5128,
+                     *           "would_refuse": 0,
                      *           "unenforced": 0,
                      *           "unavailable": 0
                      *         }
