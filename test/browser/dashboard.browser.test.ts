@@ -191,15 +191,20 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(await page.$eval("#problem", (e) => (e as HTMLElement).hidden)).toBe(true);
     expect(await text("#auth-status")).toBe("Token set for this tab.");
     expect(await rows("#rl-policies")).toEqual([
-      ["api-demo", "fixed window", "5", "1 h 0 min", "deny", "7 d 0 h"],
-      ["search", "token bucket", "20", "1 s", "deny", "7 d 0 h"],
+      ["api-demo", "fixed window", "5", "1 h 0 min", "deny", "7 d 0 h", "enforced"],
+      ["search", "token bucket", "20", "1 s", "deny", "7 d 0 h", "enforced"],
     ]);
+    // An isolate believes a cached denial at most 5 s (DENY_BELIEF_MS): renew it just before the view
+    // reads it, with a peek (cost 0): the database refuses it and the cache learns the denial; a peek
+    // is no call (attempted stays 4) but is one decision (denied, in the per-minute counts).
+    expect((await suite.api("POST", "/v1/ratelimits/check", { policy: "api-demo", key: "customer-42", cost: 0 })).status).toBe(429);
     await page.select("#rl-policy", "api-demo");
     await page.type("#rl-key", "customer-42");
     await submitAndWait("#rl-form", "#rl-admitted");
     expect(await text("#rl-admitted")).toBe("2");
     expect(await text("#rl-rejected")).toBe("2");
     expect(await text("#rl-attempted")).toBe("4");
+    expect([await text("#rl-would-refuse"), await text("#rl-mode")]).toEqual(["0", "enforced"]);
     expect(await text("#rl-remaining")).toBe("0 of 5");
     expect(await text("#rl-reset")).toMatch(/^(\d+ min )?\d+ s \(\d{4}-\d\d-\d\d \d\d:00:00 UTC\)$/);
     expect(await text("#rl-cache")).toMatch(/^serving denials until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
@@ -251,13 +256,18 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(await state()).toEqual({ off: true, pressed: "false", tab: 0 });
     await page.keyboard.press("Space");
     expect(await state()).toEqual({ off: false, pressed: "true", tab: 0 });
-    expect(await rows("#rl-usage > table")).toEqual([["customer-7", "50", "2026-01-01 00:00:00 UTC", "open-ended"]]);
-    // The policy's keys, most denied first, and its decisions over the last hour.
+    expect(await rows("#rl-usage > table")).toEqual([["customer-7", "50", "2026-01-01 00:00:00 UTC", "open-ended", "enforced"]]);
+    // The policy's keys, most denied first, and its decisions over the last hour (the peek's once flushed).
+    const denied = async () =>
+      (await suite.api("GET", "/v1/ratelimits/policies/api-demo/decisions")).json.items.reduce((n: number, m: { denied: number }) => n + m.denied, 0);
+    await until(async () => (await denied()) >= 3, 30_000, "the peek's decision to be flushed");
     await submitAndWait("#rl-keys-form", "#rl-keys-table");
     expect(await rows("#rl-keys-table")).toEqual([["customer-42", "2", "2", "4", "5"]]);
-    expect([await text("#rl-total-allowed"), await text("#rl-total-denied"), await text("#rl-total-unenforced")]).toEqual(["2", "2", "0"]);
+    expect([await text("#rl-total-allowed"), await text("#rl-total-denied"), await text("#rl-total-would-refuse"), await text("#rl-total-unenforced")]).toEqual(
+      ["2", "3", "0", "0"],
+    );
     const minutes = await rows("#rl-minutes");
-    expect(minutes.reduce((n, r) => n + Number(r[2]), 0)).toBe(2);
+    expect(minutes.reduce((n, r) => n + Number(r[2]), 0)).toBe(3);
     expect(minutes.every((r) => /^\d{4}-\d\d-\d\d \d\d:\d\d:00 UTC$/.test(r[0]))).toBe(true);
     await shot("ratelimits");
   });

@@ -1,18 +1,52 @@
 // Shadow mode and a reset in the real Workers runtime (wrangler dev / workerd), over the bridge's
 // bounded pool: 1 000 simultaneous checks of a shadow policy of limit 50 → 1 000 × 200, exactly 950
-// marked would-refuse, the counters agreeing; a reset racing 500 checks of a limit of 10 → at most
-// 20 admitted.
+// marked would-refuse, the counters agreeing; the rateLimit() middleware of another Worker (the
+// fixture) lets a shadow policy's refusals through to its handler; a reset racing 500 checks of a
+// limit of 10 → at most 20 admitted.
+import http from "node:http";
 import { describe, expect, it } from "vitest";
-import { sql, workerSuite } from "../support";
+import { ownSocket } from "../../dev/wrangler";
+import { sql, TOKEN, workerSuite } from "../support";
 
-const suite = workerSuite("ratelimits_shadow_runtime");
+// The fixture Worker: /limited/* behind rateLimit({ policy: "fixture" }), everything else the Admit app.
+const suite = workerSuite("ratelimits_shadow_runtime", { config: "test/fixtures/ratelimit-worker/wrangler.toml" });
 const YEAR = 366 * 86_400_000;
 
 async function putPolicy(name: string, body: Record<string, unknown>) {
   const res = await suite.api("PUT", `/v1/ratelimits/policies/${name}`, { timeout_ms: 30_000, ...body });
   expect([200, 201], res.text).toContain(res.status);
 }
-const check = (policy: string, key: string) => suite.api("POST", "/v1/ratelimits/check", { policy, key });
+/**
+ * One check on a connection of its own (as many different clients would send it; a pooled keep-alive
+ * connection that workerd closes between two requests would fail the client, not the check), bounded in time.
+ */
+function check(policy: string, key: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
+  const base = new URL(ownSocket(suite.worker));
+  const payload = JSON.stringify({ policy, key });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: base.hostname,
+        port: base.port,
+        path: "/v1/ratelimits/check",
+        method: "POST",
+        agent: false,
+        timeout: 60_000,
+        headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text.startsWith("{") ? JSON.parse(text) : undefined }));
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error("no answer to a check within 60 s")));
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
 
 describe("in workerd", () => {
   it("a shadow policy of limit 50 under 1 000 simultaneous checks: 1 000 × 200, exactly 950 would-refuse", async () => {
@@ -22,27 +56,36 @@ describe("in workerd", () => {
     for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
     console.log("workerd shadow burst:", statuses);
     expect(statuses).toEqual({ 200: 1000 });
-    expect(results.filter((r) => r.headers.get("admit-ratelimit-shadow") === "would-refuse")).toHaveLength(950);
+    expect(results.filter((r) => r.headers["admit-ratelimit-shadow"] === "would-refuse")).toHaveLength(950);
     expect(results.filter((r) => r.json.shadow === true)).toHaveLength(950);
     expect(await sql(suite.db, "SELECT admitted::int, rejected::int, would_refuse::int FROM ratelimit_counters WHERE policy = 'rt-shadow'")).toEqual([
       { admitted: 50, rejected: 950, would_refuse: 950 },
     ]);
   }, 300_000);
 
+  it("the rateLimit() middleware: a shadow policy's refusals reach the handler, marked would-refuse", async () => {
+    await putPolicy("fixture", { algorithm: "fixed_window", limit: 5, window_ms: YEAR, shadow: true });
+    const hello = () => fetch(`${suite.worker.url}/limited/hello`, { headers: { "X-Client": "shadow-tenant" } });
+    const results = await Promise.all(Array.from({ length: 20 }, () => hello()));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    for (const r of results) expect(await r.json()).toEqual({ hello: "world" });
+    expect(results.filter((r) => r.headers.get("admit-ratelimit-shadow") === "would-refuse")).toHaveLength(15);
+    expect(await sql(suite.db, "SELECT admitted::int, would_refuse::int FROM ratelimit_counters WHERE policy = 'fixture' AND key = 'shadow-tenant'")).toEqual([
+      { admitted: 5, would_refuse: 15 },
+    ]);
+  }, 300_000);
+
   it("a reset racing 500 simultaneous checks of a limit of 10: at most 20 admitted", async () => {
     await putPolicy("rt-reset", { algorithm: "fixed_window", limit: 10, window_ms: YEAR });
-    let settled = 0;
-    let firstDone!: () => void;
-    const first = new Promise<void>((r) => (firstDone = r));
-    const results = Array.from({ length: 500 }, () =>
-      check("rt-reset", "cust").then((r) => {
-        if (++settled === 5) firstDone();
-        return r;
-      }),
-    );
-    await first;
-    const reset = await suite.api("DELETE", "/v1/ratelimits/usage?policy=rt-reset&key=cust");
+    // One check first (the counter row exists), then the burst with the reset sent in its middle.
+    const first = await check("rt-reset", "cust");
+    expect(first.status).toBe(200);
+    const results = Array.from({ length: 250 }, () => check("rt-reset", "cust"));
+    const resetting = suite.api("DELETE", "/v1/ratelimits/usage?policy=rt-reset&key=cust");
+    results.push(...Array.from({ length: 249 }, () => check("rt-reset", "cust")), Promise.resolve(first));
+    const reset = await resetting;
     expect(reset.status, reset.text).toBe(200);
+    expect(reset.json.policies).toEqual(["rt-reset"]);
     const statuses = (await Promise.all(results)).map((r) => r.status);
     const admitted = statuses.filter((s) => s === 200).length;
     console.log("workerd reset race:", { admitted, refused: statuses.filter((s) => s === 429).length });

@@ -66,6 +66,19 @@ describe("switching in and out of shadow", () => {
   });
 });
 
+describe("the forward-auth check (/v1/authz) honours it", () => {
+  it("a gateway's request over a shadow limit passes (200) with the would-refuse header; enforced, 429", async () => {
+    const body = { algorithm: "fixed_window", limit: 1, window_ms: YEAR };
+    await putPolicy("az-shadow", { ...body, shadow: true });
+    const authz = () => suite.api("GET", "/v1/authz?policy=az-shadow&key=ip", undefined, { "X-Real-IP": "203.0.113.7" });
+    expect((await authz()).status).toBe(200);
+    const over = await authz();
+    expect([over.status, shadowHeader(over), over.json.shadow]).toEqual([200, "would-refuse", true]);
+    await putPolicy("az-shadow", { ...body, shadow: false });
+    expect((await authz()).status).toBe(429);
+  });
+});
+
 describe("an override in shadow mode", () => {
   it("puts its key in shadow while in force; other keys stay enforced", async () => {
     await putPolicy("ov", { algorithm: "sliding_window", limit: 1, window_ms: YEAR });
