@@ -63,6 +63,12 @@ export const listRateLimitPolicyOverrides: RouteHandler<typeof routes.listRateLi
   );
 };
 
+/** A change of a key's override clears that key's cached denials; of a pattern's, every key of the policy (any may match). */
+function forgetOverridden(policy: string, key: string): void {
+  if (key.includes("*")) denyCache.forget(policy);
+  else denyCache.forget(policy, key);
+}
+
 export const putRateLimitOverride: RouteHandler<typeof routes.putRateLimitOverride, AppEnv> = async (c) => {
   const { name, key } = c.req.valid("param");
   const b = c.req.valid("json");
@@ -74,7 +80,15 @@ export const putRateLimitOverride: RouteHandler<typeof routes.putRateLimitOverri
       conflicts: r.conflicts ?? [],
     });
   }
-  denyCache.forget(name, key);
+  if (r.status === "tie") {
+    const others = (r.conflicts ?? []).map((o) => JSON.stringify(o.key)).join(", ");
+    throw problem(
+      "override-conflict",
+      `${JSON.stringify(key)} could tie with the ${JSON.stringify(name)} pattern override ${others}: same literal prefix, a key both match, overlapping periods.`,
+      { conflicts: r.conflicts ?? [] },
+    );
+  }
+  forgetOverridden(name, key);
   return r.status === "created" ? c.json(r.override!, 201) : c.json(r.override!, 200);
 };
 
@@ -96,7 +110,7 @@ export const deleteRateLimitOverride: RouteHandler<typeof routes.deleteRateLimit
     valid_from ?? null,
     auditEntry(c.var.caller, c.env ?? {}, "ratelimits.override.delete", name, change),
   );
-  denyCache.forget(name, key);
+  forgetOverridden(name, key);
   if (n === 0) throw notFound(`No matching override of ${JSON.stringify(key)} in ${JSON.stringify(name)}.`);
   return c.body(null, 204);
 };

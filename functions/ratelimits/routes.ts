@@ -184,12 +184,15 @@ export const putRateLimitOverride = scoped(
     tags: ["Rate limits"],
     summary: "Give a key its own limit for a period",
     description:
-      "Periods of one key never overlap (an `EXCLUDE` constraint): an overlapping period is a 409 listing the periods it overlaps. PUT with exactly the period of an existing override changes its limit (200). The override in force at the moment of a check (database clock) applies.",
+      "Periods of one key never overlap (an `EXCLUDE` constraint): an overlapping period is a 409 listing the periods it overlaps. PUT with exactly the period of an existing override changes its limit (200). The override in force at the moment of a check (database clock) applies.\n\nA key containing `*` is a pattern (`*` matches any run of characters, every other character is literal, e.g. `tenant-42:*`): its limit applies to every key it matches. A key's exact override beats every pattern; between matching patterns the one with the longest literal prefix (the text before its first `*`) wins. A pattern that could tie with another of the policy (the same literal prefix, some key both match, overlapping periods) is a 409 naming the other.",
     request: { params: OverrideParams, body: { required: true, content: { "application/json": { schema: OverrideBody } } } },
     responses: {
       200: { description: "The limit of this exact period was changed", content: { "application/json": { schema: Override } } },
       201: { description: "Created", content: { "application/json": { schema: Override } } },
-      409: { description: "Overlaps another period of this key; nothing was written", content: { "application/problem+json": { schema: OverrideConflict } } },
+      409: {
+        description: "Overlaps another period of this key, or a pattern that could tie with this one; nothing was written",
+        content: { "application/problem+json": { schema: OverrideConflict } },
+      },
       ...problemResponses(400, 401, 404, 413, 415, 422, 503, 504),
     },
   }),

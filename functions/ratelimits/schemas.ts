@@ -214,7 +214,13 @@ export const UsageQuery = z
   .refine((q) => !q.from || !q.to || isLater(q.to, q.from), { path: ["to"], message: "to must be after from" });
 
 export const NameParam = z.object({ name: PolicyName.openapi({ param: { name: "name", in: "path" }, example: "api" }) });
-export const OverrideParams = NameParam.extend({ key: name(500, { segment: true }).openapi({ param: { name: "key", in: "path" }, example: "customer-42" }) });
+export const OverrideParams = NameParam.extend({
+  key: name(500, { segment: true }).openapi({
+    param: { name: "key", in: "path" },
+    example: "customer-42",
+    description: "The key, or with `*` a pattern of keys (`tenant-42:*`)",
+  }),
+});
 export const OverrideDeleteQuery = z.object({
   valid_from: Rfc3339.optional().openapi({
     param: { name: "valid_from", in: "query" },

@@ -38,7 +38,7 @@ export interface OverrideRow {
   shadow: boolean;
 }
 
-export type PutOverrideResult = { status: "created" | "updated" | "conflict" | "no_policy"; override?: OverrideRow; conflicts?: OverrideRow[] };
+export type PutOverrideResult = { status: "created" | "updated" | "conflict" | "tie" | "no_policy"; override?: OverrideRow; conflicts?: OverrideRow[] };
 
 /** One policy's answer to a check (admit_ratelimit_check, and each item of admit_ratelimit_check_multi). */
 export interface CheckRow {

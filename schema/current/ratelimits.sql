@@ -50,13 +50,17 @@ CREATE TABLE ratelimit_overrides (
   valid tstzrange NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   shadow boolean DEFAULT false NOT NULL,
+  pattern boolean GENERATED ALWAYS AS ((strpos(key, '*'::text) > 0)) STORED,
+  prefix text GENERATED ALWAYS AS (split_part(key, '*'::text, 1)) STORED,
+  key_like text GENERATED ALWAYS AS (replace(replace(replace(replace(key, '\'::text, '\\'::text), '%'::text, '\%'::text), '_'::text, '\_'::text), '*'::text, '%'::text)) STORED,
   CONSTRAINT ratelimit_overrides_no_overlap EXCLUDE USING gist (policy WITH =, key WITH =, valid WITH &&),
   CONSTRAINT ratelimit_overrides_policy_fkey FOREIGN KEY (policy) REFERENCES ratelimit_policies(name) ON DELETE CASCADE,
   CONSTRAINT ratelimit_overrides_quota CHECK ((quota > 0)),
   CONSTRAINT ratelimit_overrides_valid CHECK (((NOT isempty(valid)) AND lower_inc(valid) AND (NOT upper_inc(valid)) AND (NOT lower_inf(valid))))
 );
-COMMENT ON TABLE ratelimit_overrides IS 'Per-key limits over a half-open period [valid_from, valid_to); the EXCLUDE constraint guarantees two periods of one (policy, key) never overlap.';
+COMMENT ON TABLE ratelimit_overrides IS 'Per-key limits over a half-open period [valid_from, valid_to); a key containing `*` is a pattern (glob) for every key it matches. The EXCLUDE constraint guarantees two periods of one (policy, key) never overlap; admit_ratelimit_put_override refuses two patterns that could tie.';
 CREATE INDEX ratelimit_overrides_by_key_start ON public.ratelimit_overrides USING btree (policy, key, lower(valid));
+CREATE INDEX ratelimit_overrides_by_prefix ON public.ratelimit_overrides USING btree (policy, prefix, lower(valid));
 CREATE INDEX ratelimit_overrides_shadowed ON public.ratelimit_overrides USING btree (policy, key) WHERE shadow;
 
 CREATE TABLE ratelimit_policies (
@@ -71,6 +75,7 @@ CREATE TABLE ratelimit_policies (
   timeout_ms integer DEFAULT 5000 NOT NULL,
   on_unavailable text DEFAULT 'deny'::text NOT NULL,
   shadow boolean DEFAULT false NOT NULL,
+  pattern_prefix_lengths integer[] DEFAULT '{}'::integer[] NOT NULL,
   CONSTRAINT ratelimit_policies_pkey PRIMARY KEY (name),
   CONSTRAINT ratelimit_policies_algorithm CHECK ((algorithm = ANY (ARRAY['fixed_window'::text, 'sliding_window'::text, 'token_bucket'::text]))),
   CONSTRAINT ratelimit_policies_history CHECK (((history_ms >= 0) AND (history_ms <= '31622400000'::bigint))),
@@ -81,6 +86,7 @@ CREATE TABLE ratelimit_policies (
   CONSTRAINT ratelimit_policies_window CHECK (((window_ms >= 1) AND (window_ms <= '31622400000'::bigint)))
 );
 COMMENT ON TABLE ratelimit_policies IS 'Rate-limit policies: algorithm (fixed, sliding, token bucket), limit, window, log and history settings, latency budget and fail mode.';
+COMMENT ON COLUMN ratelimit_policies.pattern_prefix_lengths IS 'The distinct literal-prefix lengths of the policy''s pattern overrides: which prefixes of a key a check probes. Kept by admit_ratelimit_put_override (adds) and admit_ratelimit_delete_overrides (recounts), under the policy''s pattern lock.';
 
 -- Functions
 
@@ -109,14 +115,17 @@ BEGIN
   END IF;
   -- An assignment, not PERFORM: a simple expression skips the executor.
   v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
-  -- The limit in force (the key's override valid now, else the policy's) and the key's next override
-  -- boundary after now (the start of a later override, or the end of the one in force): one index
-  -- look-up. No wait answered goes past that boundary, where the limit changes.
-  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+  -- The limit in force (the key's exact override valid now, else its most specific pattern override
+  -- valid now, else the policy's) and the next boundary after now of any override matching the key
+  -- (the start of a later one, or the end of one in force): one index scan. No wait answered goes
+  -- past that boundary, where the limit may change.
+  SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
          min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
     INTO v_over, v_next
     FROM ratelimit_overrides o
-   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+   WHERE o.policy = p_policy AND o.prefix = ANY (CASE WHEN pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
+                                                ELSE admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths) END)
+     AND o.valid && tstzrange(p_now, NULL, '[)') AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
   v_limit := coalesce(v_over, pol.quota);
   v_now := floor(extract(epoch FROM p_now) * 1000);
   v_ws := v_now / pol.window_ms * pol.window_ms;
@@ -198,14 +207,17 @@ BEGIN
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
   -- admit_ratelimit_frame(), inlined: a nested plpgsql call costs more than these lines on every check.
-  -- The limit in force (the key's override valid now, else the policy's) and the key's next override
-  -- boundary after now (the start of a later override, or the end of the one in force): one index
-  -- look-up. No wait answered goes past that boundary, where the limit changes.
-  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+  -- The limit in force (the key's exact override valid now, else its most specific pattern override
+  -- valid now, else the policy's) and the next boundary after now of any override matching the key
+  -- (the start of a later one, or the end of one in force): one index scan. No wait answered goes
+  -- past that boundary, where the limit may change.
+  SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
          min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
     INTO v_over, v_next
     FROM ratelimit_overrides o
-   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+   WHERE o.policy = p_policy AND o.prefix = ANY (CASE WHEN pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
+                                                ELSE admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths) END)
+     AND o.valid && tstzrange(p_now, NULL, '[)') AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
   v_limit := coalesce(v_over, pol.quota);
   v_w := pol.window_ms;
   v_slot := floor(v_now / v_w);
@@ -434,12 +446,14 @@ BEGIN
       RAISE EXCEPTION 'rate-limit policy % was deleted during the check', v_names[i] USING ERRCODE = '40001';
     END IF;
     v_pols[i] := pol;
-    -- The limit in force and the key's next override boundary (see admit_ratelimit_check_any).
-    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+    -- The limit in force and the next boundary of an override matching the key (see admit_ratelimit_check_any).
+    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
            min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
       INTO v_over, v_next
       FROM ratelimit_overrides o
-     WHERE o.policy = pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+     WHERE o.policy = pol.name AND o.prefix = ANY (CASE WHEN pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
+                                                ELSE admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths) END)
+     AND o.valid && tstzrange(p_now, NULL, '[)') AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
     v_lim[i] := coalesce(v_over, pol.quota);
     v_stop[i] := admit_ts_to_ms(v_next) - v_now;  -- NULL: no boundary ahead
     v_w := pol.window_ms;
@@ -622,12 +636,14 @@ BEGIN
     END LOOP;
     RETURN v_res;
   END IF;
-  -- As admit_ratelimit_check: the limit in force and the key's next override boundary, one look-up.
-  SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+  -- As admit_ratelimit_check: the limit in force and the next boundary of a matching override, one scan.
+  SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
          min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
     INTO v_over, v_next
     FROM ratelimit_overrides o
-   WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+   WHERE o.policy = p_policy AND o.prefix = ANY (CASE WHEN pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
+                                                ELSE admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths) END)
+     AND o.valid && tstzrange(p_now, NULL, '[)') AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
   v_limit := coalesce(v_over, pol.quota);
   IF pol.algorithm = 'token_bucket' THEN
     -- As admit_ratelimit_check_any's token bucket, item by item on the row's TAT: admitted iff
@@ -757,13 +773,17 @@ DECLARE
   v_n integer;
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  IF strpos(p_key, '*') > 0 THEN
+    PERFORM pg_advisory_xact_lock(admit_fnv64('ratelimit_override_patterns/' || p_policy));
+  END IF;
   DELETE FROM ratelimit_overrides
    WHERE policy = p_policy AND key = p_key AND (p_from IS NULL OR lower(valid) = p_from);
   GET DIAGNOSTICS v_n = ROW_COUNT;
+  IF v_n > 0 AND strpos(p_key, '*') > 0 THEN PERFORM admit_ratelimit_recount_patterns(p_policy); END IF;
   RETURN v_n;
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_delete_overrides(p_policy text, p_key text, p_from timestamp with time zone, p_lock_timeout_ms integer) IS 'Deletes the key''s override starting at p_from, or all of the key''s overrides when p_from is NULL.';
+COMMENT ON FUNCTION admit_ratelimit_delete_overrides(p_policy text, p_key text, p_from timestamp with time zone, p_lock_timeout_ms integer) IS 'Deletes the key''s (or pattern''s) override starting at p_from, or all of its overrides when p_from is NULL; a pattern''s writers keep the policy''s prefix lengths.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_delete_policy(p_name text, p_lock_timeout_ms integer DEFAULT 2000)
  RETURNS boolean
@@ -788,7 +808,7 @@ DECLARE
   v_now numeric := admit_ts_to_ms(p_now);
 BEGIN
   o_limit := coalesce(
-    (SELECT o.quota FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid @> p_now),
+    admit_ratelimit_override_quota(p_pol, p_key, p_now),
     p_pol.quota);
   o_w := p_pol.window_ms;
   o_slot := floor(v_now / o_w);
@@ -804,15 +824,60 @@ END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_frame(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone, OUT o_limit integer, OUT o_w numeric, OUT o_slot bigint, OUT o_ws numeric, OUT o_prev numeric, OUT o_weight numeric) IS 'Where a key stands at a moment: the limit in force (its override then, else the policy''s), the window, the aligned slot and, for sliding windows, the previous window''s weight.';
 
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_glob_overlap(a text, b text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
+DECLARE
+  n integer := length(a);
+  m integer := length(b);
+  w integer := length(b) + 1;
+  d boolean[];  -- d[i*w + j + 1]: some string matches both a's tail from i and b's tail from j (0-based)
+  ca text;
+  cb text;
+BEGIN
+  d := array_fill(false, ARRAY[(n + 1) * w]);
+  FOR i IN REVERSE n .. 0 LOOP
+    FOR j IN REVERSE m .. 0 LOOP
+      ca := CASE WHEN i < n THEN substr(a, i + 1, 1) END;
+      cb := CASE WHEN j < m THEN substr(b, j + 1, 1) END;
+      d[i * w + j + 1] := CASE
+        WHEN ca = '*' THEN d[(i + 1) * w + j + 1] OR (j < m AND d[i * w + j + 2])
+        WHEN cb = '*' THEN d[i * w + j + 2] OR (i < n AND d[(i + 1) * w + j + 1])
+        WHEN ca IS NOT NULL AND cb IS NOT NULL THEN ca = cb AND d[(i + 1) * w + j + 2]
+        ELSE ca IS NULL AND cb IS NULL
+      END;
+    END LOOP;
+  END LOOP;
+  RETURN d[1];
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_glob_overlap(a text, b text) IS 'Whether some string matches both globs (`*` any run of characters, every other character literal): a dynamic programme over the two patterns, O(length(a) × length(b)).';
+
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone)
  RETURNS boolean
  LANGUAGE sql
  STABLE
 AS $function$
-  SELECT p_pol.shadow OR EXISTS (SELECT 1 FROM ratelimit_overrides o
-                                  WHERE o.policy = p_pol.name AND o.key = p_key AND o.shadow AND o.valid @> p_now)
+  -- Without patterns, only shadowed exact overrides matter (a partial index of those, usually empty).
+  SELECT p_pol.shadow OR CASE
+    WHEN p_pol.pattern_prefix_lengths = '{}' THEN
+      EXISTS (SELECT 1 FROM ratelimit_overrides o
+               WHERE o.policy = p_pol.name AND o.key = p_key AND o.shadow AND o.valid @> p_now)
+    ELSE coalesce((admit_ratelimit_override_in_force(p_pol, p_key, p_now)).shadow, false)
+  END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'Whether checks of (policy, key) at p_now are in shadow mode: the policy is, or the key''s override in force is.';
+COMMENT ON FUNCTION admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'Whether checks of (policy, key) at p_now are in shadow mode: the policy is, or the override in force for the key (exact, else most specific pattern) is.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_key_prefixes(p_key text, p_lengths integer[])
+ RETURNS text[]
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT p_key || ARRAY(SELECT left(p_key, l) FROM unnest(p_lengths) l WHERE l < length(p_key))
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_key_prefixes(p_key text, p_lengths integer[]) IS 'The prefixes an override lookup probes for a key: the key itself, and its first l characters for each pattern prefix length l shorter than it.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_overrides(p_policy text, p_key text)
  RETURNS json
@@ -854,6 +919,21 @@ AS $function$
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_list_policy_overrides(p_policy text, p_after_key text, p_after_start timestamp with time zone, p_limit integer) IS 'Every override of one policy by key then start, after a (key, start) cursor; NULL when the policy does not exist.';
 
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_in_force(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone)
+ RETURNS ratelimit_overrides
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT o.* FROM ratelimit_overrides o
+   WHERE o.policy = p_pol.name
+     AND o.prefix = ANY (CASE WHEN p_pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
+                              ELSE admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths) END)
+     AND o.valid @> p_now AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like)
+   ORDER BY o.pattern, length(o.prefix) DESC
+   LIMIT 1
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_override_in_force(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'The override in force for a key at a moment: its exact override, else the matching pattern with the longest literal prefix; NULL when none.';
+
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_json(o ratelimit_overrides)
  RETURNS json
  LANGUAGE sql
@@ -864,6 +944,15 @@ AS $function$
     'valid_from', admit_rfc3339(lower(o.valid)), 'valid_to', admit_rfc3339(upper(o.valid)), 'shadow', o.shadow)
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_override_json(o ratelimit_overrides) IS 'An override''s public shape.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_quota(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone)
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT (admit_ratelimit_override_in_force(p_pol, p_key, p_now)).quota
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_override_quota(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'The limit of the override in force for a key at a moment (admit_ratelimit_override_in_force), NULL when none.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_policy_json(p ratelimit_policies)
  RETURNS json
@@ -956,8 +1045,15 @@ AS $function$
 DECLARE
   v_valid tstzrange := tstzrange(p_from, p_to, '[)');
   v_row ratelimit_overrides;
+  v_pattern boolean := strpos(p_key, '*') > 0;
+  v_tie json;
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
+  -- Writers of a policy's patterns take its pattern lock first (one at a time: the tie check and
+  -- the prefix lengths see each other), then, as every override writer, the key's.
+  IF v_pattern THEN
+    PERFORM pg_advisory_xact_lock(admit_fnv64('ratelimit_override_patterns/' || p_policy));
+  END IF;
   -- One writer per (policy, key) at a time: concurrent inserts checked by the exclusion constraint
   -- wait on each other's tuples and can deadlock (000063).
   PERFORM pg_advisory_xact_lock(admit_fnv64('ratelimit_override/' || p_policy || '/' || p_key));
@@ -965,6 +1061,13 @@ BEGIN
   -- one being deleted right now is waited for, and then it is not found.
   PERFORM 1 FROM ratelimit_policies WHERE name = p_policy FOR KEY SHARE;
   IF NOT FOUND THEN RETURN json_build_object('status', 'no_policy'); END IF;
+  IF v_pattern THEN
+    SELECT json_agg(admit_ratelimit_override_json(o) ORDER BY o.key, lower(o.valid)) INTO v_tie
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_policy AND o.pattern AND o.key <> p_key AND o.prefix = split_part(p_key, '*', 1)
+       AND o.valid && v_valid AND admit_ratelimit_glob_overlap(o.key, p_key);
+    IF v_tie IS NOT NULL THEN RETURN json_build_object('status', 'tie', 'conflicts', v_tie); END IF;
+  END IF;
   UPDATE ratelimit_overrides SET quota = p_limit, shadow = p_shadow
    WHERE policy = p_policy AND key = p_key AND valid = v_valid
   RETURNING * INTO v_row;
@@ -986,10 +1089,16 @@ BEGIN
       (SELECT json_agg(admit_ratelimit_override_json(o) ORDER BY lower(o.valid))
          FROM ratelimit_overrides o WHERE o.policy = p_policy AND o.key = p_key AND o.valid && v_valid));
   END;
+  IF v_pattern THEN
+    -- A new pattern adds at most its prefix length (no rescan of the policy's patterns).
+    UPDATE ratelimit_policies
+       SET pattern_prefix_lengths = ARRAY(SELECT DISTINCT l FROM unnest(pattern_prefix_lengths || length(v_row.prefix)) l ORDER BY 1)
+     WHERE name = p_policy AND NOT (length(v_row.prefix) = ANY (pattern_prefix_lengths));
+  END IF;
   RETURN json_build_object('status', 'created', 'override', admit_ratelimit_override_json(v_row));
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer, p_shadow boolean) IS 'Sets a key''s limit (and shadow flag) for a period; an overlapping period of the same key is a conflict (the EXCLUDE constraint), never two limits at once.';
+COMMENT ON FUNCTION admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer, p_shadow boolean) IS 'Sets a key''s (or a pattern''s) limit and shadow flag for a period; an overlapping period of the same key is a conflict (the EXCLUDE constraint), a pattern that could tie with another pattern in force at the same time is a tie, never two limits at once.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer DEFAULT 5000, p_on_unavailable text DEFAULT 'deny'::text, p_lock_timeout_ms integer DEFAULT 2000, p_shadow boolean DEFAULT false)
  RETURNS json
@@ -1026,6 +1135,18 @@ BEGIN
 END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer, p_on_unavailable text, p_lock_timeout_ms integer, p_shadow boolean) IS 'Creates or replaces a policy (its shadow flag too), with its audit row, in one statement; a PUT of what is already there changes nothing.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_recount_patterns(p_policy text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  UPDATE ratelimit_policies p
+     SET pattern_prefix_lengths = x.l
+    FROM (SELECT ARRAY(SELECT DISTINCT length(o.prefix) FROM ratelimit_overrides o
+                        WHERE o.policy = p_policy AND o.pattern ORDER BY 1) AS l) x
+   WHERE p.name = p_policy AND p.pattern_prefix_lengths IS DISTINCT FROM x.l
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_recount_patterns(p_policy text) IS 'Sets a policy''s pattern_prefix_lengths from its pattern overrides; called by admit_ratelimit_delete_overrides under the policy''s pattern lock.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_refund(p_policy text, p_key text, p_cost integer, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json

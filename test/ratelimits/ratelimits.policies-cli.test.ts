@@ -38,7 +38,10 @@ const desired = {
       window_ms: 60_000,
       on_unavailable: "allow",
       timeout_ms: 200,
-      overrides: [{ key: "partner", limit: 1000, valid_from: "2030-01-01T00:00:00Z", valid_to: null }],
+      overrides: [
+        { key: "partner", limit: 1000, valid_from: "2030-01-01T00:00:00Z", valid_to: null },
+        { key: "tenant-42:*", limit: 500, valid_from: "2030-01-01T00:00:00Z", valid_to: null },
+      ],
     },
     "cli-daily": { algorithm: "token_bucket", limit: 10_000, window_ms: 86_400_000 },
   },
@@ -52,6 +55,7 @@ describe("admit policies", () => {
     expect(plan.out).toContain("+ policy cli-api");
     expect(plan.out).toContain("+ policy cli-daily");
     expect(plan.out).toContain('+ override cli-api "partner"');
+    expect(plan.out).toContain('+ override cli-api "tenant-42:*"');
     expect((await suite.api("GET", "/v1/ratelimits/policies/cli-api")).status).toBe(404); // plan wrote nothing
 
     const apply = await cli(["apply", "--file", f]);
@@ -59,6 +63,7 @@ describe("admit policies", () => {
     expect((await suite.api("GET", "/v1/ratelimits/policies/cli-api")).json).toMatchObject({ limit: 100, on_unavailable: "allow", timeout_ms: 200 });
     expect((await suite.api("GET", "/v1/ratelimits/policies/cli-daily")).json).toMatchObject({ algorithm: "token_bucket", on_unavailable: "deny" });
     expect((await suite.api("GET", "/v1/ratelimits/policies/cli-api/overrides/partner")).json.items).toMatchObject([{ limit: 1000 }]);
+    expect((await suite.api("GET", "/v1/ratelimits/policies/cli-api/overrides/tenant-42:*")).json.items).toMatchObject([{ limit: 500 }]);
 
     expect(await cli(["plan", "--file", f])).toMatchObject({ code: 0 });
     const again = await cli(["apply", "--file", f]);
@@ -105,7 +110,13 @@ describe("admit policies", () => {
     const out = join(dir, "exported.json");
     expect(await cli(["export", "--file", out])).toMatchObject({ code: 0 });
     const exported = JSON.parse(readFileSync(out, "utf8"));
-    expect(exported.policies["cli-api"]).toMatchObject({ limit: 100, overrides: [{ key: "partner", limit: 1000 }] });
+    expect(exported.policies["cli-api"]).toMatchObject({
+      limit: 100,
+      overrides: [
+        { key: "partner", limit: 1000 },
+        { key: "tenant-42:*", limit: 500 },
+      ],
+    });
     expect(await cli(["plan", "--file", out, "--prune"])).toMatchObject({ code: 0 });
     // The same override ending in 2031: the old open-ended period is replaced, not overlapped (a 409).
     exported.policies["cli-api"].overrides[0].valid_to = "2031-01-01T00:00:00Z";

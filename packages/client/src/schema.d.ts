@@ -676,6 +676,8 @@ export interface paths {
         /**
          * Give a key its own limit for a period
          * @description Periods of one key never overlap (an `EXCLUDE` constraint): an overlapping period is a 409 listing the periods it overlaps. PUT with exactly the period of an existing override changes its limit (200). The override in force at the moment of a check (database clock) applies.
+         *
+         *     A key containing `*` is a pattern (`*` matches any run of characters, every other character is literal, e.g. `tenant-42:*`): its limit applies to every key it matches. A key's exact override beats every pattern; between matching patterns the one with the longest literal prefix (the text before its first `*`) wins. A pattern that could tie with another of the policy (the same literal prefix, some key both match, overlapping periods) is a 409 naming the other.
          */
         put: operations["putRateLimitOverride"];
         post?: never;
@@ -9231,6 +9233,7 @@ export interface operations {
             header?: never;
             path: {
                 name: string;
+                /** @description The key, or with `*` a pattern of keys (`tenant-42:*`) */
                 key: string;
             };
             cookie?: never;
@@ -9366,6 +9369,7 @@ export interface operations {
             };
             path: {
                 name: string;
+                /** @description The key, or with `*` a pattern of keys (`tenant-42:*`) */
                 key: string;
             };
             cookie?: never;
@@ -9490,7 +9494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Overlaps another period of this key; nothing was written. Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            /** @description Overlaps another period of this key, or a pattern that could tie with this one; nothing was written. Or: Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9626,6 +9630,7 @@ export interface operations {
             };
             path: {
                 name: string;
+                /** @description The key, or with `*` a pattern of keys (`tenant-42:*`) */
                 key: string;
             };
             cookie?: never;
