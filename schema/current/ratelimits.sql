@@ -119,13 +119,23 @@ BEGIN
   -- valid now, else the policy's) and the next boundary after now of any override matching the key
   -- (the start of a later one, or the end of one in force): one index scan. No wait answered goes
   -- past that boundary, where the limit may change.
-  SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-    INTO v_over, v_next
-    FROM ratelimit_overrides o
-   WHERE o.policy = p_policy AND o.prefix = ANY (CASE WHEN pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
-                                                ELSE admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths) END)
-     AND o.valid && tstzrange(p_now, NULL, '[)') AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+  IF pol.pattern_prefix_lengths = '{}' THEN
+    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
+    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  ELSE
+    -- The key and its prefixes of the policy's pattern lengths, on (policy, prefix, lower(valid)):
+    -- exact first, then the longest prefix.
+    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_policy AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths))
+       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+  END IF;
   v_limit := coalesce(v_over, pol.quota);
   v_now := floor(extract(epoch FROM p_now) * 1000);
   v_ws := v_now / pol.window_ms * pol.window_ms;
@@ -211,13 +221,23 @@ BEGIN
   -- valid now, else the policy's) and the next boundary after now of any override matching the key
   -- (the start of a later one, or the end of one in force): one index scan. No wait answered goes
   -- past that boundary, where the limit may change.
-  SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-    INTO v_over, v_next
-    FROM ratelimit_overrides o
-   WHERE o.policy = p_policy AND o.prefix = ANY (CASE WHEN pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
-                                                ELSE admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths) END)
-     AND o.valid && tstzrange(p_now, NULL, '[)') AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+  IF pol.pattern_prefix_lengths = '{}' THEN
+    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
+    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  ELSE
+    -- The key and its prefixes of the policy's pattern lengths, on (policy, prefix, lower(valid)):
+    -- exact first, then the longest prefix.
+    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_policy AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths))
+       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+  END IF;
   v_limit := coalesce(v_over, pol.quota);
   v_w := pol.window_ms;
   v_slot := floor(v_now / v_w);
@@ -447,13 +467,23 @@ BEGIN
     END IF;
     v_pols[i] := pol;
     -- The limit in force and the next boundary of an override matching the key (see admit_ratelimit_check_any).
-    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = pol.name AND o.prefix = ANY (CASE WHEN pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
-                                                ELSE admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths) END)
-     AND o.valid && tstzrange(p_now, NULL, '[)') AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+    IF pol.pattern_prefix_lengths = '{}' THEN
+      -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
+      SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+             min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+        INTO v_over, v_next
+        FROM ratelimit_overrides o
+       WHERE o.policy = pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+    ELSE
+      -- The key and its prefixes of the policy's pattern lengths, on (policy, prefix, lower(valid)):
+      -- exact first, then the longest prefix.
+      SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
+             min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+        INTO v_over, v_next
+        FROM ratelimit_overrides o
+       WHERE o.policy = pol.name AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths))
+         AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+    END IF;
     v_lim[i] := coalesce(v_over, pol.quota);
     v_stop[i] := admit_ts_to_ms(v_next) - v_now;  -- NULL: no boundary ahead
     v_w := pol.window_ms;
@@ -637,13 +667,23 @@ BEGIN
     RETURN v_res;
   END IF;
   -- As admit_ratelimit_check: the limit in force and the next boundary of a matching override, one scan.
-  SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-         min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-    INTO v_over, v_next
-    FROM ratelimit_overrides o
-   WHERE o.policy = p_policy AND o.prefix = ANY (CASE WHEN pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
-                                                ELSE admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths) END)
-     AND o.valid && tstzrange(p_now, NULL, '[)') AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+  IF pol.pattern_prefix_lengths = '{}' THEN
+    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
+    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  ELSE
+    -- The key and its prefixes of the policy's pattern lengths, on (policy, prefix, lower(valid)):
+    -- exact first, then the longest prefix.
+    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_policy AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths))
+       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+  END IF;
   v_limit := coalesce(v_over, pol.quota);
   IF pol.algorithm = 'token_bucket' THEN
     -- As admit_ratelimit_check_any's token bucket, item by item on the row's TAT: admitted iff
@@ -921,18 +961,27 @@ COMMENT ON FUNCTION admit_ratelimit_list_policy_overrides(p_policy text, p_after
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_in_force(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone)
  RETURNS ratelimit_overrides
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
 AS $function$
-  SELECT o.* FROM ratelimit_overrides o
-   WHERE o.policy = p_pol.name
-     AND o.prefix = ANY (CASE WHEN p_pol.pattern_prefix_lengths = '{}' THEN ARRAY[p_key]
-                              ELSE admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths) END)
-     AND o.valid @> p_now AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like)
-   ORDER BY o.pattern, length(o.prefix) DESC
-   LIMIT 1
+DECLARE
+  r ratelimit_overrides;
+BEGIN
+  -- The two forms of the check functions' look-up (see above), for the override in force only.
+  IF p_pol.pattern_prefix_lengths = '{}' THEN
+    SELECT * INTO r FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid @> p_now;
+  ELSE
+    SELECT o.* INTO r FROM ratelimit_overrides o
+     WHERE o.policy = p_pol.name AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths))
+       AND lower(o.valid) <= p_now AND (upper_inf(o.valid) OR upper(o.valid) > p_now)
+       AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like)
+     ORDER BY o.pattern, length(o.prefix) DESC
+     LIMIT 1;
+  END IF;
+  RETURN r;
+END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_override_in_force(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'The override in force for a key at a moment: its exact override, else the matching pattern with the longest literal prefix; NULL when none.';
+COMMENT ON FUNCTION admit_ratelimit_override_in_force(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'The override in force for a key at a moment: its exact override, else the matching pattern with the longest literal prefix; a row of NULLs when none.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_json(o ratelimit_overrides)
  RETURNS json

@@ -57,6 +57,36 @@ async function runAt(name: string, key: string, n: number, ms: number) {
   return rows[0].r as { allowed: boolean; limit: number }[];
 }
 
+/** The indexes the check's override look-up reads for (policy, key), from admit_ratelimit_check's own text, planned generically. */
+async function lookupIndexes(policy: string, key: string, lengths: number[]): Promise<string[]> {
+  const [{ def }] = await sql<{ def: string }>(suite.db, "SELECT prosrc AS def FROM pg_proc WHERE proname = 'admit_ratelimit_check'");
+  const branch = lengths.length === 0 ? def.indexOf("SELECT max(o.quota)") : def.indexOf("SELECT (array_agg(o.quota");
+  const text = def
+    .slice(branch, def.indexOf(";", branch))
+    .replace("INTO v_over, v_next", "")
+    .replace(/pol\.pattern_prefix_lengths/g, "$4::integer[]")
+    .replace(/p_policy/g, "$1")
+    .replace(/p_key/g, "$2")
+    .replace(/p_now/g, "$3::timestamptz");
+  await c.query("SET plan_cache_mode = force_generic_plan");
+  try {
+    await c.query(`PREPARE lookup(text, text, timestamptz, integer[]) AS ${text}`);
+    const { rows } = await c.query(`EXPLAIN (FORMAT JSON) EXECUTE lookup('${policy}', '${key}', now(), '{${lengths.join(",")}}')`); // test constants, no quotes
+    const found: string[] = [];
+    const walk = (n: Record<string, unknown>) => {
+      if (n["Index Name"]) found.push(String(n["Index Name"]));
+      if (n["Relation Name"] === "ratelimit_overrides" && !String(n["Node Type"]).includes("Index") && n["Node Type"] !== "Bitmap Heap Scan")
+        found.push("seq scan");
+      for (const child of (n.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk(rows[0]["QUERY PLAN"][0].Plan);
+    console.log(`look-up plan (${policy}):`, JSON.stringify(rows[0]["QUERY PLAN"][0].Plan).slice(0, 400));
+    return found;
+  } finally {
+    await c.query("DEALLOCATE ALL; RESET plan_cache_mode");
+  }
+}
+
 const kinds = [
   ["fixed window (fast path)", "fixed_window", false],
   ["fixed window, logged (general check)", "fixed_window", true],
@@ -275,5 +305,20 @@ describe("over HTTP", () => {
     ]);
     const usage = (await suite.api("GET", "/v1/ratelimits/usage?policy=burst&key=tenant-42:k")).json;
     expect(usage.limit).toBe(100);
+
+    // The check's look-up with patterns present (its text in admit_ratelimit_check, planned generically
+    // as plpgsql plans it, on whatever statistics there are): one index, (policy, prefix, lower(valid)).
+    const [{ l }] = await sql<{ l: number[] }>(suite.db, "SELECT pattern_prefix_lengths AS l FROM ratelimit_policies WHERE name = 'burst'");
+    expect(l).toEqual([10, 12]);
+    // With the table's statistics (autovacuum gathers them after such an insert; here at once). Without
+    // any, the planner may prefer a bitmap scan of the GiST index on `policy =` alone (see notes).
+    await c.query("ANALYZE ratelimit_overrides");
+    expect(await lookupIndexes("burst", "tenant-42:k", l)).toEqual(["ratelimit_overrides_by_prefix"]);
+  }, 240_000);
+
+  it("without patterns, the check's look-up is the key's own, on the EXCLUDE constraint's index", async () => {
+    await putPolicy("plain", { algorithm: "fixed_window", limit: 5, window_ms: YEAR });
+    await c.query("SELECT admit_ratelimit_put_override('plain', 'k' || i, 7, now() - interval '1 day', NULL) FROM generate_series(1, 1000) i");
+    expect(await lookupIndexes("plain", "k42", [])).toEqual(["ratelimit_overrides_no_overlap"]);
   }, 240_000);
 });

@@ -5,7 +5,7 @@
 // sends the same statement with none of Admit's code around it.
 import { DenyCache, decideOne } from "../../../functions/ratelimits";
 import { CHECK_SQL, checkCoalescing } from "../../../functions/ratelimits/sql";
-import { type BenchContext, library, rowKey } from "../../measure";
+import { type BenchContext, hasFunctions, library, rowKey } from "../../measure";
 import { COALESCED, DRIVER, type Row, round } from "../../report";
 import { DRIVER_NOTE, dbOver, excess, keyOf, LOCK_TIMEOUT_MS, type PolicyFor, type Shape } from "./common";
 
@@ -45,6 +45,7 @@ export async function libraryRows(ctx: BenchContext, shape: Shape, policyFor: Po
   };
   // The two pooled rows run one right after the other, the first alternating by round.
   for (const coalesced of ctx.round % 2 === 0 ? [false, true] : [true, false]) out.push(await libraryRow("pooled", coalesced));
+  if (shape.keys === 1 && !ctx.profile && (await hasFunctions(ctx, "admit_ratelimit_glob_overlap"))) out.push(await patternRow(ctx, shape, policyFor));
   out.push(await libraryRow("per-request", false));
   if (driverAlone) {
     // The same statement through the bare driver on the same pooled connections and bridge, with no
@@ -62,4 +63,30 @@ export async function libraryRows(ctx: BenchContext, shape: Shape, policyFor: Po
     );
   }
   return out;
+}
+
+export const PATTERNS = "admit-1000-patterns";
+
+/**
+ * The hot key's pooled row on a policy with 1 000 pattern overrides: 999 of other keys (`tenant-N:*`,
+ * four prefix lengths) and `h*`, which matches the key with the policy's own limit. Right after the
+ * pooled `admit` row, to be read against it: the override look-up stays one index scan.
+ */
+async function patternRow(ctx: BenchContext, shape: Shape, policyFor: PolicyFor): Promise<Row | null> {
+  const policy = await policyFor("library", PATTERNS, "pooled");
+  await ctx.sql("SELECT admit_ratelimit_put_override($1, 'tenant-' || i || ':*', 1, now(), NULL) FROM generate_series(1, 999) i", [policy]);
+  await ctx.sql("SELECT admit_ratelimit_put_override($1, 'h*', $2::integer, now(), NULL)", [policy, shape.limit]);
+  const cache = new DenyCache();
+  return library(ctx, {
+    scenario: shape.name,
+    impl: PATTERNS,
+    connection: "pooled",
+    note: "999 overrides `tenant-N:*` and `h*` (matching, the policy's limit) on the policy; compare with the pooled admit row",
+    violations: excess(ctx, policy),
+    op: async (q, i) => {
+      const d = await decideOne(dbOver(q), { policy, key: keyOf(shape, i) }, cache);
+      if (!d) throw new Error(`policy ${policy} missing`);
+      return d.result.allowed ? "allowed" : "denied";
+    },
+  });
 }
