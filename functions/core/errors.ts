@@ -50,6 +50,7 @@ export const PROBLEMS = {
   unauthorized: { status: 401, title: "Unauthorized" },
   "webhook-signature": { status: 401, title: "Webhook not verified" },
   forbidden: { status: 403, title: "Forbidden" },
+  "denied-by-list": { status: 403, title: "Denied by a deny list" },
   "not-found": { status: 404, title: "Not found" },
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   "reservation-conflict": { status: 409, title: "Reservation overlaps" },

@@ -28,6 +28,9 @@ export interface GateInput {
   key?: string;
   cost?: number;
   info?: Record<string, unknown>;
+  /** The client's IP address and country, for the deny/allow lists (the middleware reads them from the request). */
+  ip?: string;
+  country?: string;
   /** Override the policies' own latency budget and fail mode (see RateLimitOptions). */
   timeout_ms?: number;
   on_unavailable?: FailMode;
@@ -50,7 +53,7 @@ const GateSettings = z.strictObject({
   holder: Holder.optional(),
 });
 
-const CHECK_FIELDS_UNREAD = z.strictObject({ key: z.unknown(), cost: z.unknown(), info: z.unknown() }).partial();
+const CHECK_FIELDS_UNREAD = z.strictObject({ key: z.unknown(), cost: z.unknown(), info: z.unknown(), ip: z.unknown(), country: z.unknown() }).partial();
 
 /**
  * The middleware's input checked by POST /v1/ratelimits/check's own rules (key 1–500 characters, cost
@@ -78,11 +81,19 @@ export type GateAnswer =
 
 /** The window limits alone: check() of `policy`/`policies` for `key`, as the middleware answers it. */
 async function admitWindows(db: RequestDb, input: GateInput, ctx: CheckContext): Promise<GateAnswer> {
-  const c = await check(db, { policy: input.policy, policies: input.policies, key: input.key!, cost: input.cost, info: input.info }, ctx);
+  const c = await check(
+    db,
+    { policy: input.policy, policies: input.policies, key: input.key!, cost: input.cost, info: input.info, ip: input.ip, country: input.country },
+    ctx,
+  );
   switch (c.kind) {
+    case "listed":
+      // An allow list entry: through to the handler, nothing counted.
+      return { pass: true, headers: c.headers, unenforced: false };
     case "failOpen":
       // Through to the handler, saying the limit was not enforced.
       return { pass: true, headers: c.headers, unenforced: true };
+    case "refused":
     case "failClosed":
       return { pass: false, status: c.refusal.problem.status, problem: c.refusal.problem, headers: c.refusal.headers };
     case "missing": {

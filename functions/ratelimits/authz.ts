@@ -12,6 +12,7 @@ import type { RawInput, RouteScope } from "../core/scopes";
 import { unstorableText } from "../core/validation";
 import { denyCacheFor } from "./cache";
 import { check, noPolicy, quotaExceeded } from "./check";
+import { COUNTRY_HEADER } from "./lists/answer";
 
 export const AUTHZ_PATH = "/v1/authz";
 /**
@@ -153,6 +154,20 @@ export function clientIp(headers: { get(name: string): string | null }, trustedH
 }
 
 /**
+ * What the deny/allow lists match besides the key: the client address as the `ip` key source reads it
+ * (clientIp, with the request's trusted_hops) and the country from CF-IPCountry, each when present and
+ * well-formed (a malformed one is left out: it matches no entry).
+ */
+export function listSubject(headers: { get(name: string): string | null }, trustedHops: number): { ip?: string; country?: string } {
+  const out: { ip?: string; country?: string } = {};
+  const ip = clientIp(headers, trustedHops);
+  if ("value" in ip) out.ip = ip.value;
+  const country = headers.get(COUNTRY_HEADER)?.trim();
+  if (country && /^[A-Za-z]{2}$/.test(country)) out.country = country.toUpperCase();
+  return out;
+}
+
+/**
  * A key source's label in a fallback chain: `ip` for the client address, a header's lower-cased name
  * for a header — except a header named `ip`, which would read as the address: `header/ip` ("/" is in
  * no header name, and no label has a ":", so the first ":" of a key ends its label).
@@ -244,14 +259,17 @@ export async function authorizeRequest(c: Context<AppEnv>): Promise<Response> {
   }
 
   const multi = params.policies.length > 1;
+  const client = listSubject(c.req.raw.headers, params.trustedHops);
   const r = await check(
     c.var.db,
-    multi ? { policies: params.policies, key: k.key, cost: params.cost } : { policy: params.policies[0], key: k.key, cost: params.cost },
+    multi ? { policies: params.policies, key: k.key, cost: params.cost, ...client } : { policy: params.policies[0], key: k.key, cost: params.cost, ...client },
     { cache: denyCacheFor(c.env), env: c.env, via: "authz" },
   );
   if (r.kind === "failOpen") return c.json(r.body, 200, r.headers);
-  if (r.kind === "failClosed") throw r.refusal;
+  // A deny list entry answers 403 whatever deny_status says: nginx and every gateway read 403 as a refusal.
+  if (r.kind === "failClosed" || r.kind === "refused") throw r.refusal;
   if (r.kind === "missing") throw noPolicy(r.missing[0]);
+  if (r.kind === "listed") return c.json(r.body, 200, r.headers);
   const { headers } = r;
   const { result } = r.decision;
   if (result.allowed) return c.json(result, 200, headers);

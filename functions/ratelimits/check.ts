@@ -11,7 +11,9 @@ import { type Budget, budgetFor, failureOf, isUnenforced, type Unenforced, waite
 import type { DenyCache } from "./cache";
 import { decideMany, decideOne, type RateLimitDecision, type RateLimitResult } from "./decide";
 import { NOT_ENFORCED_HEADER, rateLimitHeaders, serverTiming } from "./headers";
-import { observe, type Via } from "./observe";
+import { type ListedAnswer, listedAnswer } from "./lists/answer";
+import { type ListMatch, listCacheFor } from "./lists/cache";
+import { observe, observeListed, type Via } from "./observe";
 
 /** A window check as every entrance asks it: one policy, or several at once (1–8, all-or-nothing). */
 export interface CheckRequest {
@@ -20,6 +22,10 @@ export interface CheckRequest {
   key: string;
   cost?: number;
   info?: Record<string, unknown>;
+  /** The client's IP address, for the deny/allow lists' ip entries (the entrance says where it comes from). */
+  ip?: string;
+  /** The client's country (ISO 3166-1 alpha-2), for the lists' country entries. */
+  country?: string;
 }
 
 /**
@@ -45,10 +51,13 @@ export interface CheckContext {
  * - `failClosed`: it did not decide and a policy fails closed: the request handle's own honest
  *   problem (503 when nothing was consumed, 504 when a unit may have been) with `reason`,
  *   `consumed`, `timeout_ms` and its Retry-After;
- * - `missing`: a policy asked does not exist; nothing was counted.
+ * - `missing`: a policy asked does not exist; nothing was counted;
+ * - `listed`: an allow list entry let the call through without counting (`body`, `headers`);
+ * - `refused`: a deny list entry refused it (403 `denied-by-list`): no counter was touched.
  */
 export type Checked =
   | { kind: "decided"; decision: RateLimitDecision; headers: Record<string, string> }
+  | ListedAnswer
   | { kind: "failOpen"; body: Unenforced; headers: Record<string, string> }
   | { kind: "failClosed"; refusal: ProblemError }
   | { kind: "missing"; missing: string[] };
@@ -59,18 +68,28 @@ export function policyNames(input: { policy?: string; policies?: string[] }): st
 }
 
 /**
- * One window check: one policy or several, under `ctx.budget` (by default the policies'), decided
- * by the deny cache or one statement, counted and logged as `ctx` says.
+ * One window check: one policy or several, under `ctx.budget` (by default the policies'): first the
+ * deny/allow lists (this isolate's copy, lists/cache.ts: no statement), then the deny cache or one
+ * statement; counted and logged as `ctx` says.
  */
 export async function check(db: Queryable & Pick<RequestDb, "remainingMs">, req: CheckRequest, ctx: CheckContext): Promise<Checked> {
   const names = policyNames(req);
   const budget = ctx.budget ?? budgetFor(db, names);
   const input = { key: req.key, cost: req.cost, info: req.info };
+  const lists = listCacheFor(ctx.env);
   const d = await withinBudget(
     budget,
-    () => (req.policies ? decideMany(db, { ...input, policies: names }, ctx.cache, budget) : decideOne(db, { ...input, policy: names[0] }, ctx.cache, budget)),
+    async () => {
+      const listed = lists && (await lists.current(db.keepAlive?.bind(db))).decide(names, req, Date.now());
+      if (listed) return { listed } as { listed: ListMatch };
+      return req.policies ? decideMany(db, { ...input, policies: names }, ctx.cache, budget) : decideOne(db, { ...input, policy: names[0] }, ctx.cache, budget);
+    },
     req.policies ? { policies: names, key: req.key } : { policy: names[0], key: req.key },
   );
+  if (d !== null && "listed" in d) {
+    observeListed(ctx.env, ctx.via, names, req, d.listed);
+    return listedAnswer(names, req, d.listed, Boolean(req.policies));
+  }
   if (d === null || "missing" in d) return { kind: "missing", missing: d === null ? names : d.missing };
   observe(ctx.env, ctx.via, names, req, d, isUnenforced(d) ? waitedMs(d) : d.db_ms);
   if (isUnenforced(d)) return unenforcedAnswer(d);

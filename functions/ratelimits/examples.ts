@@ -24,6 +24,18 @@ const override = {
   valid_to: "2030-06-01T00:00:00.000Z",
   shadow: false,
 };
+const listEntry = {
+  list: "deny",
+  policy: "api",
+  kind: "ip",
+  value: "192.0.2.0/24",
+  reason: "card testing",
+  expires_at: "2030-05-01T00:00:00Z",
+  created_at: NOW,
+  updated_at: NOW,
+  expired: false,
+};
+const listMatch = { list: "deny", policy: "api", kind: "ip", value: "192.0.2.0/24", reason: "card testing" };
 const denied = { allowed: false, policy: "api", key: "customer-42", limit: 100, remaining: 0, reset_ms: 12500, retry_after_ms: 12500, reason: "limit" };
 
 export const RATELIMIT_EXAMPLES: Record<string, OperationExamples> = {
@@ -52,9 +64,19 @@ export const RATELIMIT_EXAMPLES: Record<string, OperationExamples> = {
     problems: { 404: { detail: 'No matching override of "customer-42" in "api".' } },
   },
   checkRateLimit: {
-    request: { policy: "api", key: "customer-42", cost: 1 },
+    request: { policy: "api", key: "customer-42", cost: 1, ip: "192.0.2.7" },
     responses: { 200: { allowed: true, policy: "api", key: "customer-42", limit: 100, remaining: 99, reset_ms: 60000, reason: "limit" }, 429: denied },
     problems: {
+      403: {
+        type: "/problems/denied-by-list",
+        title: "Denied by a deny list",
+        detail:
+          '"customer-42" is refused: the address "192.0.2.0/24" is on the policy "api" deny list: card testing. Nothing was counted; a retry is refused alike.',
+        policy: "api",
+        key: "customer-42",
+        allowed: false,
+        entry: listMatch,
+      },
       404: noPolicy(),
       429: {
         type: "/problems/quota-exceeded",
@@ -148,6 +170,18 @@ export const RATELIMIT_EXAMPLES: Record<string, OperationExamples> = {
       },
     },
     problems: { 404: noPolicy() },
+  },
+  putRateLimitListEntry: {
+    params: { list: "deny" },
+    request: { kind: "ip", value: "192.0.2.0/24", policy: "api", reason: "card testing", expires_at: "2030-05-01T00:00:00Z" },
+    responses: { 200: listEntry, 201: listEntry },
+    problems: { 404: noPolicy() },
+  },
+  listRateLimitListEntries: { params: { list: "deny" }, responses: { 200: { items: [listEntry], next_cursor: null } } },
+  deleteRateLimitListEntry: {
+    params: { list: "deny", kind: "ip", value: "192.0.2.0/24", policy: "api" },
+    responses: {},
+    problems: { 404: { detail: 'No deny list entry ip "192.0.2.0/24" for "api".' } },
   },
   resetRateLimitUsage: {
     params: { policy: "api", key: "customer-42" },

@@ -120,8 +120,9 @@ export const handleCheck: RouteHandler<typeof routes.checkRoute, AppEnv> = async
   const b = c.req.valid("json");
   const r = await check(c.var.db, b, { cache: denyCacheFor(c.env), env: c.env, via: "http" });
   if (r.kind === "failOpen") return c.json(r.body as routes.UnenforcedBody, 200, r.headers);
-  if (r.kind === "failClosed") throw r.refusal;
+  if (r.kind === "failClosed" || r.kind === "refused") throw r.refusal;
   if (r.kind === "missing") throw noPolicy(r.missing[0]);
+  if (r.kind === "listed") return c.json(r.body, 200, r.headers);
   const { decision: d, headers } = r;
   if (d.result.allowed) return c.json(d.result, 200, headers);
   if (b.policies) throw quotaExceeded(d.result, headers);

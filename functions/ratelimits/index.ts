@@ -1,6 +1,6 @@
 // Rate limits and daily quotas: policies, per-key overrides over non-overlapping periods, the
 // one-statement check (one policy or several, all-or-nothing), refunds, usage (served vs attempted),
-// an opt-in request log, the forward-auth check for gateways (/v1/authz) and the `rateLimit()`
+// deny and allow lists (lists/), an opt-in request log, the forward-auth check for gateways (/v1/authz) and the `rateLimit()`
 // middleware for other Workers. Every entrance decides a check through check() (check.ts); the
 // path is drawn in docs/ratelimits.md ("Request path"). SQL: schema/current/ratelimits.sql.
 // Tests: test/ratelimits/.
@@ -11,6 +11,7 @@ import { AUTHZ_PATH, authorizeRequest } from "./authz";
 import { authzOperations } from "./authz-routes";
 import { handleResetUsage, resetRateLimitUsage } from "./controls/reset";
 import * as handlers from "./handlers";
+import * as lists from "./lists/routes";
 import * as routes from "./routes";
 
 export type { GateAnswer, GateInput } from "./admission";
@@ -40,6 +41,9 @@ export const ratelimits = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(routes.refundRateLimit, handlers.refundRateLimit)
   .openapi(routes.getRateLimitUsage, handlers.getRateLimitUsage)
   .openapi(resetRateLimitUsage, handleResetUsage)
+  .openapi(lists.putRateLimitListEntry, lists.handlePutListEntry)
+  .openapi(lists.listRateLimitListEntries, lists.handleListEntries)
+  .openapi(lists.deleteRateLimitListEntry, lists.handleDeleteListEntry)
   .openapi(routes.listRateLimitPolicyKeys, handlers.listRateLimitPolicyKeys)
   .openapi(routes.getRateLimitPolicyDecisions, handlers.getRateLimitPolicyDecisions);
 // The forward-auth check answers every method (app.all: a method-matching layer sees it as

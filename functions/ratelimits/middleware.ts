@@ -12,6 +12,8 @@ import { type Budget, lockTimeoutWithin } from "./budget";
 import { denyCacheFor } from "./cache";
 import { policyNames } from "./check";
 import { NOT_ENFORCED_HEADER } from "./headers";
+import { COUNTRY_HEADER } from "./lists/answer";
+import { parseAddress } from "./lists/ip";
 import { PolicyName } from "./schemas";
 import type { FailMode } from "./sql";
 import * as sql from "./sql";
@@ -37,6 +39,13 @@ export interface RateLimitOptions<C extends Context = Context> {
   cost?: number | ((c: C) => number | Promise<number>);
   /** A small JSON object for the request log (policies with `log: true`). */
   info?: (c: C) => Record<string, unknown> | undefined;
+  /**
+   * The client's address and country for the deny/allow lists. Default: the `CF-Connecting-IP`
+   * header (Cloudflare sets it on every request a Worker receives) and `request.cf.country`, else the
+   * `CF-IPCountry` header. A value that is not an address or a two-letter code is left out.
+   */
+  ip?: (c: C) => string | undefined;
+  country?: (c: C) => string | undefined;
   /**
    * The check's latency budget and fail mode, overriding what this isolate learnt of the policies
    * from earlier answers (default: the policies' own `timeout_ms` / `on_unavailable` once seen, and
@@ -74,6 +83,11 @@ async function gateInput<C extends Context>(c: Context, ctx: C, opts: RateLimitO
     input.key = await opts.key!(ctx);
     input.cost = typeof opts.cost === "function" ? await opts.cost(ctx) : opts.cost;
     input.info = opts.info?.(ctx);
+    const ip = opts.ip ? opts.ip(ctx) : c.req.header("CF-Connecting-IP");
+    if (ip !== undefined && parseAddress(ip) !== null) input.ip = ip.trim();
+    const cf = (c.req.raw as Request & { cf?: { country?: unknown } }).cf;
+    const country = opts.country ? opts.country(ctx) : typeof cf?.country === "string" ? cf.country : c.req.header(COUNTRY_HEADER);
+    if (country !== undefined && /^[A-Za-z]{2}$/.test(country)) input.country = country.toUpperCase();
     if (opts.policies !== undefined) input.policies = names;
     else input.policy = names[0];
   }

@@ -9,6 +9,7 @@ import { fnv64 } from "../core/lock-keys";
 import { tallyFor } from "../core/tally";
 import { isUnenforced, type Unenforced } from "./budget";
 import type { RateLimitDecision } from "./decide";
+import type { ListMatch } from "./lists/cache";
 
 /** Which entrance the decision came through ("authz": the forward-auth route, /v1/authz). */
 export type Via = "http" | "authz" | "middleware" | "rpc";
@@ -19,11 +20,19 @@ export type Via = "http" | "authz" | "middleware" | "rpc";
  * call was refused with 503/504 (fail closed); `would_refuse`: a limit in shadow mode refused and the
  * call was let through (counted per policy: the other policies of the check count `allowed`).
  */
-export type Outcome = "allowed" | "denied" | "unenforced" | "unavailable" | "would_refuse";
+export type Outcome = "allowed" | "denied" | "unenforced" | "unavailable" | "would_refuse" | "list_denied" | "list_allowed";
 
 export const DECISIONS_METRIC = "admit_ratelimit_decisions_total";
 
-const LEVEL_OF: Record<Outcome, LogLevel> = { allowed: "debug", denied: "info", unenforced: "warn", unavailable: "warn", would_refuse: "info" };
+const LEVEL_OF: Record<Outcome, LogLevel> = {
+  allowed: "debug",
+  denied: "info",
+  unenforced: "warn",
+  unavailable: "warn",
+  would_refuse: "info",
+  list_denied: "info",
+  list_allowed: "debug",
+};
 
 export function outcomeOf(d: RateLimitDecision | Unenforced): Outcome {
   if (isUnenforced(d)) return d.allowed ? "unenforced" : "unavailable";
@@ -88,4 +97,34 @@ export function observe(
     if (d.result.shadow) line.shadow_policies = d.policies.filter((p) => p.result.shadow).map((p) => p.result.policy);
   }
   writeLog(level, line);
+}
+
+/**
+ * Counts and logs a check the deny/allow lists decided: `list_denied` / `list_allowed` per policy in
+ * the decisions metric (flushed with the tally, never a statement per call) and no counter row — the
+ * limits never saw the call. The log line names the entry's list, scope and kind, never its value
+ * (a key or a prefix of one).
+ */
+export function observeListed(env: Bindings | undefined, via: Via, names: string[], check: { key: string; cost?: number }, m: ListMatch): void {
+  const outcome: Outcome = m.list === "deny" ? "list_denied" : "list_allowed";
+  const tally = tallyFor(env);
+  if (tally) {
+    const now = Date.now();
+    for (const policy of names) tally.count(DECISIONS_METRIC, { policy, outcome }, now);
+  }
+  const level = LEVEL_OF[outcome];
+  const rate = logSample(env, level);
+  if (rate === null) return;
+  writeLog(level, {
+    message: `rate limit ${outcome}`,
+    level,
+    event: "admit.ratelimit.decision",
+    via,
+    policies: names,
+    key_fnv: fnv64(check.key),
+    cost: check.cost ?? 1,
+    outcome,
+    list: { list: m.list, policy: m.policy, kind: m.kind },
+    sample_rate: rate,
+  });
 }

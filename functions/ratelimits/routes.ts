@@ -9,7 +9,9 @@ import { PageQuery } from "../core/validation";
 import {
   CheckBody,
   CheckResult,
+  DeniedByList,
   ENFORCED_HEADER,
+  Listed,
   NameParam,
   Override,
   OverrideBody,
@@ -280,13 +282,18 @@ export const checkRoute = scoped(
     tags: ["Rate limits"],
     summary: "Check (and spend) a key's rate limit",
     description:
-      "200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.",
+      "First the deny/allow lists (this isolate's copy, at most 5 s old; no statement): a deny entry answers 403 `denied-by-list`, an allow entry 200 `reason: \"allow-list\"` — neither counts. Then: 200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.",
     request: { body: { required: true, content: { "application/json": { schema: CheckBody } } } },
     responses: {
       200: {
-        description: "Allowed (or not enforced: fail open)",
+        description: "Allowed (or not enforced: fail open; or let through by an allow list entry, uncounted)",
         headers: { ...RL_HEADERS, ...ENFORCED_HEADER },
-        content: { "application/json": { schema: z.union([CheckResult, Unenforced]) } },
+        content: { "application/json": { schema: z.union([CheckResult, Unenforced, Listed]) } },
+      },
+      403: {
+        description:
+          "A deny list entry matches the key, the `ip` or the `country`: nothing was counted. 403 and not 429: the entry does not end with a window, so a retry never helps",
+        content: { "application/problem+json": { schema: DeniedByList } },
       },
       429: {
         description: "Denied; nothing consumed. `policy`: the result body; `policies`: a quota-exceeded problem",

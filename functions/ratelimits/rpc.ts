@@ -24,8 +24,9 @@ export async function checkRateLimit(db: Db, env: Bindings, input: CheckRequest)
   const b = valid(bodyOf(routes.checkRoute), input, "json");
   const r = await check(db, b, { cache: denyCacheFor(env), env, via: "rpc" });
   if (r.kind === "failOpen") return r.body as unknown as CheckAnswer;
-  if (r.kind === "failClosed") throw r.refusal;
+  if (r.kind === "failClosed" || r.kind === "refused") throw r.refusal;
   if (r.kind === "missing") throw noPolicy(r.missing[0]);
+  if (r.kind === "listed") return r.body as unknown as CheckAnswer;
   return r.decision.result;
 }
 

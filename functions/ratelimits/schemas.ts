@@ -5,6 +5,7 @@ import { ProblemSchema } from "../core/openapi";
 import { DOT_SEGMENT_MESSAGE, isLater, jsonObject, name, Rfc3339 } from "../core/validation";
 import { DEFAULT_TIMEOUT_MS } from "./cache";
 import { NOT_ENFORCED_HEADER } from "./headers";
+import { parseAddress } from "./lists/ip";
 
 /** The longest window a policy may have (366 days). */
 export const MAX_WINDOW_MS = 366 * 86_400_000;
@@ -91,6 +92,14 @@ export const OverrideBody = z
   })
   .openapi("RateLimitOverrideInput");
 
+/** An IP address as the lists read it (lists/ip.ts). */
+export const ClientIp = z
+  .string()
+  .max(100)
+  .refine((v) => parseAddress(v) !== null, "must be an IPv4 or IPv6 address");
+/** A country code: two letters (ISO 3166-1 alpha-2), either case. */
+export const Country = z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter country code (ISO 3166-1 alpha-2)");
+
 const Info = jsonObject(MAX_INFO_BYTES).optional().openapi({ description: "Small JSON object stored in the request log (policies with `log: true`)" });
 
 export const CheckBody = z
@@ -110,6 +119,14 @@ export const CheckBody = z
     key: Key.openapi({ example: "customer-42" }),
     cost: Cost.default(1).openapi({ description: "Units this call takes (default 1). 0 = peek: consumes nothing; allowed means one unit fits" }),
     info: Info,
+    ip: ClientIp.optional().openapi({
+      example: "192.0.2.7",
+      description: "The client's IP address (v4 or v6), matched against the deny/allow lists' ip entries. Not stored",
+    }),
+    country: Country.optional().openapi({
+      example: "NL",
+      description: "The client's country (ISO 3166-1 alpha-2), matched against the lists' country entries",
+    }),
   })
   .refine((b) => (b.policy === undefined) !== (b.policies === undefined), { path: ["policies"], message: "give exactly one of policy and policies" })
   .openapi("RateLimitCheck");
@@ -171,6 +188,35 @@ export const Unenforced = z
     timeout_ms: z.number().int(),
   })
   .openapi("RateLimitUnenforced");
+
+const ListEntryRef = z
+  .object({
+    list: z.enum(["deny", "allow"]),
+    policy: z.string().nullable().openapi({ description: "The policy the entry is for; null: every policy (global)" }),
+    kind: z.enum(["key", "prefix", "ip", "country"]),
+    value: z.string(),
+    reason: z.string().nullable(),
+  })
+  .openapi("RateLimitListMatch");
+
+export const Listed = z
+  .object({
+    allowed: z.literal(true),
+    policy: z.string().optional(),
+    policies: z.array(z.string()).optional(),
+    key: z.string(),
+    reason: z.literal("allow-list"),
+    entry: ListEntryRef,
+  })
+  .openapi("RateLimitAllowListed", { description: "An allow list entry let the call through: nothing was counted (header `Admit-RateLimit-List: allow`)" });
+
+export const DeniedByList = ProblemSchema.extend({
+  policy: z.string().optional(),
+  policies: z.array(z.string()).optional(),
+  key: z.string(),
+  allowed: z.literal(false),
+  entry: ListEntryRef,
+}).openapi("RateLimitDeniedByList");
 
 export const RefundResult = z
   .object({ policy: z.string(), key: z.string(), limit: z.number().int(), remaining: z.number().int(), reset_ms: z.number().int(), refunded: z.number().int() })

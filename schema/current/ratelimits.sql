@@ -28,6 +28,27 @@ CREATE TABLE ratelimit_counters (
 ) WITH (fillfactor=60);
 COMMENT ON TABLE ratelimit_counters IS 'The counters: one row per (policy, key, window slot) for fixed and sliding windows, one per (policy, key) for the token bucket. Only never-changing columns are indexed and FILLFACTOR leaves room, so every update is HOT.';
 
+CREATE TABLE ratelimit_list_entries (
+  list text NOT NULL,
+  policy text,
+  kind text NOT NULL,
+  value text NOT NULL,
+  network cidr,
+  reason text,
+  expires_at timestamp with time zone,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT ratelimit_list_entries_policy_fkey FOREIGN KEY (policy) REFERENCES ratelimit_policies(name) ON DELETE CASCADE,
+  CONSTRAINT ratelimit_list_entries_check CHECK (((kind = 'ip'::text) = (network IS NOT NULL))),
+  CONSTRAINT ratelimit_list_entries_check1 CHECK (((kind <> 'ip'::text) OR (value = (network)::text))),
+  CONSTRAINT ratelimit_list_entries_check2 CHECK (((kind <> 'country'::text) OR (value ~ '^[A-Z]{2}$'::text))),
+  CONSTRAINT ratelimit_list_entries_kind_check CHECK ((kind = ANY (ARRAY['key'::text, 'prefix'::text, 'ip'::text, 'country'::text]))),
+  CONSTRAINT ratelimit_list_entries_list_check CHECK ((list = ANY (ARRAY['deny'::text, 'allow'::text])))
+);
+COMMENT ON TABLE ratelimit_list_entries IS 'Deny and allow list entries of the rate limits: one per (list, policy or global, kind, value). kind ip keeps the network in `network` (cidr; an address is a /32 or /128) and its text in `value`. policy NULL = every policy. Read by isolates in one statement per load (admit_ratelimit_lists_load), never per check.';
+CREATE INDEX ratelimit_list_entries_by_policy ON public.ratelimit_list_entries USING btree (policy) WHERE (policy IS NOT NULL);
+CREATE UNIQUE INDEX ratelimit_list_entries_by_value ON public.ratelimit_list_entries USING btree (list, COALESCE(policy, ''::text) COLLATE "C", kind, value COLLATE "C");
+
 CREATE TABLE ratelimit_log (
   id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
   at timestamp with time zone NOT NULL,
@@ -919,6 +940,42 @@ AS $function$
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_key_prefixes(p_key text, p_lengths integer[]) IS 'The prefixes an override lookup probes for a key: the key itself, and its first l characters for each pattern prefix length l shorter than it.';
 
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_delete(p_list text, p_policy text, p_kind text, p_value text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_value text := p_value;
+BEGIN
+  IF p_kind = 'ip' THEN
+    BEGIN
+      v_value := network(p_value::inet)::text;
+    EXCEPTION WHEN invalid_text_representation THEN
+      RETURN false;
+    END;
+  ELSIF p_kind = 'country' THEN
+    v_value := upper(p_value);
+  END IF;
+  DELETE FROM ratelimit_list_entries
+   WHERE list = p_list AND coalesce(policy, '') = coalesce(p_policy, '') AND kind = p_kind AND value = v_value;
+  RETURN FOUND;
+END;
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_list_delete(p_list text, p_policy text, p_kind text, p_value text) IS 'DELETE /v1/ratelimits/lists/{list}: removes one entry by (policy or global, kind, value); true when one was removed.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_entry_json(e ratelimit_list_entries)
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT json_build_object(
+    'list', e.list, 'policy', e.policy, 'kind', e.kind, 'value', e.value, 'reason', e.reason,
+    'expires_at', admit_rfc3339(e.expires_at), 'created_at', admit_rfc3339(e.created_at),
+    'updated_at', admit_rfc3339(e.updated_at),
+    'expired', e.expires_at IS NOT NULL AND e.expires_at <= now())
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_list_entry_json(e ratelimit_list_entries) IS 'A deny/allow list entry as JSON (list, policy, kind, value, reason, expires_at, created_at, updated_at, expired).';
+
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_overrides(p_policy text, p_key text)
  RETURNS json
  LANGUAGE sql
@@ -930,6 +987,24 @@ AS $function$
   END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_list_overrides(p_policy text, p_key text) IS 'The override periods of one key, in order; NULL when the policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_page(p_list text, p_policy text, p_after text[], p_limit integer, p_names text[])
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(admit_ratelimit_list_entry_json(e) ORDER BY coalesce(e.policy, '') COLLATE "C", e.kind, e.value COLLATE "C"), '[]')
+    FROM (
+      SELECT * FROM ratelimit_list_entries t
+       WHERE t.list = p_list
+         AND (p_policy IS NULL OR t.policy = p_policy)
+         AND (p_names IS NULL OR (t.policy IS NOT NULL AND t.policy LIKE ANY (p_names)))
+         AND (p_after IS NULL OR (coalesce(t.policy, '') COLLATE "C", t.kind, t.value COLLATE "C") > (p_after[1] COLLATE "C", p_after[2], p_after[3] COLLATE "C"))
+       ORDER BY coalesce(t.policy, '') COLLATE "C", t.kind, t.value COLLATE "C"
+       LIMIT p_limit + 1
+    ) e
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_list_page(p_list text, p_policy text, p_after text[], p_limit integer, p_names text[]) IS 'GET /v1/ratelimits/lists/{list}: a page of entries by (policy, kind, value) after a cursor, limited to the policies the caller may see (no global entries for a caller with name patterns).';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_policies(p_after text, p_limit integer, p_names text[])
  RETURNS json
@@ -958,6 +1033,53 @@ AS $function$
   END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_list_policy_overrides(p_policy text, p_after_key text, p_after_start timestamp with time zone, p_limit integer) IS 'Every override of one policy by key then start, after a (key, start) cursor; NULL when the policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_list_put(p_list text, p_policy text, p_kind text, p_value text, p_reason text, p_expires_at timestamp with time zone)
+ RETURNS json
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_net cidr;
+  v_value text := p_value;
+  v_created boolean;
+  v_entry json;
+BEGIN
+  IF p_policy IS NOT NULL THEN
+    PERFORM 1 FROM ratelimit_policies WHERE name = p_policy FOR KEY SHARE;
+    IF NOT FOUND THEN RETURN json_build_object('status', 'no_policy'); END IF;
+  END IF;
+  IF p_kind = 'ip' THEN
+    BEGIN
+      v_net := network(p_value::inet);
+    EXCEPTION WHEN invalid_text_representation THEN
+      RETURN json_build_object('status', 'invalid');
+    END;
+    v_value := v_net::text;
+  ELSIF p_kind = 'country' THEN
+    v_value := upper(p_value);
+  END IF;
+  INSERT INTO ratelimit_list_entries AS t (list, policy, kind, value, network, reason, expires_at)
+  VALUES (p_list, p_policy, p_kind, v_value, v_net, p_reason, p_expires_at)
+  ON CONFLICT (list, (coalesce(policy, '')) COLLATE "C", kind, value COLLATE "C")
+  DO UPDATE SET reason = excluded.reason, expires_at = excluded.expires_at, updated_at = now()
+  RETURNING (t.xmax = 0), admit_ratelimit_list_entry_json(t) INTO v_created, v_entry;
+  RETURN json_build_object('status', CASE WHEN v_created THEN 'created' ELSE 'updated' END, 'entry', v_entry);
+END;
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_list_put(p_list text, p_policy text, p_kind text, p_value text, p_reason text, p_expires_at timestamp with time zone) IS 'PUT /v1/ratelimits/lists/{list}: creates or replaces one deny/allow entry (ip values stored as their network). {status: created|updated|no_policy|invalid, entry}.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_lists_load()
+ RETURNS json
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(json_agg(json_build_object(
+           'list', list, 'policy', policy, 'kind', kind, 'value', value, 'reason', reason,
+           'expires_in_ms', CASE WHEN expires_at IS NULL THEN NULL ELSE floor(extract(epoch FROM expires_at - now()) * 1000)::bigint END)), '[]')
+    FROM ratelimit_list_entries
+   WHERE expires_at IS NULL OR expires_at > now()
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_lists_load() IS 'Every live deny/allow entry with its remaining lifetime in ms (database clock), for an isolate''s list cache: one statement per load, never per check.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_in_force(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone)
  RETURNS ratelimit_overrides

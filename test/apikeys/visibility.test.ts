@@ -39,8 +39,8 @@ function leaked(text: string): string[] {
   return found;
 }
 
-/** Each list bounded by names: how to make a named thing, the list's path and its items' name field. */
-const LISTS: Record<string, { scope: string; make(name: string): [string, string, unknown]; field: string }> = {
+/** Each list bounded by names: how to make a named thing, the list's path (when the document's has a parameter) and its items' name field. */
+const LISTS: Record<string, { scope: string; make(name: string): [string, string, unknown]; field: string; path?: string }> = {
   "/v1/ratelimits/policies": {
     scope: "ratelimits:read",
     make: (n) => ["PUT", `/v1/ratelimits/policies/${n}`, { algorithm: "fixed_window", limit: 5, window_ms: 3_600_000 }],
@@ -48,6 +48,13 @@ const LISTS: Record<string, { scope: string; make(name: string): [string, string
   },
   "/v1/locks": { scope: "locks:read", make: (n) => ["POST", `/v1/locks/${n}/acquire`, { holder: "h", ttl_ms: 600_000 }], field: "key" },
   "/v1/semaphores": { scope: "semaphores:read", make: (n) => ["PUT", `/v1/semaphores/${n}`, { permits: 2 }], field: "name" },
+  // An entry of the deny list scoped to a policy: the policies above, made first, are its names.
+  "/v1/ratelimits/lists/{list}": {
+    scope: "ratelimits:read",
+    make: (n) => ["PUT", "/v1/ratelimits/lists/deny", { kind: "key", value: "abuser", policy: n }],
+    field: "policy",
+    path: "/v1/ratelimits/lists/deny",
+  },
   "/v1/webhooks/sources": { scope: "webhooks:read", make: (n) => ["PUT", `/v1/webhooks/sources/${n}`, { secret: newSecret() }], field: "source" },
   // The resource is a required query name, checked before the list: its items are all of it.
   "/v1/reservations": {
@@ -81,7 +88,7 @@ describe("lists", () => {
         let cursor: string | null = null;
         let pages = 0;
         do {
-          const res = await as(key.secret)("GET", `${list}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+          const res = await as(key.secret)("GET", `${t.path ?? list}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
           expect(res.status, res.text).toBe(200);
           if (leaked(res.text).length) wrong.push(`${list} limit ${limit}: ${leaked(res.text).join(", ")} in ${res.text.slice(0, 300)}`);
           const names = res.json.items.map((i: Record<string, string>) => i[t.field]);

@@ -38,7 +38,7 @@ describe("a cursor no list gave", () => {
     expect((await suite.api("PUT", "/v1/ratelimits/policies/bp", { algorithm: "fixed_window", limit: 5, window_ms: 60_000 })).status).toBe(201);
     expect((await suite.api("PUT", "/v1/webhooks/sources/bs", { secret: newSecret() })).status).toBe(201);
     const doc = (await suite.api("GET", "/openapi.json")).json;
-    const values: Record<string, string> = { name: "bp", source: "bs", resource: "br" };
+    const values: Record<string, string> = { name: "bp", source: "bs", resource: "br", list: "deny" };
     const lists: string[] = [];
     for (const [template, item] of Object.entries<Record<string, any>>(doc.paths)) {
       const params: Array<{ name: string; in: string; required?: boolean }> = item.get?.parameters ?? [];

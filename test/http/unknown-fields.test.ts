@@ -37,7 +37,9 @@ async function writes() {
     for (const [method, op] of Object.entries<any>(item)) {
       const media = op.requestBody?.content?.["application/json"];
       if (!media || `${method.toUpperCase()} ${template}` === DELIVERY) continue;
-      const path = template.replaceAll(/\{(.+?)\}/g, (_m, p: string) => (p === "id" ? UUID : `uf-${p}`));
+      // A path parameter with a closed set of values (a list's name) takes its first.
+      const choices = (p: string): string[] | undefined => op.parameters?.find((x: any) => x.in === "path" && x.name === p)?.schema?.enum;
+      const path = template.replaceAll(/\{(.+?)\}/g, (_m, p: string) => (p === "id" ? UUID : (choices(p)?.[0] ?? `uf-${p}`)));
       out.push({ method: method.toUpperCase(), template, path, example: media.example, schema: deref(doc, media.schema)! });
     }
   }
@@ -117,7 +119,7 @@ describe("over HTTP", () => {
     const policy = { algorithm: "fixed_window", limit: 5, window_ms: 60_000 };
     for (const [extra, path] of [
       [{ on_unavailble: "allow" }, "on_unavailble"],
-      [{ shadow: true }, "shadow"],
+      [{ shadow_mode: true }, "shadow_mode"],
     ] as const) {
       const res = await suite.api("PUT", "/v1/ratelimits/policies/uf-typo", { ...policy, ...extra });
       expect(res.status, res.text).toBe(422);

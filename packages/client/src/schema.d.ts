@@ -702,7 +702,7 @@ export interface paths {
         put?: never;
         /**
          * Check (and spend) a key's rate limit
-         * @description 200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.
+         * @description First the deny/allow lists (this isolate's copy, at most 5 s old; no statement): a deny entry answers 403 `denied-by-list`, an allow entry 200 `reason: "allow-list"` — neither counts. Then: 200 when allowed, 429 when denied — with `policy`, both with the same body; with `policies` (1–8, one all-or-nothing statement), the 429 is a `quota-exceeded` problem document naming `violated-policies`. Both carry the IETF `RateLimit-Policy`/`RateLimit` headers (one list item per policy); 429 adds `Retry-After` (seconds, rounded up) unless the cost exceeds a limit. A denied call consumes nothing. When the database does not decide within the policies' `timeout_ms`, a fail-open check answers 200 `allowed: true` with `reason` `timeout`/`unavailable`, `consumed` and `Admit-RateLimit-Enforced: false`; a fail-closed one 503 + Retry-After when nothing was consumed, 504 outcome-unknown + Retry-After when the check was sent and may have consumed a unit.
          */
         post: operations["checkRateLimit"];
         delete?: never;
@@ -750,6 +750,34 @@ export interface paths {
          * @description Sets the units the key spent in the current window to none (a sliding window's previous window too; a token bucket is refilled), in `policy` or, without it, in every policy the caller may touch. The window's admitted/attempted/rejected counts stay. Audited. Ordered with the checks of the key under its counter rows' locks: checks racing a reset admit at most the old window's and one fresh window's units. This isolate forgets its cached denials of the key at once; every other isolate within 5 s.
          */
         delete: operations["resetRateLimitUsage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ratelimits/lists/{list}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a deny or allow list's entries
+         * @description By (policy, kind, value), global entries first; expired entries too (`expired: true`) until deleted.
+         */
+        get: operations["listRateLimitListEntries"];
+        /**
+         * Add or replace a deny or allow list entry
+         * @description An entry is named by (list, policy or global, kind, value); putting it again replaces its reason and expiry. A deny entry refuses a matching check with 403 `denied-by-list` before any counter is touched; an allow entry lets it through uncounted (when every policy of the check has one, or it is global). Deny wins over allow. Audited. Every isolate's checks see the change within 5 s; this isolate's at once.
+         */
+        put: operations["putRateLimitListEntry"];
+        post?: never;
+        /**
+         * Remove a deny or allow list entry
+         * @description Audited. Every isolate's checks see the change within 5 s; this isolate's at once.
+         */
+        delete: operations["deleteRateLimitListEntry"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1852,6 +1880,37 @@ export interface components {
             consumed: "unknown" | "none";
             timeout_ms: number;
         };
+        /** @description An allow list entry let the call through: nothing was counted (header `Admit-RateLimit-List: allow`) */
+        RateLimitAllowListed: {
+            /** @enum {boolean} */
+            allowed: true;
+            policy?: string;
+            policies?: string[];
+            key: string;
+            /** @enum {string} */
+            reason: "allow-list";
+            entry: components["schemas"]["RateLimitListMatch"];
+        };
+        RateLimitListMatch: {
+            /** @enum {string} */
+            list: "deny" | "allow";
+            /** @description The policy the entry is for; null: every policy (global) */
+            policy: string | null;
+            /** @enum {string} */
+            kind: "key" | "prefix" | "ip" | "country";
+            value: string;
+            reason: string | null;
+        };
+        RateLimitDeniedByList: components["schemas"]["Problem"] & ({
+            policy?: string;
+            policies?: string[];
+            key: string;
+            /** @enum {boolean} */
+            allowed: false;
+            entry: components["schemas"]["RateLimitListMatch"];
+        } & {
+            [key: string]: unknown;
+        });
         RateLimitQuotaExceeded: components["schemas"]["Problem"] & ({
             allowed: boolean;
             /** @description With `policies`: the most restrictive one (denied: the refusing policy with the longest wait; admitted: the fewest units left) */
@@ -1905,6 +1964,16 @@ export interface components {
             info?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description The client's IP address (v4 or v6), matched against the deny/allow lists' ip entries. Not stored
+             * @example 192.0.2.7
+             */
+            ip?: string;
+            /**
+             * @description The client's country (ISO 3166-1 alpha-2), matched against the lists' country entries
+             * @example NL
+             */
+            country?: string;
         };
         RateLimitRefundResult: {
             policy: string;
@@ -1962,6 +2031,50 @@ export interface components {
              * @description The database's clock at the reset
              */
             at: string;
+        };
+        RateLimitListEntry: {
+            /** @enum {string} */
+            list: "deny" | "allow";
+            /** @description null: every policy (global) */
+            policy: string | null;
+            /**
+             * @description `key`: the limited key, exactly; `prefix`: every key starting with `value`; `ip`: an address or network (CIDR, v4 or v6) the client's address lies in; `country`: an ISO 3166-1 alpha-2 code
+             * @enum {string}
+             */
+            kind: "key" | "prefix" | "ip" | "country";
+            /** @description As stored: an ip value as its network (`192.0.2.7/32`), a country upper-case */
+            value: string;
+            reason: string | null;
+            expires_at: string | null;
+            created_at: string;
+            updated_at: string;
+            expired: boolean;
+        };
+        RateLimitListEntryInput: {
+            /**
+             * @description `key`: the limited key, exactly; `prefix`: every key starting with `value`; `ip`: an address or network (CIDR, v4 or v6) the client's address lies in; `country`: an ISO 3166-1 alpha-2 code
+             * @enum {string}
+             */
+            kind: "key" | "prefix" | "ip" | "country";
+            /** @example customer-42 */
+            value: string;
+            /** @description The policy the entry is for; omitted: every policy (global) */
+            policy?: string;
+            /**
+             * @description Why: sent back in a denial's problem
+             * @example card testing from this customer
+             */
+            reason?: string;
+            /**
+             * Format: date-time
+             * @description From this moment the entry no longer applies; omitted: never
+             * @example 2021-01-01T14:45:00Z
+             */
+            expires_at?: string;
+        };
+        RateLimitListPage: {
+            items: components["schemas"]["RateLimitListEntry"][];
+            next_cursor: string | null;
         };
         RateLimitKeyList: {
             policy: string;
@@ -9825,14 +9938,15 @@ export interface operations {
                  * @example {
                  *       "policy": "api",
                  *       "key": "customer-42",
-                 *       "cost": 1
+                 *       "cost": 1,
+                 *       "ip": "192.0.2.7"
                  *     }
                  */
                 "application/json": components["schemas"]["RateLimitCheck"];
             };
         };
         responses: {
-            /** @description Allowed (or not enforced: fail open) */
+            /** @description Allowed (or not enforced: fail open; or let through by an allow list entry, uncounted) */
             200: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers-11: a Structured Field list, one item per policy in the order asked (q = quota units, w = window in seconds). One policy: `"api";q=100;w=60`; several: `"burst";q=100;w=60, "daily";q=10000;w=86400` */
@@ -9857,7 +9971,7 @@ export interface operations {
                      *       "reason": "limit"
                      *     }
                      */
-                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"];
+                    "application/json": components["schemas"]["RateLimitResult"] | components["schemas"]["RateLimitUnenforced"] | components["schemas"]["RateLimitAllowListed"];
                 };
             };
             /** @description Malformed JSON */
@@ -9894,7 +10008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            /** @description A deny list entry matches the key, the `ip` or the `country`: nothing was counted. 403 and not 429: the entry does not end with a window, so a retry never helps */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9902,14 +10016,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "type": "/problems/denied-by-list",
+                     *       "title": "Denied by a deny list",
+                     *       "detail": "\"customer-42\" is refused: the address \"192.0.2.0/24\" is on the policy \"api\" deny list: card testing. Nothing was counted; a retry is refused alike.",
                      *       "scope": "ratelimits:admin",
-                     *       "status": 403
+                     *       "status": 403,
+                     *       "policy": "api",
+                     *       "key": "customer-42",
+                     *       "allowed": false,
+                     *       "entry": {
+                     *         "list": "deny",
+                     *         "policy": "api",
+                     *         "kind": "ip",
+                     *         "value": "192.0.2.0/24",
+                     *         "reason": "card testing"
+                     *       }
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["RateLimitDeniedByList"];
                 };
             };
             /** @description Not found */
@@ -10643,6 +10767,584 @@ export interface operations {
                      *         {
                      *           "in": "query",
                      *           "path": "policy",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRateLimitListEntries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–1000 (default 100) */
+                limit?: number;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+                /** @description Only this policy's entries */
+                policy?: string;
+            };
+            header?: never;
+            path: {
+                /** @example deny */
+                list: "deny" | "allow";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "list": "deny",
+                     *           "policy": "api",
+                     *           "kind": "ip",
+                     *           "value": "192.0.2.0/24",
+                     *           "reason": "card testing",
+                     *           "expires_at": "2030-05-01T00:00:00Z",
+                     *           "created_at": "2030-04-30T12:00:00.000Z",
+                     *           "updated_at": "2030-04-30T12:00:00.000Z",
+                     *           "expired": false
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitListPage"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path list: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "list",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putRateLimitListEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example deny */
+                list: "deny" | "allow";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "ip",
+                 *       "value": "192.0.2.0/24",
+                 *       "policy": "api",
+                 *       "reason": "card testing",
+                 *       "expires_at": "2030-05-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RateLimitListEntryInput"];
+            };
+        };
+        responses: {
+            /** @description Replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "list": "deny",
+                     *       "policy": "api",
+                     *       "kind": "ip",
+                     *       "value": "192.0.2.0/24",
+                     *       "reason": "card testing",
+                     *       "expires_at": "2030-05-01T00:00:00Z",
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "updated_at": "2030-04-30T12:00:00.000Z",
+                     *       "expired": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitListEntry"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "list": "deny",
+                     *       "policy": "api",
+                     *       "kind": "ip",
+                     *       "value": "192.0.2.0/24",
+                     *       "reason": "card testing",
+                     *       "expires_at": "2030-05-01T00:00:00Z",
+                     *       "created_at": "2030-04-30T12:00:00.000Z",
+                     *       "updated_at": "2030-04-30T12:00:00.000Z",
+                     *       "expired": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitListEntry"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "detail": "The body is not valid JSON.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No rate-limit policy named \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "body holder: Required.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "holder",
+                     *           "message": "Required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description Database unavailable or lock wait timed out; nothing was applied. See Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/database-unavailable",
+                     *       "title": "Database unavailable",
+                     *       "detail": "The database could not be reached; nothing was applied. Retry after Retry-After seconds.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Outcome unknown: the write was sent but no answer came; a retry with the same Idempotency-Key returns the real outcome */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/outcome-unknown",
+                     *       "title": "Outcome unknown",
+                     *       "detail": "The write was sent but no answer came; retry with the same Idempotency-Key to learn its outcome.",
+                     *       "status": 504
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteRateLimitListEntry: {
+        parameters: {
+            query: {
+                /**
+                 * @description `key`: the limited key, exactly; `prefix`: every key starting with `value`; `ip`: an address or network (CIDR, v4 or v6) the client's address lies in; `country`: an ISO 3166-1 alpha-2 code
+                 * @example ip
+                 */
+                kind: "key" | "prefix" | "ip" | "country";
+                /** @example 192.0.2.0/24 */
+                value: string;
+                /**
+                 * @description The entry's policy; omitted: the global entry
+                 * @example api
+                 */
+                policy?: string;
+            };
+            header?: {
+                /** @description Makes the request safe to retry while the key is kept (`IDEMPOTENCY_TTL_S`, 24 h by default): a retry with the same key and the same method, path and body replays the stored response (`Idempotent-Replayed: true`) and does not run again; the same key with another request → 422 `/problems/idempotency-key-reused`; while the first is still running → 409 `/problems/idempotency-key-in-use` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example deny */
+                list: "deny" | "allow";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid bearer token (or a key that is unknown, revoked or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "detail": "Send `Authorization: Bearer <API_TOKEN or key>`.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks this operation's scope (`x-scope`) or may not touch the name (`scope` or `name` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "detail": "This key lacks the scope ratelimits:admin.",
+                     *       "scope": "ratelimits:admin",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No deny list entry ip \"192.0.2.0/24\" for \"api\"."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request with this Idempotency-Key is still running (`/problems/idempotency-key-in-use`); see Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-in-use",
+                     *       "title": "Request in progress",
+                     *       "detail": "A request with this Idempotency-Key is still running. Retry after Retry-After seconds to get its response; it will not run twice.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUse"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "detail": "The body is larger than 65536 bytes.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "detail": "Send the body as application/json (got \"text/plain\").",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (`errors` lists each field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "path list: Invalid input.",
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "path": "list",
                      *           "message": "Invalid input"
                      *         }
                      *       ]
