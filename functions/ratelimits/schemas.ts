@@ -5,7 +5,6 @@ import { ProblemSchema } from "../core/openapi";
 import { DOT_SEGMENT_MESSAGE, isLater, jsonObject, name, Rfc3339 } from "../core/validation";
 import { DEFAULT_TIMEOUT_MS } from "./cache";
 import { NOT_ENFORCED_HEADER } from "./headers";
-import { parseAddress } from "./lists/ip";
 
 /** The longest window a policy may have (366 days). */
 export const MAX_WINDOW_MS = 366 * 86_400_000;
@@ -92,11 +91,12 @@ export const OverrideBody = z
   })
   .openapi("RateLimitOverrideInput");
 
-/** An IP address as the lists read it (lists/ip.ts). */
-export const ClientIp = z
-  .string()
-  .max(100)
-  .refine((v) => parseAddress(v) !== null, "must be an IPv4 or IPv6 address");
+/**
+ * The client's address as an entrance passes it: any text up to 100 characters; one that is not an
+ * IPv4 or IPv6 address (lists/ip.ts) matches no ip entry, as a malformed forwarded header does at
+ * /v1/authz — the lists never turn a client's odd address into a refusal of the check.
+ */
+export const ClientIp = z.string().max(100);
 /** A country code: two letters (ISO 3166-1 alpha-2), either case. */
 export const Country = z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter country code (ISO 3166-1 alpha-2)");
 
@@ -121,7 +121,8 @@ export const CheckBody = z
     info: Info,
     ip: ClientIp.optional().openapi({
       example: "192.0.2.7",
-      description: "The client's IP address (v4 or v6), matched against the deny/allow lists' ip entries. Not stored",
+      description:
+        "The client's IP address (v4 or v6), matched against the deny/allow lists' ip entries (text that is not an address matches none). Not stored",
     }),
     country: Country.optional().openapi({
       example: "NL",

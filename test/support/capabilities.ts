@@ -350,7 +350,7 @@ export const ratelimits: Capability = {
     );
     await conn.query("SELECT 1 FROM ratelimit_counters WHERE policy = $1 AND key = $2 FOR UPDATE", [RL_POLICY, key]);
   },
-  tables: ["ratelimit_policies", "ratelimit_counters", "ratelimit_log"],
+  tables: ["ratelimit_policies", "ratelimit_counters", "ratelimit_log", "ratelimit_list_entries"],
   examples: (key) => [
     {
       method: "PUT",
@@ -374,6 +374,14 @@ export const ratelimits: Capability = {
     { method: "DELETE", path: `/v1/ratelimits/usage?policy=fuzz-policy&key=${seg(key)}` },
     { method: "GET", path: "/v1/ratelimits/policies/fuzz-policy/keys?window=1h&order=used&limit=10" },
     { method: "GET", path: "/v1/ratelimits/policies/fuzz-policy/decisions?minutes=30" },
+    {
+      method: "PUT",
+      path: "/v1/ratelimits/lists/deny",
+      body: { kind: "key", value: key, policy: "fuzz-policy", reason: "fuzz", expires_at: "2040-01-01T00:00:00Z" },
+    },
+    { method: "GET", path: "/v1/ratelimits/lists/deny?policy=fuzz-policy&limit=10" },
+    { method: "DELETE", path: `/v1/ratelimits/lists/deny?kind=key&value=${seg(key)}&policy=fuzz-policy` },
+    { method: "POST", path: "/v1/ratelimits/check", body: { policy: "fuzz-policy", key, ip: "192.0.2.1", country: "NL" } },
   ],
   lookups: (key, _tag, slot) => [
     {

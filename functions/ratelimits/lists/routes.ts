@@ -21,7 +21,7 @@ import * as sql from "./sql";
 /** The name a global entry is scoped by: outside every policy name (PolicyName has no parentheses). */
 export const GLOBAL_NAME = "(global)";
 
-const ListParam = z.object({ list: z.enum(["deny", "allow"]).openapi({ param: { name: "list", in: "path" }, example: "deny" }) });
+const ListParam = z.object({ list: z.enum(["deny", "allow"]).openapi({ param: { name: "list", in: "path" }, example: "deny", pattern: "^(deny|allow)$" }) });
 const Kind = z.enum(["key", "prefix", "ip", "country"]).openapi({
   description:
     "`key`: the limited key, exactly; `prefix`: every key starting with `value`; `ip`: an address or network (CIDR, v4 or v6) the client's address lies in; `country`: an ISO 3166-1 alpha-2 code",
@@ -31,9 +31,9 @@ const Value = name(500).openapi({ example: "customer-42" });
 /** The value must suit its kind: an address or CIDR for ip, two letters for country. */
 function valueFits(b: { kind: string; value: string }, ctx: z.RefinementCtx): void {
   if (b.kind === "ip" && parseNetwork(b.value) === null)
-    ctx.addIssue({ code: "custom", path: ["value"], message: "must be an IPv4 or IPv6 address or CIDR network" });
+    ctx.addIssue({ code: "custom", path: ["value"], message: "for kind ip: must be an IPv4 or IPv6 address or CIDR network" });
   if (b.kind === "country" && !/^[A-Za-z]{2}$/.test(b.value))
-    ctx.addIssue({ code: "custom", path: ["value"], message: "must be a two-letter country code (ISO 3166-1 alpha-2)" });
+    ctx.addIssue({ code: "custom", path: ["value"], message: "for kind country: must be a two-letter country code (ISO 3166-1 alpha-2)" });
 }
 
 const EntryBody = z

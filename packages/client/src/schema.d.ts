@@ -1965,7 +1965,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description The client's IP address (v4 or v6), matched against the deny/allow lists' ip entries. Not stored
+             * @description The client's IP address (v4 or v6), matched against the deny/allow lists' ip entries (text that is not an address matches none). Not stored
              * @example 192.0.2.7
              */
             ip?: string;

@@ -228,9 +228,10 @@ describe("every operation in /openapi.json under random and adversarial input", 
     // out, where optional): the rest of the request stays the valid example, so a 422 validation
     // problem is the server refusing what the document allows. Cross-field rules the document states
     // in prose (an end after its start) are the exception, named below; everything else is a mismatch.
-    // (Forwarding: url or binding, path with a binding, ordered with an ordering_key, a binding this Worker has, a range's order.)
+    // (Forwarding: url or binding, path with a binding, ordered with an ordering_key, a binding this Worker has, a range's order.
+    // Lists: an ip or country entry's value in its kind's form.)
     const CROSS_FIELD =
-      /must be after|give both from and to|exactly one of policy and policies|at most 366 (days|nights)|exactly one of url and binding|is only for a binding|needs ordering_key|no Service Binding named|Admit's own binding|must be later than since/i;
+      /must be after|give both from and to|exactly one of policy and policies|at most 366 (days|nights)|exactly one of url and binding|is only for a binding|needs ordering_key|no Service Binding named|Admit's own binding|must be later than since|for kind (ip|country):/i;
     const statuses: Record<number, number> = {};
     const refused: string[] = [];
     let tried = 0;
