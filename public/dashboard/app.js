@@ -58,6 +58,7 @@ function forgetShown() {
   clearProblem();
   for (const id of [
     "rl-policies",
+    "rl-lists",
     "rl-usage",
     "rl-keys",
     "rl-policy",

@@ -1,4 +1,4 @@
-// The rate-limit view: every policy; for a policy and key, its current window, chart and overrides;
+// The rate-limit view: every policy and every deny/allow list entry; for a policy and key, its current window, chart and overrides;
 // for a policy, its keys and its decisions per minute.
 import { all, api } from "./api.js";
 import { chart, dropChart } from "./chart.js";
@@ -19,6 +19,21 @@ export async function loadRateLimits() {
       p.on_unavailable,
       duration(p.history_ms),
       p.shadow ? "shadow (never refuses)" : "enforced",
+    ]),
+  );
+  const [deny, allow] = await Promise.all(["deny", "allow"].map((list) => all(`/v1/ratelimits/lists/${list}`, { limit: 1000 })));
+  const entries = [...deny, ...allow];
+  table(
+    "rl-lists",
+    `${entries.length} deny/allow list ${entries.length === 1 ? "entry" : "entries"} (checked before every limit; a change reaches every isolate within 5 s)`,
+    ["List", "Policy", "Kind", "Value", "Reason", "Expires"],
+    entries.map((e) => [
+      e.list,
+      e.policy ?? "every policy",
+      e.kind,
+      e.value,
+      e.reason ?? "",
+      e.expires_at ? `${utc(e.expires_at)}${e.expired ? " (expired)" : ""}` : "never",
     ]),
   );
   const select = $("rl-policy");

@@ -45,6 +45,8 @@ async function makeData() {
   await ok("PUT", "/v1/ratelimits/policies/api-demo", { algorithm: "fixed_window", limit: 5, window_ms: 3_600_000 });
   await ok("PUT", "/v1/ratelimits/policies/search", { algorithm: "token_bucket", limit: 20, window_ms: 1000 });
   await ok("PUT", "/v1/ratelimits/policies/api-demo/overrides/customer-7", { limit: 50, valid_from: "2026-01-01T00:00:00Z" });
+  await ok("PUT", "/v1/ratelimits/lists/deny", { kind: "ip", value: "203.0.113.0/24", policy: "api-demo", reason: "card testing" });
+  await ok("PUT", "/v1/ratelimits/lists/allow", { kind: "prefix", value: "internal-", expires_at: "2099-01-01T00:00:00Z" });
   const check = (cost: number) => suite.api("POST", "/v1/ratelimits/check", { policy: "api-demo", key: "customer-42", cost });
   expect((await check(3)).status).toBe(200);
   expect((await check(3)).status).toBe(429);
@@ -193,6 +195,10 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect(await rows("#rl-policies")).toEqual([
       ["api-demo", "fixed window", "5", "1 h 0 min", "deny", "7 d 0 h", "enforced"],
       ["search", "token bucket", "20", "1 s", "deny", "7 d 0 h", "enforced"],
+    ]);
+    expect(await rows("#rl-lists")).toEqual([
+      ["deny", "api-demo", "ip", "203.0.113.0/24", "card testing", "never"],
+      ["allow", "every policy", "prefix", "internal-", "", "2099-01-01 00:00:00 UTC"],
     ]);
     // An isolate believes a cached denial at most 5 s (DENY_BELIEF_MS): renew it just before the view
     // reads it, with a peek (cost 0): the database refuses it and the cache learns the denial; a peek
@@ -532,7 +538,8 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
       await page.click('#ac-form button[type="submit"]');
       await until(async () => held.reader.length === 1, 30_000, "the reader's audit request reached the browser's network layer");
       await useToken(narrow.secret);
-      for (const id of ["#ac-keys", "#ac-audit", "#rl-policies", "#rl-usage", "#wh-out", "#pm-semaphores"]) expect([id, await text(id)]).toEqual([id, ""]);
+      for (const id of ["#ac-keys", "#ac-audit", "#rl-policies", "#rl-lists", "#rl-usage", "#wh-out", "#pm-semaphores"])
+        expect([id, await text(id)]).toEqual([id, ""]);
       await until(async () => held.narrow.length > 0, 30_000, "the narrow key's first request reached the browser's network layer");
       holdNarrow = false;
       for (const r of held.narrow.splice(0)) void r.continue();

@@ -128,6 +128,39 @@ describe("admit policies", () => {
     ]);
   });
 
+  it("deny/allow lists: apply puts the entries (an address as written matches its stored network), export round-trips, --prune deletes", async () => {
+    const lists = {
+      deny: [
+        { kind: "ip", value: "2001:DB8:0::/48", policy: "cli-api", reason: "scrapers" },
+        { kind: "country", value: "aq" },
+      ],
+      allow: [{ kind: "prefix", value: "internal-", expires_at: "2099-01-01T00:00:00Z" }],
+    };
+    const f = file("lists.json", { ...desired, lists });
+    const plan = await cli(["plan", "--file", f]);
+    expect(plan.code, plan.out).toBe(2);
+    expect(plan.out).toContain('+ deny ip "2001:DB8:0::/48" of cli-api reason "scrapers"');
+    expect(plan.out).toContain('+ allow prefix "internal-" (global) until 2099-01-01T00:00:00Z');
+    expect(await cli(["apply", "--file", f])).toMatchObject({ code: 0 });
+    expect((await suite.api("POST", "/v1/ratelimits/check", { policy: "cli-api", key: "k", ip: "2001:db8::5" })).status).toBe(403);
+    expect(await cli(["plan", "--file", f])).toMatchObject({ code: 0 }); // stored as 2001:db8::/48 and AQ: the same entries
+    const out = join(dir, "lists-exported.json");
+    expect(await cli(["export", "--file", out])).toMatchObject({ code: 0 });
+    const exported = JSON.parse(readFileSync(out, "utf8"));
+    expect(exported.lists.deny).toEqual([
+      { kind: "country", value: "AQ" },
+      { kind: "ip", value: "2001:db8::/48", policy: "cli-api", reason: "scrapers" },
+    ]);
+    expect(await cli(["plan", "--file", out])).toMatchObject({ code: 0 });
+    const fewer = file("lists-fewer.json", { ...desired, lists: { deny: [lists.deny[1]] } });
+    const kept = await cli(["apply", "--file", fewer]);
+    expect(kept.out).toContain("kept: deny entry ip");
+    expect((await suite.api("GET", "/v1/ratelimits/lists/deny")).json.items).toHaveLength(2);
+    expect(await cli(["apply", "--file", fewer, "--prune"])).toMatchObject({ code: 0 });
+    expect((await suite.api("GET", "/v1/ratelimits/lists/deny")).json.items.map((e: any) => e.value)).toEqual(["AQ"]);
+    expect((await suite.api("GET", "/v1/ratelimits/lists/allow")).json.items).toEqual([]);
+  });
+
   it("a file the schema refuses → exit 65 naming every problem on one line, nothing written", async () => {
     const f = file("bad.json", { policies: { "cli-bad": { algorithm: "leaky", limit: 0, window_ms: 1000 } } });
     const r = await cli(["apply", "--file", f]);

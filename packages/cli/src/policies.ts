@@ -1,13 +1,15 @@
-// `admit policies plan|apply|export [--file admit-policies.json] [--prune]`: rate-limit policies and
-// their overrides kept as code, in a file of the team that runs the gateway (JSON, validated by the
-// schema Admit serves at /policies.schema.json, shipped in this package too).
+// `admit policies plan|apply|export [--file admit-policies.json] [--prune]`: rate-limit policies,
+// their overrides and the deny/allow lists (`lists`, when the file has it) kept as code, in a file of
+// the team that runs the gateway (JSON, validated by the schema Admit serves at /policies.schema.json,
+// shipped in this package too).
 //   plan    prints what apply would change; exit 0 when nothing, 2 when something (for CI)
 //   apply   makes Admit match the file: creates and updates (PUT, a full replacement, idempotent);
-//           deletes policies and overrides the file does not name only with --prune. It reads
+//           deletes policies, overrides and list entries the file does not name only with --prune. It reads
 //           Admit's state itself when it runs (never a saved plan), so a change made by hand after
 //           `plan` is seen and undone; then it reads again and fails if anything still differs.
 //   export  writes Admit's current state in the file's form (stdout, or --file)
 import { readFileSync, writeFileSync } from "node:fs";
+import { BlockList, isIP } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { type Api, all, expectOk, type Json } from "./api.js";
@@ -32,10 +34,21 @@ export interface Policy {
   shadow?: boolean;
   overrides?: Override[];
 }
+export interface ListEntry {
+  kind: "key" | "prefix" | "ip" | "country";
+  value: string;
+  policy?: string | null;
+  reason?: string | null;
+  expires_at?: string | null;
+}
+export type ListName = "deny" | "allow";
 export interface PoliciesFile {
   $schema?: string;
   policies: Record<string, Policy>;
+  /** The deny and allow lists; absent: the file does not manage them (never pruned). */
+  lists?: Partial<Record<ListName, ListEntry[]>>;
 }
+const LISTS: ListName[] = ["deny", "allow"];
 
 /** The file, checked against the published schema; a CliError (exit 65) naming every problem on one line. */
 export function readPolicies(file: string): PoliciesFile {
@@ -75,9 +88,11 @@ export type Change =
   | { op: "delete-policy"; name: string }
   | { op: "put-override"; name: string; override: Override; was?: Override }
   | { op: "replace-override"; name: string; override: Override; was: Override }
-  | { op: "delete-override"; name: string; override: Override };
+  | { op: "delete-override"; name: string; override: Override }
+  | { op: "put-entry"; list: ListName; entry: ListEntry; was?: ListEntry }
+  | { op: "delete-entry"; list: ListName; entry: ListEntry };
 
-/** Admit's policies and overrides now, in the file's form (every field explicit). */
+/** Admit's policies, overrides and lists now, in the file's form (every field explicit). */
 export async function currentState(call: Api): Promise<PoliciesFile> {
   const policies: Record<string, Policy> = {};
   for (const p of await all(call, "/v1/ratelimits/policies", "listing policies")) {
@@ -90,7 +105,39 @@ export async function currentState(call: Api): Promise<PoliciesFile> {
     }));
     policies[p.name] = { ...Object.fromEntries(FIELDS.map((f) => [f, p[f]])), ...(overrides.length ? { overrides } : {}) } as Policy;
   }
-  return { policies };
+  const lists: Record<ListName, ListEntry[]> = { deny: [], allow: [] };
+  for (const list of LISTS) {
+    for (const e of await all(call, `/v1/ratelimits/lists/${list}`, `listing the ${list} list`)) {
+      const set = Object.entries({ policy: e.policy, reason: e.reason, expires_at: e.expires_at }).filter(([, v]) => v !== null);
+      lists[list].push({ kind: e.kind, value: e.value, ...Object.fromEntries(set) });
+    }
+  }
+  return { policies, lists };
+}
+
+/** An address or network as `addr[/bits]`: its family and prefix length; null when it is not one. */
+function network(v: string): { addr: string; family: "ipv4" | "ipv6"; bits: number } | null {
+  const [addr, bits] = v.split("/");
+  const family = isIP(addr);
+  if (!family) return null;
+  return { addr, family: family === 4 ? "ipv4" : "ipv6", bits: bits === undefined ? (family === 4 ? 32 : 128) : Number(bits) };
+}
+
+/**
+ * Whether two entries of one list are the same entry as Admit stores it: the same scope and kind, and
+ * the same value — a country in any case, an address as the network it names (2001:DB8:0::/48 is the
+ * stored 2001:db8::/48), compared by Node's own address parser.
+ */
+function sameEntry(a: ListEntry, b: ListEntry): boolean {
+  if ((a.policy ?? null) !== (b.policy ?? null) || a.kind !== b.kind) return false;
+  if (a.kind === "country") return a.value.toUpperCase() === b.value.toUpperCase();
+  const x = a.kind === "ip" ? network(a.value) : null;
+  const y = a.kind === "ip" ? network(b.value) : null;
+  if (!x || !y) return a.value === b.value;
+  if (x.family !== y.family || x.bits !== y.bits) return false;
+  const block = new BlockList();
+  block.addSubnet(x.addr, x.bits, x.family);
+  return block.check(y.addr, y.family);
 }
 
 const instant = (s: string | null | undefined) => (s == null ? null : Date.parse(s));
@@ -123,6 +170,21 @@ export function diff(desired: PoliciesFile, current: PoliciesFile, prune: boolea
     if (prune) changes.push({ op: "delete-policy", name });
     else kept.push(`policy ${name}`);
   }
+  // Lists: only when the file has `lists`; an entry is replaced when its reason or expiry differ.
+  for (const list of desired.lists ? LISTS : []) {
+    const have = [...(current.lists?.[list] ?? [])];
+    for (const e of desired.lists?.[list] ?? []) {
+      const i = have.findIndex((h) => sameEntry(h, e));
+      const old = i < 0 ? undefined : have.splice(i, 1)[0];
+      if (!old) changes.push({ op: "put-entry", list, entry: e });
+      else if ((old.reason ?? null) !== (e.reason ?? null) || instant(old.expires_at) !== instant(e.expires_at))
+        changes.push({ op: "put-entry", list, entry: e, was: old });
+    }
+    for (const e of have) {
+      if (prune) changes.push({ op: "delete-entry", list, entry: e });
+      else kept.push(`${list} entry ${e.kind} ${JSON.stringify(e.value)}${e.policy ? ` of ${e.policy}` : ""}`);
+    }
+  }
   return { changes, kept };
 }
 
@@ -145,6 +207,13 @@ export function describe(c: Change): string {
       return `~ override ${c.name} ${JSON.stringify(c.override.key)} ${period(c.was)} → ${period(c.override)} limit ${c.override.limit}`;
     case "delete-override":
       return `- override ${c.name} ${JSON.stringify(c.override.key)} ${period(c.override)}`;
+    case "put-entry":
+    case "delete-entry": {
+      const e = c.entry;
+      const what = `${c.list} ${e.kind} ${JSON.stringify(e.value)} ${e.policy ? `of ${e.policy}` : "(global)"}`;
+      if (c.op === "delete-entry") return `- ${what}`;
+      return `${c.was ? "~" : "+"} ${what}${e.reason ? ` reason ${JSON.stringify(e.reason)}` : ""}${e.expires_at ? ` until ${e.expires_at}` : ""}`;
+    }
   }
 }
 
@@ -177,16 +246,30 @@ async function perform(call: Api, c: Change): Promise<void> {
       if (c.op === "replace-override") await putOverride(c.name, c.override);
       return;
     }
+    case "put-entry": {
+      const { kind, value, policy, reason, expires_at } = c.entry;
+      const body = { kind, value, ...(policy ? { policy } : {}), ...(reason ? { reason } : {}), ...(expires_at ? { expires_at } : {}) };
+      expectOk(await call("PUT", `/v1/ratelimits/lists/${c.list}`, body), `PUT ${c.list} entry ${value}`);
+      return;
+    }
+    case "delete-entry": {
+      const e = c.entry;
+      const q = new URLSearchParams({ kind: e.kind, value: e.value, ...(e.policy ? { policy: e.policy } : {}) });
+      expectOk(await call("DELETE", `/v1/ratelimits/lists/${c.list}?${q}`), `DELETE ${c.list} entry ${e.value}`, [404]);
+      return;
+    }
   }
 }
 
-/** Policies first (an override needs its policy), deletions of overrides before their replacements. */
+/** Policies first (an override or entry needs its policy), deletions of overrides before their replacements. */
 const ORDER: Record<Change["op"], number> = {
   "create-policy": 0,
   "update-policy": 0,
   "delete-override": 1,
+  "delete-entry": 1,
   "replace-override": 2,
   "put-override": 2,
+  "put-entry": 2,
   "delete-policy": 3,
 };
 
