@@ -6,7 +6,10 @@ import { $, el, stat, table, truncatedNote } from "./dom.js";
 import { duration, utc } from "./format.js";
 
 export async function loadRateLimits() {
-  const policies = await all("/v1/ratelimits/policies", { limit: 1000 });
+  const [policies, deny, allow] = await Promise.all(
+    ["/v1/ratelimits/policies", "/v1/ratelimits/lists/deny", "/v1/ratelimits/lists/allow"].map((path) => all(path, { limit: 1000 })),
+  );
+  showLists([...deny, ...allow]);
   table(
     "rl-policies",
     `${policies.length} ${policies.length === 1 ? "policy" : "policies"}`,
@@ -19,21 +22,6 @@ export async function loadRateLimits() {
       p.on_unavailable,
       duration(p.history_ms),
       p.shadow ? "shadow (never refuses)" : "enforced",
-    ]),
-  );
-  const [deny, allow] = await Promise.all(["deny", "allow"].map((list) => all(`/v1/ratelimits/lists/${list}`, { limit: 1000 })));
-  const entries = [...deny, ...allow];
-  table(
-    "rl-lists",
-    `${entries.length} deny/allow list ${entries.length === 1 ? "entry" : "entries"} (checked before every limit; a change reaches every isolate within 5 s)`,
-    ["List", "Policy", "Kind", "Value", "Reason", "Expires"],
-    entries.map((e) => [
-      e.list,
-      e.policy ?? "every policy",
-      e.kind,
-      e.value,
-      e.reason ?? "",
-      e.expires_at ? `${utc(e.expires_at)}${e.expired ? " (expired)" : ""}` : "never",
     ]),
   );
   const select = $("rl-policy");
@@ -130,5 +118,22 @@ export async function showPolicyKeys() {
       ["Minute", "Allowed", "Denied", "Would refuse", "Not enforced", "Unavailable"],
       minutes.items.map((m) => [utc(m.minute), m.allowed, m.denied, m.would_refuse, m.unenforced, m.unavailable]),
     ),
+  );
+}
+
+/** Every deny/allow list entry (checked before every limit). */
+function showLists(entries) {
+  table(
+    "rl-lists",
+    `${entries.length} deny/allow list ${entries.length === 1 ? "entry" : "entries"} (checked before every limit; a change reaches every isolate within 5 s)`,
+    ["List", "Policy", "Kind", "Value", "Reason", "Expires"],
+    entries.map((e) => [
+      e.list,
+      e.policy ?? "every policy",
+      e.kind,
+      e.value,
+      e.reason ?? "",
+      e.expires_at ? `${utc(e.expires_at)}${e.expired ? " (expired)" : ""}` : "never",
+    ]),
   );
 }

@@ -239,6 +239,8 @@ describe("the dashboard (/dashboard) in Chromium", { timeout: 120_000 }, () => {
     expect((await rows("#rl-usage details table")).map((r) => r.slice(1))).toEqual([["2", "2", "4"]]);
     // Under the pointer, the last window's (the current one's) own numbers, its start in UTC.
     const slots = Number(totals[0][1].split(" ")[0]);
+    // The pointer reaches only what is on screen: the chart is below the policies and lists.
+    await page.$eval("#rl-usage .u-over", (e) => e.scrollIntoView({ block: "center" }));
     const over = (await (await page.$("#rl-usage .u-over"))!.boundingBox())!;
     await page.mouse.move(over.x + (over.width * (slots - 0.5)) / slots, over.y + over.height / 2);
     await page.waitForFunction(() => document.querySelector("#rl-usage .u-legend")?.textContent?.includes(":00:00 UTC"), { timeout: 10_000 });
