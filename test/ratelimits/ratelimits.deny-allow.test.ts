@@ -8,11 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, startBridge } from "../../dev/bridge";
 import { RequestDb } from "../../functions/core/db";
 import { ProblemError } from "../../functions/core/errors";
+import { tallyFor } from "../../functions/core/tally";
 import { LISTS_BOUND_MS, LISTS_REFRESH_MS, ListCache, listCacheFor } from "../../functions/ratelimits/lists/cache";
 import { contains, parseAddress, parseNetwork } from "../../functions/ratelimits/lists/ip";
 import { loadLists } from "../../functions/ratelimits/lists/sql";
 import { checkRateLimit } from "../../functions/ratelimits/rpc";
-import { bindings, client, type Served, SUITE_BUDGET_MS, serveApp, servedApp, sql } from "../support";
+import { bindings, client, type Served, SUITE_BUDGET_MS, serveApp, servedApp, sql, until } from "../support";
 import { ratelimitApi } from "./helpers";
 
 const suite = servedApp("ratelimits_deny_allow");
@@ -180,6 +181,22 @@ describe("deny entries", () => {
       },
       { action: "ratelimits.list.delete", target: "dl-b", change: { list: "deny", policy: "dl-b", kind: "key", value: "undo" } },
     ]);
+  });
+});
+
+describe("what a listed decision leaves behind", () => {
+  it("/metrics counts list_denied and list_allowed per policy (from the tally, not counter rows)", async () => {
+    await putPolicy("dl-metrics", body);
+    expect((await put("deny", { kind: "key", value: "m-deny", policy: "dl-metrics" })).status).toBe(201);
+    expect((await put("allow", { kind: "key", value: "m-allow", policy: "dl-metrics" })).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await check("dl-metrics", "m-deny")).status).toBe(403);
+    for (let i = 0; i < 2; i++) expect((await check("dl-metrics", "m-allow")).status).toBe(200);
+    await until(async () => tallyFor(bindings(suite.db))?.idle ?? true, 30_000, "the tally to flush");
+    const metrics = (await suite.api("GET", "/metrics")).text;
+    expect(metrics).toContain('admit_ratelimit_decisions_total{outcome="list_denied",policy="dl-metrics"} 3');
+    expect(metrics).toContain('admit_ratelimit_decisions_total{outcome="list_allowed",policy="dl-metrics"} 2');
+    expect(await counterRows("m-deny")).toBe(0);
+    expect(await counterRows("m-allow")).toBe(0);
   });
 });
 
