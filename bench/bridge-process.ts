@@ -22,9 +22,9 @@ export interface BenchBridge {
 type Request = { id: number; op: "stats" | "reset" | "close" };
 type Reply = { id: number; stats?: BridgeStats } | { ready: string } | { failed: string };
 
-/** Forks this file as a bridge process and talks to it. */
-export async function startBridgeProcess(): Promise<BenchBridge> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--child"], {
+/** Forks this file as a bridge process and talks to it; `rttMs` is the distance it adds (BridgeOptions.rttMs). */
+export async function startBridgeProcess(rttMs = 0): Promise<BenchBridge> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--child", `--rtt-ms=${rttMs}`], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -58,7 +58,7 @@ export async function startBridgeProcess(): Promise<BenchBridge> {
   const { poolSize, maxSessions, queueMs } = BENCH_BRIDGE;
   return {
     wsProxy,
-    config: `bridge: its defaults — HTTP SQL (POST /sql) on a pool of ${poolSize} Postgres connections per database, at most ${maxSessions} WebSocket sessions at once, refusals (53300) after ${queueMs} ms in a queue`,
+    config: `bridge: its defaults — HTTP SQL (POST /sql) on a pool of ${poolSize} Postgres connections per database, at most ${maxSessions} WebSocket sessions at once, refusals (53300) after ${queueMs} ms in a queue${rttMs > 0 ? `; ${rttMs} ms added to every HTTP SQL request and WebSocket round trip` : ""}`,
     pid: child.pid!,
     stats: async () => ((await ask("stats")) as { stats: BridgeStats }).stats,
     resetStats: async () => void (await ask("reset")),
@@ -74,7 +74,8 @@ export async function startBridgeProcess(): Promise<BenchBridge> {
 
 if (process.argv.includes("--child") && process.send) {
   try {
-    const bridge = await startBridge({ ...BENCH_BRIDGE });
+    const rttMs = Number(process.argv.find((a) => a.startsWith("--rtt-ms="))?.slice("--rtt-ms=".length) ?? 0);
+    const bridge = await startBridge({ ...BENCH_BRIDGE, rttMs });
     process.on("message", async (m: Request) => {
       if (m.op === "stats") process.send!({ id: m.id, stats: bridge.stats() } satisfies Reply);
       else if (m.op === "reset") {

@@ -5,7 +5,19 @@ import type { BenchBridge } from "./bridge-process";
 import type { CpuMeter, CpuUs } from "./cpu";
 import { type Connections, httpCall, type LoadResult, perRequestConnections, pooledConnections, type Query, runLoad } from "./load";
 import { decisionLatencies, PGBENCH_INSTALL, type Pgbench, runPgbench } from "./pgbench";
-import { type Connection, cpuPerDecision, type Layer, type RawFigures, type Row, round, roundTripsPerDecision, summarize, type Target, tally } from "./report";
+import {
+  type Connection,
+  cpuPerDecision,
+  type Layer,
+  type RawFigures,
+  type Row,
+  round,
+  roundTripsPerDecision,
+  type Settings,
+  summarize,
+  type Target,
+  tally,
+} from "./report";
 
 /** Each measured row's latencies and elapsed time, for merging rounds (see mergeRounds). */
 export const rawFigures = new WeakMap<Row, RawFigures>();
@@ -19,9 +31,10 @@ export interface BenchContext {
   requests: number;
   seconds: number;
   db: { url: string; wsProxy: string; host: string; port: number; user: string; password: string; database: string };
-  worker: { url: string; token: string } | null;
+  /** Admit's Worker; `urls`, where there are several isolates (neon profile), each one's socket, sent to round robin. */
+  worker: { url: string; token: string; urls?: string[] } | null;
   /** The driver-alone Worker (bench/peers/driver-worker), which takes no token; null with --no-edge. */
-  driverWorker: { url: string } | null;
+  driverWorker: { url: string; urls?: string[] } | null;
   /** Admit's Worker with METRICS=off (docs/observability.md): the rate-limit rows' "metrics off" twin; null with --no-edge and in a pooler profile. */
   metricsOffWorker?: { url: string; token: string } | null;
   /** Admit's Worker with COALESCE=off (each check its own statement): the rate-limit and burst rows' "coalescing off" twin; null with --no-edge and in a pooler profile. */
@@ -35,6 +48,10 @@ export interface BenchContext {
   figure(t: Target): void;
   /** Set while re-running per-request rows through a pooler ("pgbouncer"); null for the direct run. */
   profile: string | null;
+  /** The profile the run is in (bench/neon.ts); absent: today's. */
+  settings?: Settings;
+  /** The neon profile's pass (e.g. "c3" at commit 3 ms): each pass uses keys of its own; undefined in today's profile. */
+  pass?: string;
   /** This pass over the scenario's rows (0-based) of `rounds`; each round uses keys of its own. */
   round: number;
   rounds: number;
@@ -54,7 +71,7 @@ export function lastRound(ctx: BenchContext): boolean {
 
 /** A name unique to this row of this run (profile included), for keys and resources. */
 export function rowKey(ctx: BenchContext, ...parts: string[]): string {
-  return [ctx.profile, ...parts, ctx.rounds > 1 ? `r${ctx.round}` : ""].filter(Boolean).join("-");
+  return [ctx.profile, ctx.pass, ...parts, ctx.rounds > 1 ? `r${ctx.round}` : ""].filter(Boolean).join("-");
 }
 
 export interface Scenario {
@@ -243,7 +260,7 @@ export async function edge(
   ctx: BenchContext,
   c: Common & {
     connection: Connection;
-    worker?: { url: string; token?: string } | null;
+    worker?: { url: string; token?: string; urls?: string[] } | null;
     op: (
       call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>,
       i: number,
@@ -255,17 +272,21 @@ export async function edge(
   const worker = c.worker === undefined ? ctx.worker : c.worker;
   if (!worker) return { ...row, skipped: "--no-edge" };
   ctx.log(`  ${rowName(row)} c=${row.concurrency} …`);
-  const { url, token = "" } = worker;
-  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => httpCall(url, token, method, path, body, headers);
+  const { token = "" } = worker;
+  // Request i goes to isolate i mod n: the load spread round robin, as over many isolates.
+  const callAt = (i: number) => {
+    const url = isolateUrl(worker, i);
+    return (method: string, path: string, body?: unknown, headers?: Record<string, string>) => httpCall(url, token, method, path, body, headers);
+  };
   const requests = c.requests ?? ctx.requests;
   const openBefore = (await ctx.bridge.stats()).open;
-  await warmUp(row.concurrency, c.seconds ?? ctx.seconds, (i) => c.op(call, requests + i));
+  await warmUp(row.concurrency, c.seconds ?? ctx.seconds, (i) => c.op(callAt(requests + i), requests + i));
   await settle(ctx.bridge, openBefore);
   await ctx.bridge.resetStats();
   const cpu = cpuStart(ctx);
   const load = await runLoad(
     { concurrency: row.concurrency, requests, timeLimitMs: (c.seconds ?? ctx.seconds) * 1000, onProgress: progress(ctx, "requests", requests) },
-    (i) => c.op(call, i),
+    (i) => c.op(callAt(i), i),
   );
   const cpuUs = cpu();
   const stats = await settle(ctx.bridge, openBefore);
@@ -273,6 +294,11 @@ export async function edge(
   row.http_requests_per_decision = load.latencies.length > 0 ? round(stats.httpRequests / load.latencies.length, 2) : null;
   announce(ctx, row);
   return row;
+}
+
+/** Where request i goes: isolate i mod n of a Worker run as several (the neon profile), else its one URL. */
+export function isolateUrl(worker: { url: string; urls?: string[] }, i: number): string {
+  return worker.urls?.length ? worker.urls[i % worker.urls.length] : worker.url;
 }
 
 /** Runs `row(concurrency)` for each edge concurrency (ctx.edgeConcurrency: 16 and 64 by default), in turn. */

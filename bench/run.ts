@@ -11,6 +11,7 @@ import { ROOT } from "../dev/local";
 import { ownSocket } from "../dev/wrangler";
 import { cpuMeter } from "./cpu";
 import { type BenchContext, pgbenchMissing, rawFigures, type Scenario } from "./measure";
+import { commitPasses, neonTargets, parseProfile, type Settings, setCommitMs } from "./neon";
 import { findPgbench } from "./pgbench";
 import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
 import {
@@ -31,7 +32,7 @@ import { burst1000 } from "./scenarios/burst";
 import { inventoryHotNight } from "./scenarios/inventory";
 import { edgeNoop } from "./scenarios/noop";
 import { lockContention, semaphoreChurn, semaphoreHolders } from "./scenarios/permits";
-import { ratelimit10kKeys, ratelimitHot } from "./scenarios/ratelimit";
+import { ratelimit10kKeys, ratelimitHot, ratelimitHotOver } from "./scenarios/ratelimit";
 import { reservationBurst } from "./scenarios/reservation-burst";
 import { webhookDuplicates } from "./scenarios/webhooks";
 import { type Stack, startStack } from "./stack";
@@ -41,6 +42,7 @@ export const SCENARIOS: Scenario[] = [
   edgeNoop,
   ratelimitHot,
   ratelimit10kKeys,
+  ratelimitHotOver,
   reservationBurst,
   inventoryHotNight,
   semaphoreChurn,
@@ -62,6 +64,8 @@ export interface Options {
   seconds: number;
   requests: number;
   rounds: number;
+  /** The profile and its settings (bench/neon.ts): local, or neon with commit latency, isolates, distance. */
+  settings: Settings;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -74,15 +78,19 @@ export function parseArgs(argv: string[]): Options {
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name}=${raw}: expected a number from ${min} to ${max}`);
     return n;
   };
-  const known = /^--(quick|no-edge|no-pgbouncer|only=.*|concurrency=.*|edge-concurrency=.*|seconds=.*|requests=.*|rounds=.*|help)$/;
+  const known =
+    /^--(quick|no-edge|no-pgbouncer|only=.*|concurrency=.*|edge-concurrency=.*|seconds=.*|requests=.*|rounds=.*|profile=.*|commit-ms=.*|isolates=.*|rtt-ms=.*|help)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length) throw new Error(`unknown argument(s): ${unknown.join(" ")}`);
   const quick = flag("quick");
+  const settings = parseProfile(value);
   return {
+    settings,
     quick,
     only: value("only")?.split(",").filter(Boolean) ?? null,
     edge: !flag("no-edge"),
-    pgbouncer: !flag("no-pgbouncer"),
+    // The neon profile's rows compare commit latencies, not poolers.
+    pgbouncer: !flag("no-pgbouncer") && settings.profile === "local",
     concurrency: num("concurrency", 16, 1, 256),
     edgeConcurrency: edgeConcurrencies(value("edge-concurrency")),
     // Every row is bounded by a count and a time; quick keeps the whole run under 3 minutes.
@@ -115,7 +123,13 @@ const HELP = `npm run bench [-- options]
   --requests=N       request limit per row (default 100000, quick 20000)
   --rounds=N         run each scenario's rows N times in turn, each with 1/N of the time and
                      requests, and merge them, so noise from neighbours spreads over all rows
-                     (default 3, quick 1)`;
+                     (default 3, quick 1)
+  --profile=neon     production-shaped: commits wait (synchronous_commit on, --commit-ms at COMMIT,
+                     locks held), the load spread over --isolates Workers, --rtt-ms added by the
+                     bridge; each scenario runs at commit 0 and at --commit-ms (no PgBouncer profile)
+  --commit-ms=3      neon profile: the emulated commit latency of a synchronous commit
+  --isolates=8       neon profile: Admit Workers (and driver-alone Workers), each its own workerd
+  --rtt-ms=10        neon profile: the distance between Worker and database`;
 
 function log(line: string): void {
   const t = new Date().toISOString().slice(11, 19);
@@ -166,7 +180,9 @@ async function main(): Promise<void> {
   const byRound: Row[][] = Array.from({ length: opts.rounds }, () => []);
   const figures: Target[] = [];
   try {
-    stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log });
+    stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log, settings: opts.settings });
+    if (opts.settings.profile === "neon")
+      notes.push(`neon profile: ${JSON.stringify(opts.settings)}; each scenario at commit ${commitPasses(opts.settings).join(" ms, then ")} ms`);
     notes.push(stack.bridge.config);
     const s = stack;
     if (s.worker && !s.worker.directUrl)
@@ -184,8 +200,8 @@ async function main(): Promise<void> {
       requests: opts.requests,
       seconds: opts.seconds,
       db: { url: s.pg.url, wsProxy: s.bridge.wsProxy, host: s.pg.host, port: s.pg.port, user: s.pg.user, password: s.pg.password, database: s.pg.database },
-      worker: s.worker ? { url: ownSocket(s.worker), token: s.token } : null,
-      driverWorker: s.driverWorker ? { url: ownSocket(s.driverWorker) } : null,
+      worker: s.worker ? { url: ownSocket(s.worker), token: s.token, urls: s.isolates.admit.map(ownSocket) } : null,
+      driverWorker: s.driverWorker ? { url: ownSocket(s.driverWorker), urls: s.isolates.driver.map(ownSocket) } : null,
       metricsOffWorker: s.metricsOffWorker ? { url: ownSocket(s.metricsOffWorker), token: s.token } : null,
       coalesceOffWorker: s.coalesceOffWorker ? { url: ownSocket(s.coalesceOffWorker), token: s.token } : null,
       bridge: s.bridge,
@@ -194,6 +210,7 @@ async function main(): Promise<void> {
       log,
       figure: (t) => void figures.push(t),
       profile: null,
+      settings: opts.settings,
       round: 0,
       rounds: opts.rounds,
       cpu: cpuMeter(s.pids),
@@ -224,7 +241,16 @@ async function main(): Promise<void> {
       log(`[${i + 1}/${scenarios.length}] ${scenario.name}`);
       const t0 = Date.now();
       try {
-        rows.push(...(await inRounds(scenario, ctx)));
+        for (const ms of commitPasses(opts.settings)) {
+          const settings = { ...opts.settings, commit_ms: ms };
+          if (settings.profile === "neon") {
+            await setCommitMs(ctx.sql, ms);
+            log(`  commit ${ms} ms`);
+          }
+          const got = await inRounds(scenario, { ...ctx, ...(settings.profile === "neon" ? { pass: `c${ms}` } : {}) });
+          for (const r of got) r.settings = settings;
+          rows.push(...got);
+        }
         ran.push(scenario);
       } catch (err) {
         const msg = `${scenario.name} failed: ${(err as Error).stack ?? err}`;
@@ -263,12 +289,14 @@ async function main(): Promise<void> {
     await stop();
   }
 
-  const targets = withRoundSpread(evaluateTargets(rows, figures), byRound);
+  const targets =
+    opts.settings.profile === "neon" ? [...neonTargets(rows, opts.settings), ...figures] : withRoundSpread(evaluateTargets(rows, figures), byRound);
   const report: Report = {
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
     command,
     quick: opts.quick,
+    settings: opts.settings,
     commit,
     machine: { cpus: cpus().length, node: process.version, platform: `${process.platform}-${process.arch}` },
     pgbench: pgbench?.version ?? null,

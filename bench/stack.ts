@@ -11,6 +11,7 @@ import { ownSocket, startWranglerDev, type WranglerDev } from "../dev/wrangler";
 import { migrate } from "../tools/migrate";
 import { type BenchBridge, startBridgeProcess } from "./bridge-process";
 import type { StackPids } from "./cpu";
+import { installCommitLatency, LOCAL, NEON_CLUSTER, type Settings } from "./neon";
 import { type Pgbouncer, type PgbouncerBin, startPgbouncer } from "./pgbouncer";
 
 export interface Stack {
@@ -18,6 +19,8 @@ export interface Stack {
   bridge: BenchBridge;
   /** The Worker under wrangler dev; null with --no-edge. */
   worker: WranglerDev | null;
+  /** Neon profile: every isolate of Admit's Worker (the first is `worker`) and of the driver-alone Worker, each its own wrangler dev. */
+  isolates: { admit: WranglerDev[]; driver: WranglerDev[] };
   /** The "driver alone" Worker (bench/peers/driver-worker): the check's statement and nothing else; null with --no-edge. */
   driverWorker: WranglerDev | null;
   /** Admit's Worker again with METRICS=off (no counting, no flushes): the rate-limit rows run on both in the same run; null with --no-edge. */
@@ -42,6 +45,8 @@ export interface StackOptions {
   pgbouncer: PgbouncerBin | null;
   poolSize: number;
   log: (line: string) => void;
+  /** The profile: today's (local, the default), or neon's (bench/neon.ts): synchronous commits that wait, isolates, distance. */
+  settings?: Settings;
 }
 
 function edgeVia(w: WranglerDev): string {
@@ -58,10 +63,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   };
   try {
     const dataDir = await mkdtemp(join(tmpdir(), "admit-bench-pg-"));
-    const pgh = await startPostgres({ dataDir, persistent: false, database: "admit_bench" });
+    const settings = opts.settings ?? LOCAL;
+    const neon = settings.profile === "neon";
+    const pgh = await startPostgres({ dataDir, persistent: false, database: "admit_bench", ...(neon ? { settings: { ...NEON_CLUSTER } } : {}) });
     stops.push(() => pgh.stop());
-    opts.log(`postgres on ${pgh.host}:${pgh.port} (throwaway cluster, fsync off)`);
-    const bridge = await startBridgeProcess();
+    opts.log(`postgres on ${pgh.host}:${pgh.port} (throwaway cluster, fsync off${neon ? ", synchronous_commit on" : ""})`);
+    const bridge = await startBridgeProcess(settings.rtt_ms);
     stops.push(() => bridge.close());
     opts.log(`bridge on ${bridge.wsProxy} (its own process); ${bridge.config}`);
     const { applied } = await migrate({ databaseUrl: pgh.url, wsProxy: bridge.wsProxy });
@@ -70,12 +77,37 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     admin.on("error", () => {});
     await admin.connect();
     stops.push(() => admin.end());
+    if (neon) {
+      const n = await installCommitLatency(async (text, params) => (await admin.query(text, params as unknown[])).rows);
+      opts.log(`commit latency emulated on ${n} tables (a deferred trigger sleeping once per synchronous commit)`);
+    }
     const token = "bench_" + randomBytes(12).toString("base64url");
     let worker: WranglerDev | null = null;
     let driverWorker: WranglerDev | null = null;
     let metricsOffWorker: WranglerDev | null = null;
     let coalesceOffWorker: WranglerDev | null = null;
-    if (opts.edge) {
+    const isolates: Stack["isolates"] = { admit: [], driver: [] };
+    if (opts.edge && neon) {
+      const vars = { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy };
+      const n = settings.isolates;
+      opts.log(`starting ${n} isolates of Admit's Worker and ${n} of the driver-alone Worker, each its own wrangler dev…`);
+      // A few at a time: each start bundles the Worker and boots a workerd.
+      for (let i = 0; i < n; i += 4) {
+        const batch = Array.from({ length: Math.min(4, n - i) }, () => [
+          startWranglerDev({ vars: { ...vars, API_TOKEN: token, COALESCE: "on" }, readyTimeoutMs: 180_000, devtools: false, direct: true }),
+          startWranglerDev({ config: DRIVER_WORKER, vars, readyTimeoutMs: 180_000, devtools: false, direct: true }),
+        ]).flat();
+        const started = await Promise.allSettled(batch);
+        for (const s of started) if (s.status === "fulfilled") stops.push(() => s.value.stop());
+        for (const s of started) if (s.status === "rejected") throw s.reason;
+        const up = started.map((s) => (s as PromiseFulfilledResult<WranglerDev>).value);
+        isolates.admit.push(...up.filter((_, k) => k % 2 === 0));
+        isolates.driver.push(...up.filter((_, k) => k % 2 === 1));
+      }
+      worker = isolates.admit[0];
+      driverWorker = isolates.driver[0];
+      opts.log(`Admit's isolates on ${isolates.admit.map(ownSocket).join(" ")}`);
+    } else if (opts.edge) {
       opts.log("starting wrangler dev (Admit's Worker, again with METRICS=off and with COALESCE=off, and the driver-alone Worker)…");
       const vars = { DATABASE_URL: pgh.url, NEON_WS_PROXY: bridge.wsProxy };
       const started = await Promise.allSettled([
@@ -115,10 +147,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const pids: StackPids = {
       postmaster: postmasterPid(pgh.dataDir),
       bridge: bridge.pid,
-      wranglers: [worker, driverWorker, metricsOffWorker, coalesceOffWorker, pooler?.worker].flatMap((w) => (w ? [w.pgid] : [])),
+      wranglers: [...new Set([worker, driverWorker, metricsOffWorker, coalesceOffWorker, pooler?.worker, ...isolates.admit, ...isolates.driver])].flatMap(
+        (w) => (w ? [w.pgid] : []),
+      ),
       self: process.pid,
     };
-    return { pg: pgh, bridge, worker, driverWorker, metricsOffWorker, coalesceOffWorker, token, admin, pooler, pids, stop };
+    return { pg: pgh, bridge, worker, isolates, driverWorker, metricsOffWorker, coalesceOffWorker, token, admin, pooler, pids, stop };
   } catch (err) {
     await stop();
     throw err;

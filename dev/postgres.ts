@@ -58,6 +58,11 @@ export interface StartPostgresOptions {
   log?: (line: string) => void;
   /** Every line Postgres prints (its log), e.g. to report slow statements and lock waits after a test run. */
   onServerLog?: (line: string) => void;
+  /**
+   * Settings over the defaults, e.g. `{ synchronous_commit: "on" }` for a throwaway cluster whose
+   * commits wait as Neon's do (the bench's neon profile, the crash test).
+   */
+  settings?: Record<string, string>;
 }
 
 const HOST = "127.0.0.1";
@@ -91,6 +96,7 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<PgHandl
     // What a stalled request was waiting for shows in the log: statements over 2 s, lock waits over deadlock_timeout.
     log_min_duration_statement: "2000",
     log_lock_waits: "on",
+    ...opts.settings,
   };
 
   // Postgres output is kept so a failed start can explain itself.

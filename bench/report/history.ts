@@ -4,7 +4,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Target } from "./judge";
-import { type Row, viaAuthz } from "./rows";
+import { type Row, type Settings, viaAuthz } from "./rows";
 
 export interface Report {
   started_at: string;
@@ -18,6 +18,8 @@ export interface Report {
    */
   commit?: string | null;
   machine: { cpus: number; node: string; platform: string };
+  /** The profile it ran under (bench/neon.ts); absent from reports made before profiles. */
+  settings?: Settings;
   pgbench: string | null;
   pgbouncer: string | null;
   scenarios: Row[];

@@ -20,6 +20,7 @@ export {
   type Layer,
   METRICS_OFF,
   type Row,
+  type Settings,
   viaAuthz,
 } from "./rows";
 export { cpuPerDecision, type LatencySummary, mergeRounds, percentile, type RawFigures, round, roundTripsPerDecision, summarize, tally } from "./stats";

@@ -9,6 +9,7 @@ const COLUMNS: [keyof Row, string][] = [
   ["impl", "impl"],
   ["connection", "connection"],
   ["concurrency", "conc"],
+  ["settings", "commit ms"],
   ["requests", "requests"],
   ["throughput_rps", "req/s"],
   ["p50_ms", "p50 ms"],
@@ -30,6 +31,7 @@ function cell(row: Row, key: keyof Row): string {
   ) {
     return key === "requests" ? `skipped: ${row.skipped}` : "";
   }
+  if (key === "settings") return row.settings ? String(row.settings.commit_ms) : "–";
   if (key === "connection" && row.profile) return `${row.connection} via ${row.profile}`;
   if (key === "scenario" && row.burst) return `${row.scenario}: ${row.burst}`;
   if (v === null || v === undefined) return "–";
@@ -39,9 +41,11 @@ function cell(row: Row, key: keyof Row): string {
 
 /** The rows as a GitHub markdown table, in the order given. */
 export function markdownTable(rows: Row[]): string {
-  const head = `| ${COLUMNS.map(([, h]) => h).join(" | ")} |`;
-  const rule = `| ${COLUMNS.map(([k]) => (typeof rows.find((r) => r[k] !== null && r[k] !== undefined)?.[k] === "number" ? "---:" : "---")).join(" | ")} |`;
-  const body = rows.map((r) => `| ${COLUMNS.map(([k]) => cell(r, k)).join(" | ")} |`);
+  // The commit latency column only where it varies: the neon profile's rows.
+  const columns = rows.some((r) => r.settings?.profile === "neon") ? COLUMNS : COLUMNS.filter(([k]) => k !== "settings");
+  const head = `| ${columns.map(([, h]) => h).join(" | ")} |`;
+  const rule = `| ${columns.map(([k]) => (typeof rows.find((r) => r[k] !== null && r[k] !== undefined)?.[k] === "number" ? "---:" : "---")).join(" | ")} |`;
+  const body = rows.map((r) => `| ${columns.map(([k]) => cell(r, k)).join(" | ")} |`);
   return [head, rule, ...body].join("\n");
 }
 

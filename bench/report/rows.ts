@@ -11,6 +11,18 @@ export type Layer = "ceiling" | "library" | "edge";
  */
 export type Connection = "pooled" | "per-request" | "http" | "websocket" | "none";
 
+/**
+ * The conditions a row ran under: `local` (today's profile: one isolate, no distance, commits that
+ * never wait) or `neon` (bench/neon.ts: commits waiting `commit_ms` with their locks held, the load
+ * over `isolates` Workers, `rtt_ms` between Worker and database).
+ */
+export interface Settings {
+  profile: "local" | "neon";
+  commit_ms: number;
+  isolates: number;
+  rtt_ms: number;
+}
+
 /** One line of the report: what every row has, plus a few fields that explain the figures. */
 export interface Row {
   scenario: string;
@@ -43,6 +55,8 @@ export interface Row {
   db_mismatch?: string | null;
   /** Answers by kind (e.g. {"201": 90, "409": 910}), for reading the figures. */
   outcomes?: Record<string, number>;
+  /** The profile, commit latency, isolates and distance the row ran under. */
+  settings?: Settings;
   /** Set when the row ran through a pooler (e.g. "pgbouncer" in transaction mode). */
   profile?: string;
   /** Why the row has no figures (e.g. pgbench not installed). */

@@ -62,7 +62,7 @@ export function mergeRounds(rounds: Row[][], raw: (r: Row) => RawFigures | undef
   const groups = new Map<string, Row[]>();
   for (const rows of rounds) {
     for (const r of rows) {
-      const id = [r.scenario, r.layer, r.impl, r.connection, r.concurrency, r.burst ?? "", r.profile ?? ""].join("|");
+      const id = [r.scenario, r.layer, r.impl, r.connection, r.concurrency, r.burst ?? "", r.profile ?? "", r.settings?.commit_ms ?? ""].join("|");
       groups.set(id, [...(groups.get(id) ?? []), r]);
     }
   }

@@ -18,7 +18,7 @@
 import http from "node:http";
 import { lockKey } from "../../functions/core/lock-keys";
 import { httpRequest, runLoad } from "../load";
-import { type BenchContext, hasFunctions, lastRound, rowKey, type Scenario } from "../measure";
+import { type BenchContext, hasFunctions, isolateUrl, lastRound, rowKey, type Scenario } from "../measure";
 import { BURST_FLOOR, COALESCE_OFF, cpuPerDecision, type Row, round, summarize, tally } from "../report";
 import { DUPLICATE_PERMITS } from "./permits";
 import { EXCESS_ADMISSIONS } from "./ratelimit";
@@ -165,12 +165,13 @@ export const BURSTS: Burst[] = [rateLimit("fixed_window"), rateLimit("token_buck
 /** Where a burst is sent: Admit's Worker ("admit") or another one, e.g. its COALESCE=off twin. */
 interface Via {
   impl: string;
-  worker: { url: string; token: string };
+  worker: { url: string; token: string; urls?: string[] };
 }
 
 /** The burst's i-th request. */
-function send(burst: Burst, to: Via, path: string, body: unknown, agent: http.Agent) {
-  const { url, token } = to.worker;
+function send(burst: Burst, to: Via, path: string, body: unknown, agent: http.Agent, i: number) {
+  const { token } = to.worker;
+  const url = isolateUrl(to.worker, i);
   return burst.get
     ? httpRequest(url + path, "GET", {}, undefined, agent)
     : httpRequest(url + path, "POST", { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, JSON.stringify(body), agent);
@@ -185,7 +186,7 @@ async function warmUp(ctx: BenchContext, burst: Burst, to: Via): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: WARMUP_SIZE });
   try {
     await runLoad({ concurrency: WARMUP_SIZE, requests: WARMUP_SIZE, timeLimitMs: 60_000 }, async (i) =>
-      String((await send(burst, to, s.path, s.body(i), agent)).status),
+      String((await send(burst, to, s.path, s.body(i), agent, i)).status),
     );
   } finally {
     agent.destroy();
@@ -217,7 +218,7 @@ async function runBurst(ctx: BenchContext, burst: Burst, agent: http.Agent, to: 
   await ctx.bridge.resetStats();
   const cpu = ctx.cpu ? ctx.cpu() : () => null;
   const load = await runLoad({ concurrency: BURST_SIZE, requests: BURST_SIZE, timeLimitMs: 60_000 }, async (i) => {
-    const res = await send(burst, to, s.path, s.body(i), agent);
+    const res = await send(burst, to, s.path, s.body(i), agent, i);
     let json: any;
     try {
       json = JSON.parse(res.text);

@@ -13,6 +13,8 @@ export interface BridgeContext {
   readonly faults: FaultPlans;
   /** How long a request may wait for a session or a pooled connection before it is refused, not run. */
   readonly queueMs: number;
+  /** Added to every HTTP SQL request and WebSocket round trip, half each way (BridgeOptions.rttMs). */
+  readonly rttMs: number;
   /** The WebSocket path's bound, and its turns. */
   readonly maxSessions: number;
   readonly turns: Turns;

@@ -40,6 +40,7 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
     log,
     faults: new FaultPlans(),
     queueMs,
+    rttMs: opts.rttMs ?? 0,
     maxSessions,
     turns: new Turns(maxSessions),
     pools: new SqlPools({ size: poolSize, queueMs, log }),
@@ -108,6 +109,7 @@ function handle(ctx: BridgeContext, { server, wss, conns, host, port, poolSize }
     poolSize,
     maxSessions: ctx.maxSessions,
     queueMs: ctx.queueMs,
+    rttMs: ctx.rttMs,
     stats: () => ({ ...stats, ...pools.stats() }),
     resetStats: () => {
       Object.assign(stats, { ...zeroStats(), open: stats.open, httpOpen: stats.httpOpen, sessionsWaiting: stats.sessionsWaiting });

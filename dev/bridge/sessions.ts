@@ -55,7 +55,9 @@ export function serveUpgrade(ctx: BridgeContext, wss: WebSocketServer, req: http
           );
           return;
         }
-        if (plan) pipeWithFaults(ctx, ws, target, plan, release);
+        if (plan) pipeWithFaults(ctx, ws, target, { ...plan, delayMs: (plan.delayMs ?? 0) + ctx.rttMs / 2 }, release);
+        // Distance: every chunk held half the round trip each way, in order (the fault relay's delay).
+        else if (ctx.rttMs > 0) pipeWithFaults(ctx, ws, target, { delayMs: ctx.rttMs / 2 }, release);
         else pipe(ctx, ws, target, release);
       });
     });

@@ -41,11 +41,17 @@ export async function serveSql(ctx: BridgeContext, req: http.IncomingMessage, re
   const where = `${target.host}:${target.port}`;
   const plan = ctx.faults.take();
   if (!plan) {
+    // Distance: half the round trip before the statement reaches Postgres, half before the answer leaves.
+    const halfRtt = ctx.rttMs / 2;
+    if (halfRtt > 0) await sleep(halfRtt);
     const answer = await pools.run(connectionString, where, request, () => gone);
+    if (halfRtt > 0) await sleep(halfRtt);
     if (answer) send(res, answer);
     return;
   }
-  await serveWithFaults(ctx, res, plan, headBytes(req) + Buffer.byteLength(body), request, () => pools.run(connectionString, where, request, () => false));
+  await serveWithFaults(ctx, res, { ...plan, delayMs: (plan.delayMs ?? 0) + ctx.rttMs / 2 }, headBytes(req) + Buffer.byteLength(body), request, () =>
+    pools.run(connectionString, where, request, () => false),
+  );
 }
 
 /** The Postgres a `Neon-Connection-String` names, checked as a WebSocket session's address is. */
@@ -159,6 +165,10 @@ function headBytes(req: http.IncomingMessage): number {
   let n = `${req.method} ${req.url} HTTP/${req.httpVersion}\r\n\r\n`.length;
   for (let i = 0; i < req.rawHeaders.length; i += 2) n += Buffer.byteLength(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`);
   return n;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }
 
 function send(res: http.ServerResponse, answer: SqlAnswer): void {

@@ -64,6 +64,7 @@ export interface Bridge {
   poolSize: number;
   maxSessions: number;
   queueMs: number;
+  rttMs: number;
   stats(): BridgeStats;
   resetStats(): void;
   /** Faults for connections opened from now on; `undefined` turns fault mode off (open ones keep theirs). */
@@ -83,6 +84,11 @@ export interface BridgeOptions {
   poolSize?: number;
   /** How long a request may wait for a session or a pooled connection before it is refused, not run (default 3000 ms). */
   queueMs?: number;
+  /**
+   * Distance to the database: every HTTP SQL request and every WebSocket round trip takes this much
+   * longer (half of it each way; order kept). Default 0: loopback.
+   */
+  rttMs?: number;
 }
 
 export const BRIDGE_DEFAULTS = { maxSessions: 100, poolSize: 10, queueMs: 3_000 } as const;

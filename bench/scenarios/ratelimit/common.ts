@@ -14,13 +14,15 @@ export const EXCESS_ADMISSIONS = `
    WHERE c.policy = $1`;
 
 export interface Shape {
-  name: "ratelimit-hot" | "ratelimit-10k-keys";
+  name: "ratelimit-hot" | "ratelimit-10k-keys" | "ratelimit-hot-over";
   limit: number;
   keys: number;
 }
 
 /** Every call on one key, with a limit no row can reach: every call is an admitted write of one counter row. */
 export const HOT: Shape = { name: "ratelimit-hot", limit: 1_000_000_000, keys: 1 };
+/** Every call on one key over its limit (50 a minute): after the first 50, every call is a refusal. */
+export const OVER: Shape = { name: "ratelimit-hot-over", limit: 50, keys: 1 };
 /** Calls spread over 10 000 keys with a small limit: some keys run out and are refused. */
 export const SPREAD: Shape = { name: "ratelimit-10k-keys", limit: 5, keys: 10_000 };
 

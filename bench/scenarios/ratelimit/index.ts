@@ -15,7 +15,7 @@ import { hasFunctions, lastRound, type Scenario } from "../../measure";
 import type { Row } from "../../report";
 import { denyCacheBurst } from "./burst";
 import { ceilingRows } from "./ceiling";
-import { HOT, policiesOf, type Shape, SPREAD } from "./common";
+import { HOT, OVER, policiesOf, type Shape, SPREAD } from "./common";
 import { edgeRows } from "./edge";
 import { libraryRows } from "./library";
 import { RLF_TABLE, rateLimiterFlexible } from "./peers";
@@ -48,4 +48,19 @@ function scenario(shape: Shape): Scenario {
 }
 
 export const ratelimitHot = scenario(HOT);
+
+/**
+ * `ratelimit-hot-over` (neon profile only): the hot key over its limit, edge rows only — what refusals
+ * cost when every synchronous commit waits, beside the same rows at commit 0.
+ */
+export const ratelimitHotOver: Scenario = {
+  name: OVER.name,
+  async unavailable(ctx) {
+    if (ctx.settings?.profile !== "neon") return "the neon profile's scenario (--profile=neon)";
+    return ctx.worker ? null : "--no-edge";
+  },
+  async run(ctx) {
+    return edgeRows(ctx, OVER, policiesOf(ctx, OVER), false);
+  },
+};
 export const ratelimit10kKeys = scenario(SPREAD);
