@@ -63,7 +63,7 @@ export interface RateLimitDecision {
    * headers list. A deny-cache answer adds the start of the window each cached denial was decided in
    * (DenyEntry.windowStart), where its call is counted.
    */
-  policies: Array<{ result: PolicyResult; window_ms: number | null; windowStart?: number | null }>;
+  policies: Array<{ result: PolicyResult; window_ms: number | null; windowStart?: number | null; uncounted?: true }>;
   /** Time spent waiting for the database (ms; 0 when the deny cache answered): Server-Timing's `db`. */
   db_ms: number;
 }
@@ -224,7 +224,9 @@ export async function decideOne(db: Queryable, input: CheckInput, cache: DenyCac
   }
   const db_ms = performance.now() - t0;
   const result = flat(r, "limit");
-  return { cached: false, window_ms: r.window_ms, result, policies: [{ result, window_ms: r.window_ms }], db_ms };
+  // A refusal answered from a read wrote nothing: the tally counts the call (observe.ts), as a deny-cache answer.
+  const read = r.counted === false ? { uncounted: true as const, windowStart: r.window_start_ms ?? null } : {};
+  return { cached: false, window_ms: r.window_ms, result, policies: [{ result, window_ms: r.window_ms, ...read }], db_ms };
 }
 
 /**

@@ -13,6 +13,7 @@ const policy = {
   timeout_ms: 5000,
   on_unavailable: "deny",
   shadow: false,
+  durable: false,
   created_at: NOW,
   updated_at: NOW,
 };

@@ -9,6 +9,7 @@ import { notFound, problem, validationProblem } from "../core/errors";
 import { decodeCursor, encodeCursor, isInstant, isInt8, namePage } from "../core/validation";
 import { denyCache, denyCacheFor } from "./cache";
 import { check, noPolicy, quotaExceeded } from "./check";
+import * as views from "./dashboard/sql";
 import type * as routes from "./routes";
 import * as sql from "./sql";
 
@@ -155,15 +156,15 @@ export const listRateLimitPolicyKeys: RouteHandler<typeof routes.listRateLimitPo
   const { name } = c.req.valid("param");
   const q = c.req.valid("query");
   const after = q.cursor ? decodeCursor(q.cursor, ([count, key, ...rest]) => rest.length === 0 && key !== undefined && isInt8(count)) : null;
-  const r = await sql.policyKeys(c.var.db, name, { window: q.window, order: q.order, after: after && { count: after[0], key: after[1] }, limit: q.limit });
+  const r = await views.policyKeys(c.var.db, name, { window: q.window, order: q.order, after: after && { count: after[0], key: after[1] }, limit: q.limit });
   if (!r) throw noPolicy(name);
-  const countOf = (k: sql.KeyUsageRow) => String(q.order === "used" ? k.consumed : k.rejected);
+  const countOf = (k: views.KeyUsageRow) => String(q.order === "used" ? k.consumed : k.rejected);
   return c.json({ ...r, ...namePage(r.items, q.limit, (k) => encodeCursor([countOf(k), k.key])) }, 200);
 };
 
 export const getRateLimitPolicyDecisions: RouteHandler<typeof routes.getRateLimitPolicyDecisions, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
-  const items = await sql.policyDecisions(c.var.db, name, c.req.valid("query").minutes);
+  const items = await views.policyDecisions(c.var.db, name, c.req.valid("query").minutes);
   if (!items) throw noPolicy(name);
   return c.json({ policy: name, items }, 200);
 };

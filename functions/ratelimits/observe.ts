@@ -64,9 +64,10 @@ export function observe(
   const tally = tallyFor(env);
   if (tally) {
     for (const policy of names) tally.count(DECISIONS_METRIC, { policy, outcome: outcomeFor(d, outcome, policy) }, now);
-    if (!isUnenforced(d) && d.cached) {
-      // The database would have counted this call as attempted and rejected on every policy of the check.
-      for (const p of d.policies) tally.denied(p.result.policy, check.key, p.windowStart ?? null, now);
+    if (!isUnenforced(d)) {
+      // A deny-cache answer (every policy of the check) or a refusal the database answered from a read
+      // (that policy): the database would have counted the call as attempted and rejected.
+      for (const p of d.policies) if (d.cached || p.uncounted) tally.denied(p.result.policy, check.key, p.windowStart ?? null, now);
     }
   }
   const level = LEVEL_OF[outcome];

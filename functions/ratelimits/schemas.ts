@@ -34,6 +34,7 @@ export const Policy = z
     timeout_ms: z.number().int(),
     on_unavailable: z.enum(["deny", "allow"]),
     shadow: z.boolean(),
+    durable: z.boolean(),
     created_at: z.string().openapi({ format: "date-time" }),
     updated_at: z.string().openapi({ format: "date-time" }),
   })
@@ -68,6 +69,10 @@ export const PolicyBody = z
         'When the database does not answer within `timeout_ms` or cannot be reached: `deny` (fail closed: 503 + Retry-After) or `allow` (fail open: 200, `allowed: true`, `reason: "timeout"` or `"unavailable"`, header `Admit-RateLimit-Enforced: false`). With several policies, any `deny` decides.',
     }),
     shadow: z.boolean().default(false).openapi({ description: SHADOW_DOC }),
+    durable: z.boolean().default(false).openapi({
+      description:
+        "`true`: every check's counter write commits synchronously, so a database crash loses none (quotas that bill). Default `false`: counters commit asynchronously, so a crash may lose the last moments of counting (a bounded over-admission, docs/ratelimits.md#durability); refusals and everything else Admit stores are durable either way.",
+    }),
   })
   .openapi("RateLimitPolicyInput");
 

@@ -1,5 +1,6 @@
 // The rate-limit SQL functions (and the semaphore calls of `rateLimit({ concurrency })`), one typed
-// wrapper each: the only file in functions/ that names them. The statement texts are matched by the
+// wrapper each: with controls/sql.ts (operator controls) and dashboard/sql.ts (the dashboard's views
+// of a policy), the only files in functions/ that name them. The statement texts are matched by the
 // bridge's fault tests (e.g. `admit_ratelimit_check`, `admit_permit_acquire`): keep them as they are.
 import { type AuditEntry, audited } from "../core/audit";
 import { type Ask, Coalescer, type UNSENT } from "../core/coalesce";
@@ -19,12 +20,15 @@ export interface PolicyInput {
   on_unavailable: FailMode;
   /** Shadow mode: decided and counted as if enforced, never refused (default false). */
   shadow?: boolean;
+  /** Its counters commit synchronously (a crash loses none of them); default false: asynchronously (docs/ratelimits.md#durability). */
+  durable?: boolean;
 }
 
 /** A policy as admit_ratelimit_policy_json() renders it. */
 export interface PolicyRow extends PolicyInput {
   name: string;
   shadow: boolean;
+  durable: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -62,6 +66,13 @@ export interface CheckRow {
   on_unavailable?: FailMode;
   /** The limit decided in shadow mode (the policy's, or the key's override in force): a refusal is let through. */
   shadow?: boolean;
+  /**
+   * false: a refusal the committed counter already decided, answered from a read that wrote nothing;
+   * the caller counts the call (attempted, rejected) through its tally, in the window starting at
+   * `window_start_ms`, as it counts a deny-cache answer.
+   */
+  counted?: false;
+  window_start_ms?: number;
 }
 
 /** admit_ratelimit_check_multi: `missing` when some policy does not exist (nothing counted). */
@@ -106,8 +117,8 @@ export type AcquireRow =
 /** Creates or replaces a policy; `created` tells which. */
 export async function putPolicy(db: Queryable, name: string, p: PolicyInput, audit: AuditEntry): Promise<{ created: boolean; policy: PolicyRow }> {
   const q = audited(
-    "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint, $7::integer, $8, $9::integer, $10::boolean) AS r",
-    [name, p.algorithm, p.limit, p.window_ms, p.log, p.history_ms, p.timeout_ms, p.on_unavailable, db.lockTimeoutMs, p.shadow ?? false],
+    "SELECT admit_ratelimit_put_policy($1, $2, $3::integer, $4::bigint, $5::boolean, $6::bigint, $7::integer, $8, $9::integer, $10::boolean, $11::boolean) AS r",
+    [name, p.algorithm, p.limit, p.window_ms, p.log, p.history_ms, p.timeout_ms, p.on_unavailable, db.lockTimeoutMs, p.shadow ?? false, p.durable ?? false],
     "true",
     audit,
   );
@@ -191,10 +202,14 @@ export async function deleteOverrides(db: Queryable, policy: string, key: string
 /** The database's clock of the statement (its transaction's `now()`, at which every check in it decides): a check row's `at`. */
 const AT = "floor(extract(epoch FROM now()) * 1000)::float8 AS at";
 /**
- * The one statement a single-policy check sends (policy, key, cost, log info, lock timeout in ms):
- * the decision, then shadow mode applied to its answer (admit_ratelimit_shadowed).
+ * The one statement a single-policy check sends (policy, key, cost, log info, lock timeout in ms), as
+ * its own transaction (p_edge): its counter commits asynchronously unless the policy is durable, and
+ * a refusal the committed counter decides comes from a read, `counted: false`, counted by the tally.
+ * Shadow mode is applied to its answer (admit_ratelimit_shadowed).
  */
-export const CHECK_SQL = `SELECT admit_ratelimit_shadowed(admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer), $3::integer) AS r, ${AT}`;
+export const CHECK_SQL = `SELECT admit_ratelimit_shadowed(admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer, p_edge => true), $3::integer) AS r, ${AT}`;
+/** The same check inside an explicit transaction: never asynchronous, so the transaction's other writes keep their durability. */
+const CHECK_IN_TX_SQL = `SELECT admit_ratelimit_shadowed(admit_ratelimit_check($1, $2, $3::integer, $4::jsonb, $5::integer), $3::integer) AS r, ${AT}`;
 /** The one statement a multi-policy check sends (policies, key, cost, log info, lock timeout in ms). */
 export const CHECK_MULTI_SQL = `SELECT admit_ratelimit_check_multi($1::text[], $2, $3::integer, $4::jsonb, $5::integer) AS r, ${AT}`;
 
@@ -211,7 +226,12 @@ export interface CheckArgs {
  * The one statement of the checks that were in flight together (functions/core/coalesce/): each
  * item as its own statement would decide it, one answer per item, in order.
  */
-export const CHECK_BATCH_SQL = `SELECT admit_ratelimit_shadowed_batch(admit_ratelimit_check_batch($1::jsonb, $2::integer), $1::jsonb) AS r, ${AT}`;
+export const CHECK_BATCH_SQL = `SELECT admit_ratelimit_shadowed_batch(admit_ratelimit_check_batch($1::jsonb, $2::integer, $3::boolean), $1::jsonb) AS r, ${AT}`;
+
+/** True when `db` has an explicit transaction open: a check there must not make it commit asynchronously. */
+function inTransaction(db: Queryable): boolean {
+  return (db as { inTransaction?: boolean }).inTransaction === true;
+}
 
 /** A check as the coalescer carries it: one policy or several (all-or-nothing). */
 interface CheckItem {
@@ -237,7 +257,7 @@ function stamped(answer: CheckAnswer, at: number): CheckAnswer {
 const checks = new Coalescer<CheckItem, CheckAnswer>({
   alone: async (db, { policy, policies, a }, withinMs) => {
     const [{ r, at }] = await db.query<{ r: CheckAnswer; at: number }>(
-      policies ? CHECK_MULTI_SQL : CHECK_SQL,
+      policies ? CHECK_MULTI_SQL : inTransaction(db) ? CHECK_IN_TX_SQL : CHECK_SQL,
       [policies ?? policy, a.key, a.cost, a.info === undefined ? null : JSON.stringify(a.info), a.lockTimeoutMs],
       { write: a.cost > 0, withinMs },
     );
@@ -247,7 +267,7 @@ const checks = new Coalescer<CheckItem, CheckAnswer>({
     const json = items.map(({ policy, policies, a }) => ({ ...(policies ? { ps: policies } : { p: policy }), k: a.key, c: a.cost, i: a.info }));
     const [{ r, at }] = await db.query<{ r: CheckAnswer[]; at: number }>(
       CHECK_BATCH_SQL,
-      [JSON.stringify(json), Math.min(...items.map((x) => x.a.lockTimeoutMs))],
+      [JSON.stringify(json), Math.min(...items.map((x) => x.a.lockTimeoutMs)), !inTransaction(db)],
       {
         write: items.some((x) => x.a.cost > 0),
         withinMs,
@@ -342,53 +362,4 @@ export async function releasePermit(db: Queryable, semaphore: string, permitId: 
     [lockKey("semaphore", semaphore), semaphore, permitId, o.lockTimeoutMs],
     { write: true, withinMs: o.withinMs },
   );
-}
-
-export interface KeyUsageRow {
-  key: string;
-  admitted: number;
-  attempted: number;
-  rejected: number;
-  consumed: number;
-}
-
-export interface PolicyKeysRow {
-  policy: string;
-  window: "current" | "1h";
-  order: "denied" | "used";
-  from: string;
-  window_end: string;
-  items: KeyUsageRow[];
-}
-
-/** The keys of a policy by denials or use (at most limit + 1, after the (count, key) cursor); null when the policy does not exist. */
-export async function policyKeys(
-  db: Queryable,
-  policy: string,
-  q: { window: "current" | "1h"; order: "denied" | "used"; after: { count: string; key: string } | null; limit: number },
-): Promise<PolicyKeysRow | null> {
-  const [{ r }] = await db.query<{ r: PolicyKeysRow | null }>("SELECT admit_ratelimit_policy_keys($1, $2, $3, $4::bigint, $5, $6::integer) AS r", [
-    policy,
-    q.window,
-    q.order,
-    q.after?.count ?? null,
-    q.after?.key ?? null,
-    q.limit,
-  ]);
-  return r;
-}
-
-export interface DecisionMinuteRow {
-  minute: string;
-  allowed: number;
-  denied: number;
-  would_refuse: number;
-  unenforced: number;
-  unavailable: number;
-}
-
-/** A policy's decisions per minute (from the metric counters); null when the policy does not exist. */
-export async function policyDecisions(db: Queryable, policy: string, minutes: number): Promise<DecisionMinuteRow[] | null> {
-  const [{ r }] = await db.query<{ r: DecisionMinuteRow[] | null }>("SELECT admit_ratelimit_policy_minutes($1, $2::integer) AS r", [policy, minutes]);
-  return r;
 }

@@ -97,6 +97,7 @@ CREATE TABLE ratelimit_policies (
   on_unavailable text DEFAULT 'deny'::text NOT NULL,
   shadow boolean DEFAULT false NOT NULL,
   pattern_prefix_lengths integer[] DEFAULT '{}'::integer[] NOT NULL,
+  durable boolean DEFAULT false NOT NULL,
   CONSTRAINT ratelimit_policies_pkey PRIMARY KEY (name),
   CONSTRAINT ratelimit_policies_algorithm CHECK ((algorithm = ANY (ARRAY['fixed_window'::text, 'sliding_window'::text, 'token_bucket'::text]))),
   CONSTRAINT ratelimit_policies_history CHECK (((history_ms >= 0) AND (history_ms <= '31622400000'::bigint))),
@@ -106,12 +107,12 @@ CREATE TABLE ratelimit_policies (
   CONSTRAINT ratelimit_policies_timeout CHECK (((timeout_ms >= 1) AND (timeout_ms <= 60000))),
   CONSTRAINT ratelimit_policies_window CHECK (((window_ms >= 1) AND (window_ms <= '31622400000'::bigint)))
 );
-COMMENT ON TABLE ratelimit_policies IS 'Rate-limit policies: algorithm (fixed, sliding, token bucket), limit, window, log and history settings, latency budget and fail mode.';
+COMMENT ON TABLE ratelimit_policies IS 'Rate-limit policies: algorithm (fixed, sliding, token bucket), limit, window, log and history settings, latency budget, fail mode, shadow mode, and whether its counters commit durably.';
 COMMENT ON COLUMN ratelimit_policies.pattern_prefix_lengths IS 'The distinct literal-prefix lengths of the policy''s pattern overrides: which prefixes of a key a check probes. Kept by admit_ratelimit_put_override (adds) and admit_ratelimit_delete_overrides (recounts), under the policy''s pattern lock.';
 
 -- Functions
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_check(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_check(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now(), p_edge boolean DEFAULT false)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -128,9 +129,19 @@ DECLARE
   v_over integer;              -- the quota of the override in force, if any
   v_next timestamptz;          -- the key's next override boundary after now, if any
   v_stop bigint;               -- ms until the window ends, or until that boundary if sooner
+  v_cur bigint;                -- the committed counter, read without a lock
+  v_read json;
 BEGIN
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
+  IF p_edge AND NOT pol.durable THEN
+    -- A counter may commit asynchronously: a crash can lose its last moments (docs/ratelimits.md).
+    v_set := set_config('synchronous_commit', 'off', true);
+  END IF;
+  IF p_edge AND pol.algorithm = 'token_bucket' AND p_cost > 0 AND NOT pol.log THEN
+    v_read := admit_ratelimit_refused(pol, p_key, p_cost, p_now);
+    IF v_read IS NOT NULL THEN RETURN v_read; END IF;
+  END IF;
   IF pol.algorithm <> 'fixed_window' OR p_cost <= 0 OR pol.log THEN
     RETURN admit_ratelimit_check_any(p_policy, p_key, p_cost, p_info, p_lock_timeout_ms, p_now);
   END IF;
@@ -162,6 +173,26 @@ BEGIN
   v_ws := v_now / pol.window_ms * pol.window_ms;
   v_end := v_ws + pol.window_ms - v_now;
   v_room := v_limit - p_cost;
+  v_stop := v_end;
+  IF v_next IS NOT NULL THEN
+    -- As admit_ratelimit_check_any: no wait past the next override boundary (same arithmetic, so the
+    -- same milliseconds).
+    v_stop := least(v_end, ceil(admit_ts_to_ms(v_next) - admit_ts_to_ms(p_now))::bigint);
+  END IF;
+  -- A refusal the committed counter already decides takes no lock and writes nothing: the caller
+  -- counts it (attempted, rejected) through its isolate's tally, as a deny-cache answer.
+  IF p_edge THEN
+    SELECT c.consumed INTO v_cur FROM ratelimit_counters c WHERE c.policy = p_policy AND c.key = p_key AND c.slot = v_ws / pol.window_ms;
+  END IF;
+  IF v_cur > v_room THEN
+    RETURN json_build_object(
+      'allowed', false, 'policy', p_policy, 'key', p_key, 'limit', v_limit, 'window_ms', pol.window_ms, 'log', false,
+      'remaining', greatest(0, v_limit - v_cur), 'reset_ms', v_end,
+      'retry_after_ms', CASE WHEN p_cost <= v_limit THEN v_stop END,
+      'wait1_ms', CASE WHEN v_limit - v_cur >= 1 THEN 0 ELSE v_stop END,
+      'timeout_ms', pol.timeout_ms, 'on_unavailable', pol.on_unavailable,
+      'counted', false, 'window_start_ms', v_ws);
+  END IF;
   INSERT INTO ratelimit_counters AS c
     (policy, key, slot, window_start, consumed, admitted, attempted, rejected, last_allowed, expires_at)
   VALUES (p_policy, p_key, v_ws / pol.window_ms, 'epoch'::timestamptz + v_ws * interval '1 millisecond',
@@ -179,12 +210,6 @@ BEGIN
     rejected = c.rejected + CASE WHEN c.consumed <= v_room THEN 0 ELSE 1 END
   RETURNING * INTO r;
   v_left := v_limit - r.consumed;
-  v_stop := v_end;
-  IF v_next IS NOT NULL THEN
-    -- As admit_ratelimit_check_any: no wait past the next override boundary (same arithmetic, so the
-    -- same milliseconds).
-    v_stop := least(v_end, ceil(admit_ts_to_ms(v_next) - admit_ts_to_ms(p_now))::bigint);
-  END IF;
   RETURN json_build_object(
     'allowed', r.last_allowed,
     'policy', p_policy,
@@ -201,7 +226,7 @@ BEGIN
     'on_unavailable', pol.on_unavailable);
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_check(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Decides one rate-limit check of p_cost units for (policy, key): the fixed-window fast path, else admit_ratelimit_check_any. Writes the counter only as the decision needs; returns the verdict with limit, remaining, reset and the policy''s budget and fail mode.';
+COMMENT ON FUNCTION admit_ratelimit_check(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone, p_edge boolean) IS 'Decides one rate-limit check of p_cost units for (policy, key): with p_edge a refusal the committed counter decides from a read (counted: false), else the fixed-window fast path, else admit_ratelimit_check_any. With p_edge (the Worker''s check, its own transaction, counted through the isolate''s tally) refusals come from reads and it commits asynchronously unless the policy is durable.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_any(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json
@@ -385,7 +410,7 @@ END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_check_any(p_policy text, p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Decides one rate-limit check under any algorithm (fixed, sliding window, GCRA token bucket) on the database clock; a cost of 0 is a peek that writes nothing.';
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_batch(p_items jsonb, p_lock_timeout_ms integer)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_batch(p_items jsonb, p_lock_timeout_ms integer, p_edge boolean DEFAULT false)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -395,12 +420,41 @@ DECLARE
   v_run json[];
   v_set text;
   j integer;
+  pol ratelimit_policies;
+  v_now timestamptz := now();
+  v_read json;
 BEGIN
   v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+  -- Counters commit asynchronously unless a policy of the batch is durable (docs/ratelimits.md).
+  IF p_edge AND NOT EXISTS (
+       SELECT FROM ratelimit_policies p
+        WHERE p.durable AND p.name IN (SELECT jsonb_array_elements_text(CASE WHEN e ? 'ps' THEN e -> 'ps' ELSE jsonb_build_array(e -> 'p') END)
+                                         FROM jsonb_array_elements(p_items) e)) THEN
+    v_set := set_config('synchronous_commit', 'off', true);
+  END IF;
+  -- Refusals the committed counters already decide, read without a lock: one-policy checks of fixed
+  -- windows and token buckets without a log. When the cheapest check of a (policy, key) is refused,
+  -- every check of it is (a dearer one needs more room), so each is answered from the read and the
+  -- group takes no lock and writes nothing; the caller counts them through its tally.
+  FOR g IN
+    SELECT t.k, t.p, array_agg(t.i::integer ORDER BY t.i) AS idx, array_agg((t.e ->> 'c')::integer ORDER BY t.i) AS costs
+      FROM (SELECT e ->> 'k' AS k, e ->> 'p' AS p, e, i FROM jsonb_array_elements(p_items) WITH ORDINALITY AS u(e, i)) t
+     WHERE p_edge AND t.p IS NOT NULL AND NOT (t.e ? 'ps')
+     GROUP BY t.k, t.p
+  LOOP
+    SELECT * INTO pol FROM ratelimit_policies WHERE name = g.p;
+    CONTINUE WHEN NOT FOUND OR pol.log OR pol.algorithm NOT IN ('fixed_window', 'token_bucket') OR (SELECT min(c) FROM unnest(g.costs) c) <= 0;
+    v_read := admit_ratelimit_refused(pol, g.k, (SELECT min(c) FROM unnest(g.costs) c), v_now);
+    CONTINUE WHEN v_read IS NULL;
+    FOR j IN 1 .. cardinality(g.idx) LOOP
+      v_res[g.idx[j]] := admit_ratelimit_refused(pol, g.k, g.costs[j], v_now);
+    END LOOP;
+  END LOOP;
   PERFORM 1
      FROM ratelimit_policies p
     WHERE p.name IN (SELECT jsonb_array_elements_text(CASE WHEN e ? 'ps' THEN e -> 'ps' ELSE jsonb_build_array(e -> 'p') END)
-                       FROM jsonb_array_elements(p_items) e)
+                       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS u(e, i)
+                      WHERE v_res[u.i] IS NULL)
     ORDER BY p.name COLLATE "C"
       FOR KEY SHARE;
   -- One row per (key, policy) in the counters' lock order; a multi-policy item's key is its own
@@ -408,6 +462,7 @@ BEGIN
   FOR g IN
     SELECT t.k, t.p, array_agg(t.i::integer ORDER BY t.i) AS idx, array_agg(t.e ORDER BY t.i) AS es
       FROM (SELECT e ->> 'k' AS k, e ->> 'p' AS p, e, i FROM jsonb_array_elements(p_items) WITH ORDINALITY AS u(e, i)) t
+     WHERE v_res[t.i] IS NULL
      GROUP BY t.k, t.p
      ORDER BY t.k COLLATE "C", t.p COLLATE "C"
   LOOP
@@ -431,7 +486,7 @@ BEGIN
   RETURN array_to_json(v_res);
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_check_batch(p_items jsonb, p_lock_timeout_ms integer) IS 'Decides the checks of one isolate''s batch in one statement, each as it would have been alone, locking counter rows in one global order.';
+COMMENT ON FUNCTION admit_ratelimit_check_batch(p_items jsonb, p_lock_timeout_ms integer, p_edge boolean) IS 'Decides the checks of one isolate''s batch in one statement, each as it would have been alone (with p_edge, refusals the committed counters decide from reads, counted: false), the rest locking counter rows in one global order. With p_edge (the Worker''s batch, its own transaction) it commits asynchronously unless a policy of the batch is durable.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_check_multi(p_policies text[], p_key text, p_cost integer, p_info jsonb, p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json
@@ -1133,7 +1188,8 @@ AS $function$
   SELECT json_build_object(
     'name', p.name, 'algorithm', p.algorithm, 'limit', p.quota, 'window_ms', p.window_ms,
     'log', p.log, 'history_ms', p.history_ms, 'timeout_ms', p.timeout_ms, 'on_unavailable', p.on_unavailable,
-    'shadow', p.shadow, 'created_at', admit_rfc3339(p.created_at), 'updated_at', admit_rfc3339(p.updated_at))
+    'shadow', p.shadow, 'durable', p.durable,
+    'created_at', admit_rfc3339(p.created_at), 'updated_at', admit_rfc3339(p.updated_at))
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_policy_json(p ratelimit_policies) IS 'A policy''s public shape.';
 
@@ -1271,7 +1327,7 @@ END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_put_override(p_policy text, p_key text, p_limit integer, p_from timestamp with time zone, p_to timestamp with time zone, p_lock_timeout_ms integer, p_shadow boolean) IS 'Sets a key''s (or a pattern''s) limit and shadow flag for a period; an overlapping period of the same key is a conflict (the EXCLUDE constraint), a pattern that could tie with another pattern in force at the same time is a tie, never two limits at once.';
 
-CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer DEFAULT 5000, p_on_unavailable text DEFAULT 'deny'::text, p_lock_timeout_ms integer DEFAULT 2000, p_shadow boolean DEFAULT false)
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer DEFAULT 5000, p_on_unavailable text DEFAULT 'deny'::text, p_lock_timeout_ms integer DEFAULT 2000, p_shadow boolean DEFAULT false, p_durable boolean DEFAULT false)
  RETURNS json
  LANGUAGE plpgsql
 AS $function$
@@ -1281,8 +1337,8 @@ DECLARE
 BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   FOR attempt IN 1 .. 3 LOOP
-    INSERT INTO ratelimit_policies (name, algorithm, quota, window_ms, log, history_ms, timeout_ms, on_unavailable, shadow)
-    VALUES (p_name, p_algorithm, p_limit, p_window_ms, p_log, p_history_ms, p_timeout_ms, p_on_unavailable, p_shadow)
+    INSERT INTO ratelimit_policies (name, algorithm, quota, window_ms, log, history_ms, timeout_ms, on_unavailable, shadow, durable)
+    VALUES (p_name, p_algorithm, p_limit, p_window_ms, p_log, p_history_ms, p_timeout_ms, p_on_unavailable, p_shadow, p_durable)
     ON CONFLICT (name) DO NOTHING
     RETURNING * INTO v_new;
     IF FOUND THEN
@@ -1293,7 +1349,7 @@ BEGIN
       UPDATE ratelimit_policies
          SET algorithm = p_algorithm, quota = p_limit, window_ms = p_window_ms,
              log = p_log, history_ms = p_history_ms, timeout_ms = p_timeout_ms,
-             on_unavailable = p_on_unavailable, shadow = p_shadow, updated_at = now()
+             on_unavailable = p_on_unavailable, shadow = p_shadow, durable = p_durable, updated_at = now()
        WHERE name = p_name
       RETURNING * INTO v_new;
       IF v_old.algorithm <> v_new.algorithm OR v_old.window_ms <> v_new.window_ms THEN
@@ -1305,7 +1361,7 @@ BEGIN
   RAISE EXCEPTION 'policy % was created and deleted concurrently three times', p_name USING ERRCODE = '40001';
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer, p_on_unavailable text, p_lock_timeout_ms integer, p_shadow boolean) IS 'Creates or replaces a policy (its shadow flag too), with its audit row, in one statement; a PUT of what is already there changes nothing.';
+COMMENT ON FUNCTION admit_ratelimit_put_policy(p_name text, p_algorithm text, p_limit integer, p_window_ms bigint, p_log boolean, p_history_ms bigint, p_timeout_ms integer, p_on_unavailable text, p_lock_timeout_ms integer, p_shadow boolean, p_durable boolean) IS 'Creates or replaces a policy (its shadow flag; durable: its counters commit synchronously), with its audit row, in one statement; a PUT of what is already there changes nothing.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_recount_patterns(p_policy text)
  RETURNS void
@@ -1376,6 +1432,90 @@ BEGIN
 END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_refund(p_policy text, p_key text, p_cost integer, p_lock_timeout_ms integer, p_now timestamp with time zone) IS 'Gives back up to p_cost units consumed in the current window (never below zero; a bucket never above its limit); NULL when the policy does not exist.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_refused(p_pol ratelimit_policies, p_key text, p_cost integer, p_now timestamp with time zone)
+ RETURNS json
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+  v_limit integer;
+  v_over integer;
+  v_next timestamptz;
+  v_now numeric := admit_ts_to_ms(p_now);
+  v_w numeric := p_pol.window_ms;
+  v_ws numeric;
+  v_t numeric;
+  v_base numeric;
+  v_remaining numeric;
+  v_wait numeric;
+  v_wait1 numeric;
+  v_eps constant numeric := 0.000001;  -- as admit_ratelimit_check_any
+  v_ms bigint;                 -- fixed window: ms since the epoch, floored (as admit_ratelimit_check)
+  v_stop numeric;
+  r ratelimit_counters;
+BEGIN
+  IF p_pol.log OR p_cost <= 0 OR p_pol.algorithm NOT IN ('fixed_window', 'token_bucket') THEN RETURN NULL; END IF;
+  v_ms := floor(extract(epoch FROM p_now) * 1000);
+  SELECT * INTO r FROM ratelimit_counters c
+   WHERE c.policy = p_pol.name AND c.key = p_key
+     AND c.slot = CASE WHEN p_pol.algorithm = 'token_bucket' THEN -1 ELSE v_ms / p_pol.window_ms END;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  -- The limit in force and the key's next override boundary, in admit_ratelimit_check's two forms.
+  IF p_pol.pattern_prefix_lengths = '{}' THEN
+    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  ELSE
+    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_pol.name AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths))
+       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+  END IF;
+  v_limit := coalesce(v_over, p_pol.quota);
+  IF p_pol.algorithm = 'fixed_window' THEN
+    -- Admitted iff consumed + cost ≤ limit (admit_ratelimit_check): not so, refused.
+    IF r.consumed <= v_limit - p_cost THEN RETURN NULL; END IF;
+    v_ws := v_ms / p_pol.window_ms * p_pol.window_ms;
+    v_stop := v_ws + p_pol.window_ms - v_ms;
+    IF v_next IS NOT NULL THEN
+      v_stop := least(v_stop, ceil(admit_ts_to_ms(v_next) - v_now));
+    END IF;
+    RETURN json_build_object(
+      'allowed', false, 'policy', p_pol.name, 'key', p_key, 'limit', v_limit, 'window_ms', p_pol.window_ms, 'log', false,
+      'remaining', greatest(0, v_limit - r.consumed), 'reset_ms', v_ws + p_pol.window_ms - v_ms,
+      'retry_after_ms', CASE WHEN p_cost <= v_limit THEN v_stop::bigint END,
+      'wait1_ms', CASE WHEN v_limit - r.consumed >= 1 THEN 0 ELSE v_stop::bigint END,
+      'timeout_ms', p_pol.timeout_ms, 'on_unavailable', p_pol.on_unavailable,
+      'counted', false, 'window_start_ms', v_ws);
+  END IF;
+  v_t := v_w / v_limit;
+  v_base := greatest(r.tat, v_now);
+  -- Admitted iff max(TAT, now) + cost·T − now ≤ window (admit_ratelimit_check_any): not so, refused.
+  IF v_base <= v_now + v_w + v_eps - p_cost * v_t THEN RETURN NULL; END IF;
+  v_ws := floor(v_now / v_w) * v_w;
+  v_remaining := least(v_limit, floor((v_w - (v_base - v_now) + v_eps) / v_t));
+  v_wait := admit_ratelimit_wait_ms(p_pol.algorithm, v_limit, v_w, v_now, greatest(p_cost, 1), v_ws, 0, 0, r.tat);
+  v_wait1 := CASE WHEN v_remaining >= 1 THEN 0 ELSE admit_ratelimit_wait_ms(p_pol.algorithm, v_limit, v_w, v_now, 1, v_ws, 0, 0, r.tat) END;
+  IF v_next IS NOT NULL THEN
+    IF v_wait IS NOT NULL THEN v_wait := least(v_wait, admit_ts_to_ms(v_next) - v_now); END IF;
+    v_wait1 := least(v_wait1, admit_ts_to_ms(v_next) - v_now);
+  END IF;
+  RETURN json_build_object(
+    'allowed', false, 'policy', p_pol.name, 'key', p_key, 'limit', v_limit, 'window_ms', p_pol.window_ms, 'log', false,
+    'remaining', greatest(0, v_remaining)::bigint,
+    'reset_ms', ceil(greatest(0, v_base - v_now))::bigint,
+    'retry_after_ms', ceil(v_wait)::bigint,
+    'wait1_ms', ceil(v_wait1)::bigint,
+    'timeout_ms', p_pol.timeout_ms, 'on_unavailable', p_pol.on_unavailable,
+    'counted', false, 'window_start_ms', v_ws);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_refused(p_pol ratelimit_policies, p_key text, p_cost integer, p_now timestamp with time zone) IS 'The refusal the committed counter already decides for a check of p_cost (fixed window or token bucket, no log), read without a lock, in the answer''s shape with counted: false; NULL when only a locked write can decide.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_reset(p_policy text, p_key text, p_names text[], p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json

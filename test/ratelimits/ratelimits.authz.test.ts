@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, startBridge } from "../../dev/bridge";
 import { tallyFor } from "../../functions/core/tally";
 import { bindings, client, type Served, serveApp, servedApp, sql, until, withFaults } from "../support";
+import { tallyFlushed } from "./helpers";
 
 const suite = servedApp("ratelimits_authz", { RATELIMIT_DENY_CACHE: "off" });
 const cached = servedApp("ratelimits_authz_cache");
@@ -157,6 +158,7 @@ describe("/v1/authz decides as POST /v1/ratelimits/check", () => {
     expect(parseList(third.headers.get("ratelimit")!)[0][1].get("r")).toBe(0);
     // Another key has its own count.
     expect((await authz(q, { "X-Api-Key": "cust-2" })).status).toBe(200);
+    await tallyFlushed(suite.db);
     expect(await counters(suite.db, "cust-1")).toEqual([{ policy: "az-one", consumed: 2, admitted: 2, attempted: 3, rejected: 1 }]);
   });
 
@@ -179,6 +181,7 @@ describe("/v1/authz decides as POST /v1/ratelimits/check", () => {
       answers.push((await suite.api("POST", "/v1/ratelimits/check", { policy: "az-same", key: "shared" })).status);
     }
     expect(answers).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    await tallyFlushed(suite.db);
     expect(await counters(suite.db, "shared")).toEqual([{ policy: "az-same", consumed: 5, admitted: 5, attempted: 8, rejected: 3 }]);
     const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=az-same&key=shared");
     expect(usage.json).toMatchObject({ admitted: 5, attempted: 8, rejected: 3 });
@@ -190,6 +193,7 @@ describe("/v1/authz decides as POST /v1/ratelimits/check", () => {
     expect((await authz(q(3), { "X-Api-Key": "cost-c" })).json).toMatchObject({ remaining: 1 });
     expect((await authz(q(0), { "X-Api-Key": "cost-c" })).status).toBe(200);
     expect((await authz(q(2), { "X-Api-Key": "cost-c" })).status).toBe(429);
+    await tallyFlushed(suite.db);
     expect(await counters(suite.db, "cost-c")).toEqual([{ policy: "az-cost", consumed: 3, admitted: 1, attempted: 2, rejected: 1 }]);
   });
 
@@ -233,6 +237,7 @@ describe("/v1/authz decides as POST /v1/ratelimits/check", () => {
     expect(by(200).length).toBe(20);
     expect(by(429).length).toBe(280);
     expect(by(429).every((r) => Number(r.headers.get("retry-after")) > 0 && r.headers.get("ratelimit") !== null)).toBe(true);
+    await tallyFlushed(suite.db);
     expect(await counters(suite.db, "198.51.100.7")).toEqual([{ policy: "az-burst300", consumed: 20, admitted: 20, attempted: 300, rejected: 280 }]);
   });
 

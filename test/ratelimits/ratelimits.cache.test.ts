@@ -129,7 +129,9 @@ describe("what a cached denial covers", () => {
       const env = bindings(suite.db, { DB_BUDGET_MS: SUITE_BUDGET_MS, LOCK_TIMEOUT_MS: "20000" });
       await withServedApp(env, async (api) => {
         const put = (limit: number) =>
-          api("PUT", `/v1/ratelimits/policies/${policy}`, { algorithm: "fixed_window", limit, window_ms: YEAR, timeout_ms: 30_000 });
+          // A sliding window: a fixed window's or a bucket's refusal that the committed counter already
+          // decides is answered from a read and never waits on the row.
+          api("PUT", `/v1/ratelimits/policies/${policy}`, { algorithm: "sliding_window", limit, window_ms: YEAR, timeout_ms: 30_000 });
         const check = () => api("POST", "/v1/ratelimits/check", { policy, key: "k" });
         expect((await put(1)).status).toBe(201);
         // The unit is spent by another isolate (this one has no entry, so its next check asks the database).

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { checkCoalescing } from "../../functions/ratelimits/sql";
 import { bindings, connect, SUITE_BUDGET_MS, servedApp, sql, whileHolding, withServedApp } from "../support";
+import { tallyFlushed } from "./helpers";
 
 // Every check reaches Postgres (the deny cache has its own suite), so the counts are exact.
 const suite = servedApp("ratelimits_coalesce", { RATELIMIT_DENY_CACHE: "off", COALESCE: "on" });
@@ -63,6 +64,7 @@ describe("checks in flight together go to Postgres as one statement", () => {
         .map((r) => r.json.remaining)
         .sort((a, b) => a - b),
     ).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    await tallyFlushed(suite.db);
     expect((await counters("co-fw")).find((r) => r.key === "cust")).toEqual({ key: "cust", admitted: 40, attempted: 400, rejected: 360 });
     // Every check went alone or in a batch, and fewer statements than checks were sent (how many
     // fewer depends on how fast the requests arrive: the bench measures it at the edge).
@@ -132,6 +134,7 @@ describe("checks in flight together go to Postgres as one statement", () => {
       Array.from({ length: 200 }, (_, i) => (i % 2 ? { policies: ["co-a", "co-b"], key: `m${i % 5}` } : { policy: "co-a", key: "k" })),
     );
     expect(tally(results)).toEqual({ 200: 60, 429: 140 });
+    await tallyFlushed(suite.db);
     const a = await counters("co-a");
     const b = await counters("co-b");
     expect(a.map((r) => [r.key, r.admitted, r.attempted])).toEqual([["k", 10, 100], ...["m0", "m1", "m2", "m3", "m4"].map((k) => [k, 10, 20])]);
@@ -147,6 +150,7 @@ describe("checks in flight together go to Postgres as one statement", () => {
     const results = await allAtOnce(Array.from({ length: 100 }, (_, i) => (i % 2 ? { policies: ["co-c", "co-e"], key: "k" } : { policy: "co-c", key: "k" })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(30);
     expect(results.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+    await tallyFlushed(suite.db);
     expect((await counters("co-c"))[0]).toMatchObject({ key: "k", admitted: 30, attempted: 100 });
     const multiAdmitted = results.filter((r, i) => i % 2 && r.status === 200).length;
     expect((await counters("co-e")).find((r) => r.key === "k")).toMatchObject({ admitted: multiAdmitted, attempted: 50 });

@@ -2,6 +2,7 @@
 // database afterwards; and the sliding window's documented approximation bound on a generated workload.
 import { describe, expect, it } from "vitest";
 import { bindings, connect, servedApp, sql, until, whileHolding, withServedApp } from "../support";
+import { tallyFlushed } from "./helpers";
 
 // Every check reaches Postgres here (the deny cache has its own suite), so attempted counts are exact.
 const suite = servedApp("ratelimits_burst", { RATELIMIT_DENY_CACHE: "off" });
@@ -47,6 +48,7 @@ describe("simultaneous bursts on one key", () => {
         .map((r) => r.json.remaining)
         .sort((a, b) => a - b),
     ).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    await tallyFlushed(suite.db);
     const usage = await suite.api("GET", "/v1/ratelimits/usage?policy=fw&key=cust");
     expect(usage.json).toMatchObject({ admitted: 50, attempted: 500, rejected: 450, consumed: 50 });
     expect(await sql(suite.db, "SELECT consumed::int, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'fw'")).toEqual([
@@ -87,6 +89,7 @@ describe("simultaneous bursts on one key", () => {
     const admittedUnits = results.reduce((s, r, i) => s + (r.status === 200 ? costs[i] : 0), 0);
     expect(admittedUnits).toBeLessThanOrEqual(100);
     expect(admittedUnits).toBeGreaterThanOrEqual(96); // only a cost above what is left can be refused while units remain
+    await tallyFlushed(suite.db);
     const [row] = await sql<{ consumed: number; admitted: number; attempted: number }>(
       suite.db,
       "SELECT consumed::int, admitted::int, attempted::int FROM ratelimit_counters WHERE policy = 'mix'",

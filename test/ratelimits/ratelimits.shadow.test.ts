@@ -30,11 +30,12 @@ describe("a shadow policy under a burst", () => {
     for (const r of results.filter((x) => shadowHeader(x) === null)) expect(r.json.shadow).toBeUndefined();
     // A shadow answer is never a refusal: no Retry-After, and the deny cache never answers it.
     expect(results.every((r) => r.headers.get("retry-after") === null && r.headers.get("admit-cache") === "miss")).toBe(true);
+    // Refusals the committed counter decides are answered from a read and counted by the tally.
+    await flushed();
     expect(await usage("shadow-burst", "cust")).toMatchObject({ admitted: 50, attempted: 1000, rejected: 950, would_refuse: 950, consumed: 50, shadow: true });
     expect(await sql(suite.db, "SELECT admitted::int, rejected::int, would_refuse::int FROM ratelimit_counters WHERE policy = 'shadow-burst'")).toEqual([
       { admitted: 50, rejected: 950, would_refuse: 950 },
     ]);
-    await flushed();
     const metrics = (await suite.api("GET", "/metrics")).text;
     expect(metrics).toContain('admit_ratelimit_decisions_total{outcome="allowed",policy="shadow-burst"} 50');
     expect(metrics).toContain('admit_ratelimit_decisions_total{outcome="would_refuse",policy="shadow-burst"} 950');

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_WINDOW_MS } from "../../functions/ratelimits/schemas";
 import { connect, roomInDay, roomInWindow, servedApp, sql } from "../support";
-import { checkAt, DAY, ratelimitApi } from "./helpers";
+import { checkAt, DAY, ratelimitApi, tallyFlushed } from "./helpers";
 
 // The deny cache is exercised in ratelimits.cache.test.ts; here every check reaches Postgres.
 const suite = servedApp("ratelimits", { RATELIMIT_DENY_CACHE: "off" });
@@ -69,6 +69,7 @@ describe("check", () => {
       expect(denied.headers.get("retry-after")).toBe(String(Math.ceil(denied.json.retry_after_ms / 1000)));
       expect(denied.headers.get("ratelimit")).toMatch(/^"api";r=0;t=\d+$/);
     }
+    await tallyFlushed(suite.db);
     const [row] = await sql<{ consumed: string; admitted: number; attempted: number; rejected: number }>(
       suite.db,
       "SELECT consumed, admitted::int, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'api' AND key = 'cust-1'",
@@ -343,6 +344,7 @@ describe("usage", () => {
     await check("ustb", "k");
     await check("ustb", "k");
     await check("ustb", "k");
+    await tallyFlushed(suite.db);
     expect((await suite.api("GET", "/v1/ratelimits/usage?policy=ustb&key=k")).json).toMatchObject({ admitted: 2, attempted: 3, rejected: 1 });
     expect((await suite.api("GET", "/v1/ratelimits/usage?policy=ustb&key=k&from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z")).status).toBe(422);
   });

@@ -1736,6 +1736,7 @@ export interface components {
             /** @enum {string} */
             on_unavailable: "deny" | "allow";
             shadow: boolean;
+            durable: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1795,6 +1796,11 @@ export interface components {
              * @default false
              */
             shadow?: boolean;
+            /**
+             * @description `true`: every check's counter write commits synchronously, so a database crash loses none (quotas that bill). Default `false`: counters commit asynchronously, so a crash may lose the last moments of counting (a bounded over-admission, docs/ratelimits.md#durability); refusals and everything else Admit stores are durable either way.
+             * @default false
+             */
+            durable?: boolean;
         };
         RateLimitOverrideConflict: components["schemas"]["Problem"] & ({
             conflicts: components["schemas"]["RateLimitOverride"][];
@@ -8563,6 +8569,7 @@ export interface operations {
                      *           "timeout_ms": 5000,
                      *           "on_unavailable": "deny",
                      *           "shadow": false,
+                     *           "durable": false,
                      *           "created_at": "2030-04-30T12:00:00.000Z",
                      *           "updated_at": "2030-04-30T12:00:00.000Z"
                      *         }
@@ -8814,6 +8821,7 @@ export interface operations {
                      *       "timeout_ms": 5000,
                      *       "on_unavailable": "deny",
                      *       "shadow": false,
+                     *       "durable": false,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -8958,6 +8966,7 @@ export interface operations {
                      *       "timeout_ms": 5000,
                      *       "on_unavailable": "deny",
                      *       "shadow": false,
+                     *       "durable": false,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
@@ -8982,6 +8991,7 @@ export interface operations {
                      *       "timeout_ms": 5000,
                      *       "on_unavailable": "deny",
                      *       "shadow": false,
+                     *       "durable": false,
                      *       "created_at": "2030-04-30T12:00:00.000Z",
                      *       "updated_at": "2030-04-30T12:00:00.000Z"
                      *     }
