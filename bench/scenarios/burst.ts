@@ -50,6 +50,8 @@ interface Burst {
   get?: true;
   /** Through Admit's Worker only (the floor: nothing to coalesce). */
   admitOnly?: true;
+  /** In the neon profile only (bench/neon.ts): what a durable policy costs where commits wait. */
+  neonOnly?: true;
   /** Makes the contested thing; returns the request to send (the same for every request but the holder). */
   setup(
     ctx: BenchContext,
@@ -63,13 +65,14 @@ export function mismatch(facts: [string, unknown, unknown][]): string | null {
   return wrong.length ? wrong.map(([what, db, answers]) => `${what}: database ${JSON.stringify(db)}, answers ${JSON.stringify(answers)}`).join("; ") : null;
 }
 
-function rateLimit(algorithm: "fixed_window" | "token_bucket"): Burst {
+function rateLimit(algorithm: "fixed_window" | "token_bucket", durable = false): Burst {
   return {
-    name: `ratelimit ${algorithm} limit 50`,
+    name: `ratelimit ${algorithm} limit 50${durable ? " durable" : ""}`,
     expected: { "200": 50, "429": 950 },
+    ...(durable ? { neonOnly: true as const, admitOnly: true as const } : {}),
     async setup(ctx, id) {
-      const policy = `burst.${algorithm}.${id}`;
-      await ctx.sql("SELECT admit_ratelimit_put_policy($1, $2, 50, $3::bigint, false, $3::bigint)", [policy, algorithm, WEEK_MS]);
+      const policy = `burst.${algorithm}${durable ? ".durable" : ""}.${id}`;
+      await ctx.sql("SELECT admit_ratelimit_put_policy($1, $2, 50, $3::bigint, false, $3::bigint, p_durable => $4)", [policy, algorithm, WEEK_MS, durable]);
       return {
         path: "/v1/ratelimits/check",
         body: () => ({ policy, key: "burst" }),
@@ -160,7 +163,7 @@ const floor: Burst = {
   },
 };
 
-export const BURSTS: Burst[] = [rateLimit("fixed_window"), rateLimit("token_bucket"), reservation, semaphore, floor];
+export const BURSTS: Burst[] = [rateLimit("fixed_window"), rateLimit("token_bucket"), rateLimit("fixed_window", true), reservation, semaphore, floor];
 
 /** Where a burst is sent: Admit's Worker ("admit") or another one, e.g. its COALESCE=off twin. */
 interface Via {
@@ -271,7 +274,8 @@ export const burst1000: Scenario = {
     if (ctx.profile || !lastRound(ctx)) return [];
     const rows: Row[] = [];
     const vias: Via[] = [{ impl: "admit", worker: ctx.worker! }, ...(ctx.coalesceOffWorker ? [{ impl: COALESCE_OFF, worker: ctx.coalesceOffWorker }] : [])];
-    for (const [n, b] of BURSTS.entries()) {
+    const bursts = BURSTS.filter((b) => !b.neonOnly || ctx.settings?.profile === "neon");
+    for (const [n, b] of bursts.entries()) {
       for (const to of b.admitOnly ? vias.slice(0, 1) : n % 2 === 0 ? vias : [...vias].reverse()) {
         await warmUp(ctx, b, to);
         // Sockets of its own for each burst: a kept-alive socket the Worker closed while idle between
