@@ -107,6 +107,7 @@ const BURSTS_WITH_P99 = [
   "ratelimit fixed_window limit 50 durable",
   "reservation one interval",
   "semaphore 4 permits",
+  "inventory sell-out 100 rooms",
 ];
 
 /**

@@ -4,14 +4,16 @@
 // - rate limit, token bucket, capacity 50, one key     → exactly 50 × 200, 950 × 429;
 // - reservation, one resource, the same interval       → exactly 1 × 201, 999 × 409;
 // - semaphore of 4 permits, claims outliving the burst → exactly 4 × 201 (slots 0–3), 996 × 429;
+// - inventory sell-out, one night of 100 rooms, one-room bookings → exactly 100 × 201, 900 × 409;
 // - the floor: GET / (no database, no Admit code past the router), through Admit's Worker only → 1000 × 200:
 //   what a thousand connections at once cost workerd alone, the part of every burst's p99 that
 //   coalescing cannot touch (its p99 is printed beside each burst's p99 target).
 // Each row has the answers by status, `errors_5xx` (target 0), p50/p95/p99, and what the database
 // held afterwards checked against the answers (`db_mismatch`, null when they agree).
-// Each burst runs twice, on a thing of its own each time: through Admit's Worker (impl "admit",
-// concurrent checks coalesced) and through its twin with COALESCE=off (impl "admit (COALESCE=off)"),
-// one right after the other, the first alternating by burst; both are held to the same answers.
+// Each burst but the sell-out and the floor runs twice, on a thing of its own each time: through
+// Admit's Worker (impl "admit", concurrent checks coalesced) and through its twin with COALESCE=off
+// (impl "admit (COALESCE=off)"), one right after the other, the first alternating by burst; both are
+// held to the same answers. In the neon profile every burst goes through the isolates round robin.
 // Before each measured burst, an unmeasured one of the same kind on a thing of its own (WARMUP_SIZE).
 // Run once per scenario (its last round), not in a pooler profile. Loopback only; every request
 // times out after 60 s and each burst after 60 s.
@@ -48,7 +50,10 @@ interface Burst {
   expected: Record<string, number>;
   /** GET, without a body or a token (the floor); default POST with a JSON body. */
   get?: true;
-  /** Through Admit's Worker only (the floor: nothing to coalesce). */
+  /**
+   * Through Admit's Worker only: the floor (nothing to coalesce); the sell-out (bookings with and
+   * without coalescing are compared in inventory-hot-night's edge rows).
+   */
   admitOnly?: true;
   /** In the neon profile only (bench/neon.ts): what a durable policy costs where commits wait. */
   neonOnly?: true;
@@ -153,6 +158,45 @@ const semaphore: Burst = {
   },
 };
 
+const SELLOUT_ROOMS = 100;
+const NIGHT = "2031-02-01";
+const NEXT = "2031-02-02";
+
+const sellOut: Burst = {
+  name: `inventory sell-out ${SELLOUT_ROOMS} rooms`,
+  expected: { "201": SELLOUT_ROOMS, "409": BURST_SIZE - SELLOUT_ROOMS },
+  admitOnly: true,
+  async setup(ctx, id) {
+    const item = `burst.${id}`;
+    await ctx.sql("SELECT admit_inventory_set_stock($1, $2::date, $3::date, $4::integer, 2000)", [item, NIGHT, NEXT, SELLOUT_ROOMS]);
+    return {
+      path: `/v1/inventory/${encodeURIComponent(item)}/bookings`,
+      body: (i) => ({ check_in: NIGHT, check_out: NEXT, quantity: 1, holder: `b${i}` }),
+      async check(answers) {
+        const booked = await ctx.sql<{ id: string }>("SELECT id::text FROM inventory_bookings WHERE item = $1 AND status = 'confirmed'", [item]);
+        const [t] = await ctx.sql<{ taken: number; stored: number }>(
+          `SELECT (SELECT count(*) FROM inventory_tokens WHERE item = $1 AND booking_id IS NOT NULL)::int AS taken,
+                  (SELECT count(*) FROM inventory_bookings WHERE item = $1)::int AS stored`,
+          [item],
+        );
+        const created = answers
+          .filter((a) => a.status === 201)
+          .map((a) => String(a.json?.booking_id))
+          .sort();
+        return {
+          mismatch: mismatch([
+            ["bookings", booked.map((b) => b.id).sort(), created],
+            ["rooms taken", t.taken, created.length],
+            ["bookings stored", t.stored, created.length],
+          ]),
+          // Rooms sold beyond the night's capacity.
+          violations: Math.max(0, t.taken - SELLOUT_ROOMS),
+        };
+      },
+    };
+  },
+};
+
 const floor: Burst = {
   name: BURST_FLOOR,
   expected: { "200": 1000 },
@@ -163,7 +207,7 @@ const floor: Burst = {
   },
 };
 
-export const BURSTS: Burst[] = [rateLimit("fixed_window"), rateLimit("token_bucket"), rateLimit("fixed_window", true), reservation, semaphore, floor];
+export const BURSTS: Burst[] = [rateLimit("fixed_window"), rateLimit("token_bucket"), rateLimit("fixed_window", true), reservation, semaphore, sellOut, floor];
 
 /** Where a burst is sent: Admit's Worker ("admit") or another one, e.g. its COALESCE=off twin. */
 interface Via {
@@ -265,9 +309,9 @@ export const burst1000: Scenario = {
   name: BURST_SCENARIO,
   async unavailable(ctx) {
     if (!ctx.worker) return "--no-edge";
-    return (await hasFunctions(ctx, "admit_ratelimit_check", "admit_reserve", "admit_permit_acquire", "admit_semaphore_put"))
+    return (await hasFunctions(ctx, "admit_ratelimit_check", "admit_reserve", "admit_permit_acquire", "admit_semaphore_put", "admit_inventory_book"))
       ? null
-      : "rate limits, reservations or semaphores not on this build";
+      : "rate limits, reservations, semaphores or inventory not on this build";
   },
   async run(ctx) {
     // Once, in the last round, and not again through a pooler.
