@@ -138,7 +138,7 @@ BEGIN
     -- A counter may commit asynchronously: a crash can lose its last moments (docs/ratelimits.md).
     v_set := set_config('synchronous_commit', 'off', true);
   END IF;
-  IF p_edge AND pol.algorithm = 'token_bucket' AND p_cost > 0 AND NOT pol.log THEN
+  IF p_edge AND pol.algorithm IN ('token_bucket', 'sliding_window') AND p_cost > 0 AND NOT pol.log THEN
     v_read := admit_ratelimit_refused(pol, p_key, p_cost, p_now);
     IF v_read IS NOT NULL THEN RETURN v_read; END IF;
   END IF;
@@ -159,8 +159,7 @@ BEGIN
       FROM ratelimit_overrides o
      WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
   ELSE
-    -- The key and its prefixes of the policy's pattern lengths, on (policy, prefix, lower(valid)):
-    -- exact first, then the longest prefix.
+    -- The key and its prefixes of the policy's pattern lengths: exact first, then the longest prefix.
     SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
            min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
       INTO v_over, v_next
@@ -432,8 +431,8 @@ BEGIN
                                          FROM jsonb_array_elements(p_items) e)) THEN
     v_set := set_config('synchronous_commit', 'off', true);
   END IF;
-  -- Refusals the committed counters already decide, read without a lock: one-policy checks of fixed
-  -- windows and token buckets without a log. When the cheapest check of a (policy, key) is refused,
+  -- Refusals the committed counters already decide, read without a lock: one-policy checks of
+  -- policies without a log (fixed window, sliding window, token bucket). When the cheapest check of a (policy, key) is refused,
   -- every check of it is (a dearer one needs more room), so each is answered from the read and the
   -- group takes no lock and writes nothing; the caller counts them through its tally.
   FOR g IN
@@ -443,7 +442,7 @@ BEGIN
      GROUP BY t.k, t.p
   LOOP
     SELECT * INTO pol FROM ratelimit_policies WHERE name = g.p;
-    CONTINUE WHEN NOT FOUND OR pol.log OR pol.algorithm NOT IN ('fixed_window', 'token_bucket') OR (SELECT min(c) FROM unnest(g.costs) c) <= 0;
+    CONTINUE WHEN NOT FOUND OR pol.log OR (SELECT min(c) FROM unnest(g.costs) c) <= 0;
     v_read := admit_ratelimit_refused(pol, g.k, (SELECT min(c) FROM unnest(g.costs) c), v_now);
     CONTINUE WHEN v_read IS NULL;
     FOR j IN 1 .. cardinality(g.idx) LOOP
@@ -1455,20 +1454,24 @@ DECLARE
   v_stop numeric;
   r ratelimit_counters;
 BEGIN
-  IF p_pol.log OR p_cost <= 0 OR p_pol.algorithm NOT IN ('fixed_window', 'token_bucket') THEN RETURN NULL; END IF;
+  IF p_pol.log OR p_cost <= 0 THEN RETURN NULL; END IF;
   v_ms := floor(extract(epoch FROM p_now) * 1000);
+  IF p_pol.algorithm = 'sliding_window' THEN
+    RETURN admit_ratelimit_refused_sliding(p_pol, p_key, p_cost, p_now);
+  END IF;
   SELECT * INTO r FROM ratelimit_counters c
    WHERE c.policy = p_pol.name AND c.key = p_key
      AND c.slot = CASE WHEN p_pol.algorithm = 'token_bucket' THEN -1 ELSE v_ms / p_pol.window_ms END;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  -- The limit in force and the key's next override boundary, in admit_ratelimit_check's two forms.
   IF p_pol.pattern_prefix_lengths = '{}' THEN
+    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
     SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
            min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
       INTO v_over, v_next
       FROM ratelimit_overrides o
      WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
   ELSE
+    -- The key and its prefixes of the policy's pattern lengths: exact first, then the longest prefix.
     SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
            min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
       INTO v_over, v_next
@@ -1515,7 +1518,74 @@ BEGIN
     'counted', false, 'window_start_ms', v_ws);
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_refused(p_pol ratelimit_policies, p_key text, p_cost integer, p_now timestamp with time zone) IS 'The refusal the committed counter already decides for a check of p_cost (fixed window or token bucket, no log), read without a lock, in the answer''s shape with counted: false; NULL when only a locked write can decide.';
+COMMENT ON FUNCTION admit_ratelimit_refused(p_pol ratelimit_policies, p_key text, p_cost integer, p_now timestamp with time zone) IS 'The refusal the committed counter already decides for a check of p_cost (fixed window, sliding window or token bucket; no log), read without a lock, in the answer''s shape with counted: false; NULL when only a locked write can decide.';
+
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_refused_sliding(p_pol ratelimit_policies, p_key text, p_cost integer, p_now timestamp with time zone)
+ RETURNS json
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+  v_limit integer;
+  v_over integer;
+  v_next timestamptz;
+  v_now numeric := admit_ts_to_ms(p_now);
+  v_w numeric := p_pol.window_ms;
+  v_slot bigint := floor(admit_ts_to_ms(p_now) / p_pol.window_ms);
+  v_ws numeric;
+  v_cur numeric;
+  v_prev numeric;
+  v_weight numeric;
+  v_remaining numeric;
+  v_wait numeric;
+  v_wait1 numeric;
+BEGIN
+  -- The same quantities as admit_ratelimit_check_any, from the committed rows: this window's
+  -- consumed units (none without a row) and the previous window's, weighted by its share still
+  -- inside the sliding window.
+  v_ws := v_slot * v_w;
+  SELECT coalesce(max(c.consumed) FILTER (WHERE c.slot = v_slot), 0), coalesce(max(c.consumed) FILTER (WHERE c.slot = v_slot - 1), 0)
+    INTO v_cur, v_prev
+    FROM ratelimit_counters c
+   WHERE c.policy = p_pol.name AND c.key = p_key AND c.slot IN (v_slot - 1, v_slot);
+  v_weight := 1 - (v_now - v_ws) / v_w;
+  IF p_pol.pattern_prefix_lengths = '{}' THEN
+    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
+    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  ELSE
+    -- The key and its prefixes of the policy's pattern lengths: exact first, then the longest prefix.
+    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO v_over, v_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_pol.name AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths))
+       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+  END IF;
+  v_limit := coalesce(v_over, p_pol.quota);
+  -- Admitted iff consumed ≤ limit − cost − prev·weight (admit_ratelimit_check_any): not so, refused.
+  IF v_cur <= v_limit - p_cost - v_prev * v_weight THEN RETURN NULL; END IF;
+  v_remaining := floor(v_limit - v_cur - v_prev * v_weight);
+  v_wait := admit_ratelimit_wait_ms(p_pol.algorithm, v_limit, v_w, v_now, greatest(p_cost, 1), v_ws, v_cur, v_prev, NULL);
+  v_wait1 := CASE WHEN v_remaining >= 1 THEN 0 ELSE admit_ratelimit_wait_ms(p_pol.algorithm, v_limit, v_w, v_now, 1, v_ws, v_cur, v_prev, NULL) END;
+  IF v_next IS NOT NULL THEN
+    IF v_wait IS NOT NULL THEN v_wait := least(v_wait, admit_ts_to_ms(v_next) - v_now); END IF;
+    v_wait1 := least(v_wait1, admit_ts_to_ms(v_next) - v_now);
+  END IF;
+  RETURN json_build_object(
+    'allowed', false, 'policy', p_pol.name, 'key', p_key, 'limit', v_limit, 'window_ms', p_pol.window_ms, 'log', false,
+    'remaining', greatest(0, v_remaining)::bigint,
+    'reset_ms', ceil(greatest(0, v_ws + v_w - v_now))::bigint,
+    'retry_after_ms', ceil(v_wait)::bigint,
+    'wait1_ms', ceil(v_wait1)::bigint,
+    'timeout_ms', p_pol.timeout_ms, 'on_unavailable', p_pol.on_unavailable,
+    'counted', false, 'window_start_ms', v_ws);
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_refused_sliding(p_pol ratelimit_policies, p_key text, p_cost integer, p_now timestamp with time zone) IS 'admit_ratelimit_refused for a sliding window: the refusal this and the previous window''s committed counters already decide, read without a lock (counted: false); NULL when only a locked write can decide.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_reset(p_policy text, p_key text, p_names text[], p_lock_timeout_ms integer, p_now timestamp with time zone DEFAULT now())
  RETURNS json

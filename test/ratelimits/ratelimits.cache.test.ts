@@ -6,7 +6,7 @@ import { tallyFor } from "../../functions/core/tally";
 import { DenyCache, decideMany, decideOne, denyCache } from "../../functions/ratelimits";
 import { DENY_BELIEF_MS } from "../../functions/ratelimits/cache";
 import { checkCoalescing } from "../../functions/ratelimits/sql";
-import { bindings, SUITE_BUDGET_MS, servedApp, sql, until, whileHolding, withServedApp } from "../support";
+import { bindings, connect, SUITE_BUDGET_MS, servedApp, sql, until, withServedApp } from "../support";
 
 const suite = servedApp("ratelimits_cache"); // deny cache on (the default)
 
@@ -129,15 +129,17 @@ describe("what a cached denial covers", () => {
       const env = bindings(suite.db, { DB_BUDGET_MS: SUITE_BUDGET_MS, LOCK_TIMEOUT_MS: "20000" });
       await withServedApp(env, async (api) => {
         const put = (limit: number) =>
-          // A sliding window: a fixed window's or a bucket's refusal that the committed counter already
-          // decides is answered from a read and never waits on the row.
           api("PUT", `/v1/ratelimits/policies/${policy}`, { algorithm: "sliding_window", limit, window_ms: YEAR, timeout_ms: 30_000 });
         const check = () => api("POST", "/v1/ratelimits/check", { policy, key: "k" });
         expect((await put(1)).status).toBe(201);
-        // The unit is spent by another isolate (this one has no entry, so its next check asks the database).
-        await sql(suite.db, "SELECT admit_ratelimit_check($1, 'k', 1, NULL, 1000)", [policy]);
-        const queued = await whileHolding(suite.db, "SELECT 1 FROM ratelimit_counters WHERE policy = $1 AND key = 'k' FOR UPDATE", [policy], async () => {
-          const pending = check();
+        // The unit is being spent by another isolate, its row locked until it commits (this isolate
+        // has no entry, and the committed counter refuses nothing yet, so its check takes the locked write).
+        const holder = await connect(suite.db);
+        let pending: ReturnType<typeof check>;
+        try {
+          await holder.query("BEGIN");
+          await holder.query("SELECT admit_ratelimit_check($1, 'k', 1, NULL, 1000)", [policy]);
+          pending = check();
           await waitingOnRow("admit_ratelimit_check");
           if (change === "policy PUT") expect((await put(100)).status).toBe(200);
           else {
@@ -147,9 +149,11 @@ describe("what a cached denial covers", () => {
             });
             expect(o.status).toBe(201);
           }
-          return { pending }; // (not the promise itself: whileHolding would wait for it before letting go)
-        });
-        const first = await queued.pending;
+          await holder.query("COMMIT");
+        } finally {
+          await holder.end();
+        }
+        const first = await pending;
         // Decided on the limit it read before its wait.
         expect([first.status, first.json.reason, first.json.limit]).toEqual([429, "limit", 1]);
         const next = await check();

@@ -9,6 +9,7 @@ import { connect, freshDatabase, sql } from "../support";
 let db: string;
 let c: Awaited<ReturnType<typeof connect>>;
 const YEAR = 365 * 86_400_000;
+const HOUR = 3_600_000;
 
 beforeAll(async () => {
   db = await freshDatabase("ratelimits_durability");
@@ -20,8 +21,10 @@ beforeAll(async () => {
     ["fw-durable", "fixed_window", true],
     ["tb", "token_bucket", false],
     ["sw", "sliding_window", false],
+    ["sw-hour", "sliding_window", false],
   ] as const) {
-    await c.query("SELECT admit_ratelimit_put_policy($1, $2, 2, $3::bigint, false, $3::bigint, p_durable => $4)", [name, algorithm, YEAR, durable]);
+    const windowMs = name === "sw-hour" ? HOUR : YEAR;
+    await c.query("SELECT admit_ratelimit_put_policy($1, $2, 2, $3::bigint, false, $3::bigint, p_durable => $4)", [name, algorithm, windowMs, durable]);
   }
 }, 120_000);
 
@@ -86,7 +89,7 @@ describe("a Worker's check commits asynchronously unless its policy is durable",
 });
 
 describe("a refusal the committed counter decides is a read", () => {
-  for (const policy of ["fw", "tb"]) {
+  for (const policy of ["fw", "tb", "sw"]) {
     it(`${policy}: once the limit is spent, a Worker's check refuses without writing (counted: false); a SQL caller's still counts`, async () => {
       const key = `read-${policy}`;
       expect((await check(policy, key)).r.allowed).toBe(true);
@@ -109,10 +112,32 @@ describe("a refusal the committed counter decides is a read", () => {
     });
   }
 
-  it("a sliding window's refusal is still a locked write (no read path)", async () => {
-    await check("sw", "s");
-    await check("sw", "s");
-    expect(await check("sw", "s")).toMatchObject({ wrote: true, r: { allowed: false } });
+  it("a sliding window refused by its previous window's weight alone: read, and the same answer the locked write gives", async () => {
+    const at = async (key: string, when: string, edge: boolean) =>
+      (
+        await c.query(
+          "SELECT admit_ratelimit_check('sw-hour', $1, 1, NULL, 1000, $2::timestamptz, p_edge => $3) AS r, pg_current_xact_id_if_assigned() IS NOT NULL AS wrote",
+          [key, when, edge],
+        )
+      ).rows[0] as { r: Record<string, unknown>; wrote: boolean };
+    for (const key of ["p1", "p2"]) {
+      // The previous hour spent at its end; 6 minutes into the next one, 90% of it still counts.
+      expect((await at(key, "2040-01-01T09:59:00Z", true)).r.allowed).toBe(true);
+      expect((await at(key, "2040-01-01T09:59:30Z", true)).r.allowed).toBe(true);
+    }
+    const read = await at("p1", "2040-01-01T10:06:00Z", true);
+    expect(read).toMatchObject({ wrote: false, r: { allowed: false, counted: false, remaining: 0 } });
+    const locked = await at("p2", "2040-01-01T10:06:00Z", false);
+    expect(locked).toMatchObject({ wrote: true, r: { allowed: false } });
+    const { counted: _c, window_start_ms: ws, ...rest } = read.r;
+    expect(ws).toBe(Date.parse("2040-01-01T10:00:00Z"));
+    expect({ ...rest, key: "p2" }).toEqual(locked.r);
+    // The read wrote no row for the new hour; the locked write did (attempted, rejected).
+    const rows = await sql<{ key: string; attempted: number; rejected: number }>(
+      db,
+      "SELECT key, attempted::int, rejected::int FROM ratelimit_counters WHERE policy = 'sw-hour' AND window_start = '2040-01-01T10:00:00Z' ORDER BY key",
+    );
+    expect(rows).toEqual([{ key: "p2", attempted: 1, rejected: 1 }]);
   });
 
   it("a batch answers a spent key's checks from reads and writes nothing for them", async () => {
