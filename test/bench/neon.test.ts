@@ -50,6 +50,16 @@ describe("the neon profile's options", () => {
         expected: { "200": 50, "429": 950 },
         outcomes: { "200": 50, "429": 950 },
       });
+    // A burst other than a rate limit's: exact at both, its p99 beside commit 0's and not judged.
+    const sellOut = (commit: number, p99: number): Row =>
+      row(commit, "burst-1000", 100, {
+        burst: "inventory sell-out 100 rooms",
+        concurrency: 1000,
+        p99_ms: p99,
+        errors_5xx: 0,
+        expected: { "201": 100, "409": 900 },
+        outcomes: { "201": 100, "409": 900 },
+      });
     const targets = neonTargets(
       [
         row(0, "ratelimit-hot", 1000),
@@ -58,6 +68,8 @@ describe("the neon profile's options", () => {
         row(3, "ratelimit-hot-over", 950),
         burst(0, 100),
         burst(3, 160),
+        sellOut(0, 200),
+        sellOut(3, 300),
       ],
       NEON_DEFAULTS,
     );
@@ -67,6 +79,8 @@ describe("the neon profile's options", () => {
     expect(find("ratelimit-10k-keys c=64")).toMatchObject({ value: null, met: null });
     expect(find("p99 at commit 3 ms ≤ 1.5×")).toMatchObject({ value: 1.6, met: false });
     expect(targets.filter((t) => t.name.includes("exactly 50×200")).map((t) => t.met)).toEqual([true, true]);
+    expect(find("inventory sell-out 100 rooms: p99 at commit 3 ms ≤ commit 0's")).toMatchObject({ value: 1.5, met: null });
+    expect(targets.filter((t) => t.name.includes("exactly 100×201, 900×409")).map((t) => t.met)).toEqual([true, true]);
   });
 });
 
