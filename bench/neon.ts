@@ -10,8 +10,8 @@
 // - Isolates: the load is spread round robin over `isolates` Workers of each kind, each its own
 //   `wrangler dev` (its own workerd, coalescer and caches).
 // - Distance: the bridge adds `rtt_ms` to every HTTP SQL request and WebSocket round trip.
-// Each scenario runs at commit 0 and then at `commit_ms` in the same run, so every figure is read
-// as a ratio to its own row at commit 0 (neonTargets).
+// Each scenario runs at commit 0 and at `commit_ms` in the same run (which first alternating by
+// scenario), so every figure is read as a ratio to its own row at commit 0 (neonTargets).
 import { burstTarget, findRow, type Row, type Settings, type Target } from "./report";
 
 export type { Settings };
