@@ -43,7 +43,7 @@ const desired = {
         { key: "tenant-42:*", limit: 500, valid_from: "2030-01-01T00:00:00Z", valid_to: null },
       ],
     },
-    "cli-daily": { algorithm: "token_bucket", limit: 10_000, window_ms: 86_400_000 },
+    "cli-daily": { algorithm: "token_bucket", limit: 10_000, window_ms: 86_400_000, shadow: true, durable: true },
   },
 };
 
@@ -61,7 +61,12 @@ describe("admit policies", () => {
     const apply = await cli(["apply", "--file", f]);
     expect(apply.code, apply.out).toBe(0);
     expect((await suite.api("GET", "/v1/ratelimits/policies/cli-api")).json).toMatchObject({ limit: 100, on_unavailable: "allow", timeout_ms: 200 });
-    expect((await suite.api("GET", "/v1/ratelimits/policies/cli-daily")).json).toMatchObject({ algorithm: "token_bucket", on_unavailable: "deny" });
+    expect((await suite.api("GET", "/v1/ratelimits/policies/cli-daily")).json).toMatchObject({
+      algorithm: "token_bucket",
+      on_unavailable: "deny",
+      shadow: true,
+      durable: true,
+    });
     expect((await suite.api("GET", "/v1/ratelimits/policies/cli-api/overrides/partner")).json.items).toMatchObject([{ limit: 1000 }]);
     expect((await suite.api("GET", "/v1/ratelimits/policies/cli-api/overrides/tenant-42:*")).json.items).toMatchObject([{ limit: 500 }]);
 

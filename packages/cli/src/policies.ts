@@ -32,6 +32,7 @@ export interface Policy {
   timeout_ms?: number;
   on_unavailable?: string;
   shadow?: boolean;
+  durable?: boolean;
   overrides?: Override[];
 }
 export interface ListEntry {
@@ -80,8 +81,8 @@ export function readPolicies(file: string): PoliciesFile {
 }
 
 /** The defaults PUT /v1/ratelimits/policies/{name} fills in (functions/ratelimits/schemas.ts). */
-const DEFAULTS = { log: false, history_ms: 7 * 86_400_000, timeout_ms: 5_000, on_unavailable: "deny", shadow: false };
-const FIELDS = ["algorithm", "limit", "window_ms", "log", "history_ms", "timeout_ms", "on_unavailable", "shadow"] as const;
+const DEFAULTS = { log: false, history_ms: 7 * 86_400_000, timeout_ms: 5_000, on_unavailable: "deny", shadow: false, durable: false };
+const FIELDS = ["algorithm", "limit", "window_ms", "log", "history_ms", "timeout_ms", "on_unavailable", "shadow", "durable"] as const;
 
 export type Change =
   | { op: "create-policy" | "update-policy"; name: string; body: Json; was?: Json }
