@@ -2,10 +2,10 @@
 // default local stack: every one-statement decision goes over HTTP to the bridge's SQL endpoint and
 // queues at its bounded pool, so a burst is answered exactly and without a single 5xx — no session
 // storm, no Worker restart. The database afterwards agrees with every answer.
-import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { ownSocket } from "../../dev/wrangler";
-import { roomInDay, SUITE_BUDGET_MS, sql, TOKEN, workerSuite } from "../support";
+import { roomInDay, SUITE_BUDGET_MS, sql, workerSuite } from "../support";
+import { postAlone } from "../support/own-connection";
 
 // Sent to the Worker's own workerd socket, past wrangler's dev proxy (ownSocket, dev/wrangler.ts).
 // What this judges is exactness and no 5xx, not latency (the bench measures that): the suites' wide
@@ -15,33 +15,7 @@ const suite = workerSuite("burst_runtime");
 const N = 1000;
 
 /** One POST on a connection of its own (as 1000 different clients would send it), bounded in time. */
-function post(path: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
-  const base = new URL(ownSocket(suite.worker));
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: base.hostname,
-        port: base.port,
-        path,
-        method: "POST",
-        agent: false,
-        timeout: 60_000,
-        headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text, json: text.startsWith("{") ? JSON.parse(text) : undefined }));
-        res.on("error", reject);
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`no answer to POST ${path} within 60 s`)));
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
+const post = (path: string, body: unknown) => postAlone(ownSocket(suite.worker), path, body);
 
 /** N simultaneous POSTs of `body(i)` to `path`: zero 5xx, and the answers counted by status. */
 async function burst(path: string, body: (i: number) => unknown) {

@@ -2,44 +2,18 @@
 // checks of a denied key → 1 000 × 403 denied-by-list and no counter row; the rateLimit() middleware
 // of another Worker (the fixture) refuses a denied client with 403 before its handler and lets an
 // allow-listed one through uncounted.
-import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { ownSocket } from "../../dev/wrangler";
-import { sql, TOKEN, workerSuite } from "../support";
+import { sql, workerSuite } from "../support";
+import { postAlone } from "../support/own-connection";
 
 // The fixture Worker: /limited/* behind rateLimit({ policy: "fixture", key: X-Client }), everything else the Admit app.
 const suite = workerSuite("ratelimits_lists_runtime", { config: "test/fixtures/ratelimit-worker/wrangler.toml" });
 const YEAR = 366 * 86_400_000;
 const counterRows = async (key: string) => (await sql<{ n: number }>(suite.db, "SELECT count(*)::int AS n FROM ratelimit_counters WHERE key = $1", [key]))[0].n;
 
-/** One check on a connection of its own (as many clients would send it), bounded in time. */
-function check(policy: string, key: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
-  const base = new URL(ownSocket(suite.worker));
-  const payload = JSON.stringify({ policy, key });
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: base.hostname,
-        port: base.port,
-        path: "/v1/ratelimits/check",
-        method: "POST",
-        agent: false,
-        timeout: 60_000,
-        headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text.startsWith("{") ? JSON.parse(text) : undefined }));
-        res.on("error", reject);
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error("no answer to a check within 60 s")));
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
+/** One check on a connection of its own (as many different clients would send it), bounded in time. */
+const check = (policy: string, key: string) => postAlone(ownSocket(suite.worker), "/v1/ratelimits/check", { policy, key });
 
 describe("in workerd", () => {
   it("a denied key under 1 000 simultaneous checks: 1 000 × 403 denied-by-list, no counter row", async () => {

@@ -3,10 +3,10 @@
 // marked would-refuse, the counters agreeing; the rateLimit() middleware of another Worker (the
 // fixture) lets a shadow policy's refusals through to its handler; a reset racing 500 checks of a
 // limit of 10 → at most 20 admitted.
-import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { ownSocket } from "../../dev/wrangler";
-import { sql, TOKEN, until, workerSuite } from "../support";
+import { sql, until, workerSuite } from "../support";
+import { postAlone } from "../support/own-connection";
 
 // The fixture Worker: /limited/* behind rateLimit({ policy: "fixture" }), everything else the Admit app.
 const suite = workerSuite("ratelimits_shadow_runtime", { config: "test/fixtures/ratelimit-worker/wrangler.toml" });
@@ -16,37 +16,8 @@ async function putPolicy(name: string, body: Record<string, unknown>) {
   const res = await suite.api("PUT", `/v1/ratelimits/policies/${name}`, { timeout_ms: 30_000, ...body });
   expect([200, 201], res.text).toContain(res.status);
 }
-/**
- * One check on a connection of its own (as many different clients would send it; a pooled keep-alive
- * connection that workerd closes between two requests would fail the client, not the check), bounded in time.
- */
-function check(policy: string, key: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
-  const base = new URL(ownSocket(suite.worker));
-  const payload = JSON.stringify({ policy, key });
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: base.hostname,
-        port: base.port,
-        path: "/v1/ratelimits/check",
-        method: "POST",
-        agent: false,
-        timeout: 60_000,
-        headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text.startsWith("{") ? JSON.parse(text) : undefined }));
-        res.on("error", reject);
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error("no answer to a check within 60 s")));
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
+/** One check on a connection of its own (as many different clients would send it), bounded in time. */
+const check = (policy: string, key: string) => postAlone(ownSocket(suite.worker), "/v1/ratelimits/check", { policy, key });
 
 describe("in workerd", () => {
   it("a shadow policy of limit 50 under 1 000 simultaneous checks: 1 000 × 200, exactly 950 would-refuse", async () => {
