@@ -980,10 +980,11 @@ AS $function$
     WHEN p_pol.pattern_prefix_lengths = '{}' THEN
       EXISTS (SELECT 1 FROM ratelimit_overrides o
                WHERE o.policy = p_pol.name AND o.key = p_key AND o.shadow AND o.valid @> p_now)
-    ELSE coalesce((admit_ratelimit_override_in_force(p_pol, p_key, p_now)).shadow, false)
+    ELSE EXISTS (SELECT 1 FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.shadow)
+         AND coalesce((admit_ratelimit_override_in_force(p_pol, p_key, p_now)).shadow, false)
   END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'Whether checks of (policy, key) at p_now are in shadow mode: the policy is, or the override in force for the key (exact, else most specific pattern) is.';
+COMMENT ON FUNCTION admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'Whether checks of (policy, key) at p_now are in shadow mode: the policy is, or the override in force for the key (exact, else most specific pattern) is; the override is looked for only when some override of the policy is in shadow.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_key_prefixes(p_key text, p_lengths integer[])
  RETURNS text[]
