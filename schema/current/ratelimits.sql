@@ -988,10 +988,19 @@ COMMENT ON FUNCTION admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key te
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_key_prefixes(p_key text, p_lengths integer[])
  RETURNS text[]
- LANGUAGE sql
+ LANGUAGE plpgsql
  IMMUTABLE
 AS $function$
-  SELECT p_key || ARRAY(SELECT left(p_key, l) FROM unnest(p_lengths) l WHERE l < length(p_key))
+DECLARE
+  v_out text[] := ARRAY[p_key];
+  v_len integer := length(p_key);
+  l integer;
+BEGIN
+  FOREACH l IN ARRAY p_lengths LOOP
+    IF l < v_len THEN v_out := v_out || left(p_key, l); END IF;
+  END LOOP;
+  RETURN v_out;
+END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_key_prefixes(p_key text, p_lengths integer[]) IS 'The prefixes an override lookup probes for a key: the key itself, and its first l characters for each pattern prefix length l shorter than it.';
 
