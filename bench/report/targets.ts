@@ -43,6 +43,10 @@ export const TARGETS: TargetFamily[] = [
     holds: "each one-statement Admit edge row ≥ 0.35× the no-op beside it, with at most one HTTP SQL request per statement of a decision",
     judge: (rows) => admitEdgeRows(rows).flatMap((r) => [againstNoop(rows, r), httpRequests(r)].filter((t) => t !== undefined)),
   },
+  {
+    holds: "pattern overrides keep the check one index look-up: the hot key's pooled library row with 1 000 pattern overrides ≥ 0.9× the same row without",
+    judge: patternOverrides,
+  },
   { holds: "diagnostics: the library row against pgbench and the peer", judge: libraryDiagnostics },
   { holds: "diagnostics: each scenario's edge rows against pgbench, at its lowest edge concurrency", judge: edgeAgainstCeiling },
   {
@@ -187,6 +191,14 @@ const LIBRARY_DIAGNOSTICS: [string, Match, number][] = [
 function libraryDiagnostics(rows: Row[]): Target[] {
   const admit: Match = { scenario: HOT, layer: "library", impl: "admit", connection: "pooled" };
   return LIBRARY_DIAGNOSTICS.map(([other, b, min]) => diagnostic(ratioWithCost(rows, `${HOT}: library pooled ÷ ${other}`, admit, b, min)));
+}
+
+/** The hot key's pooled library row on a policy with 1 000 pattern overrides against the same row without, where both ran. */
+function patternOverrides(rows: Row[]): Target[] {
+  const plain: Match = { scenario: HOT, layer: "library", impl: "admit", connection: "pooled" };
+  const patterns: Match = { ...plain, impl: "admit-1000-patterns" };
+  if (!findRow(rows, plain) || !findRow(rows, patterns)) return [];
+  return [ratioWithCost(rows, `${HOT}: library pooled with 1 000 pattern overrides ≥ 0.9× without`, patterns, plain, 0.9)];
 }
 
 /** Each scenario's Admit edge rows at its lowest edge concurrency (the one-client pair left out where it ran others) against pgbench. */

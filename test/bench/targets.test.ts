@@ -218,3 +218,14 @@ describe("each edge row against the no-op measured right before its scenario's e
     expect(spread.find((x) => x.name === "ratelimit-hot c=16: edge http ≥ 0.35× the edge no-op")?.rounds).toEqual([0.5, 0.25]);
   });
 });
+
+describe("pattern overrides", () => {
+  const NAME = "ratelimit-hot: library pooled with 1 000 pattern overrides ≥ 0.9× without";
+  it("the pooled row with 1 000 patterns is held to 0.9× the row without, only where both ran", () => {
+    const at = (rps: number) =>
+      evaluateTargets([row({ throughput_rps: 1000 }), row({ impl: "admit-1000-patterns", throughput_rps: rps })]).find((t) => t.name === NAME);
+    expect(at(950)).toMatchObject({ value: 0.95, min: 0.9, met: true });
+    expect(at(810)).toMatchObject({ value: 0.81, met: false });
+    expect(evaluateTargets([row({ throughput_rps: 1000 })]).find((t) => t.name === NAME)).toBeUndefined();
+  });
+});
