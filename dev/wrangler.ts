@@ -67,17 +67,19 @@ export async function startWranglerDev(opts: WranglerOptions): Promise<WranglerD
   // The /docs and /dashboard pages' libraries are static assets copied from node_modules (git-ignored): see dev/docs-assets.ts.
   copyBrowserAssets();
   // A port found free can be taken before wrangler binds it (by another server, or as the local
-  // port of an outgoing connection): with a port of our own choosing, try another one.
+  // port of an outgoing connection): with a port of our own choosing, try another one. The attempts
+  // share one ready deadline, so a caller's bound (a suite's hook) covers them all.
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(opts, opts.port || (await freePort()));
+      return await startOnce(opts, opts.port || (await freePort()), deadline);
     } catch (err) {
       if (opts.port || attempt >= 3 || !/Address already in use/.test(String(err))) throw err;
     }
   }
 }
 
-async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerDev> {
+async function startOnce(opts: WranglerOptions, port: number, deadline: number): Promise<WranglerDev> {
   const inspectorPort = await freePort();
   const args = [
     WRANGLER,
@@ -172,46 +174,77 @@ async function startOnce(opts: WranglerOptions, port: number): Promise<WranglerD
   };
 
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
-  let root: string; // what "/" answered once ready: how the Worker's own socket is recognised
-  while (true) {
-    if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output.join("\n")}`);
-    // A port taken before wrangler bound it: workerd says so and keeps running; give up at once so
-    // the caller can try another port instead of waiting out the whole ready timeout.
-    if (output.some((l) => /Address already in use/.test(l))) {
-      const holder = describePortHolders(port);
-      await stop();
-      throw new Error(`wrangler dev could not bind ${url}: Address already in use — ${holder}`);
-    }
-    try {
-      const res = await fetch(url + "/", { signal: AbortSignal.timeout(1_000) });
-      const text = await res.text();
-      if (res.status === 200) {
-        root = text;
-        break;
+  const readyMs = opts.readyTimeoutMs ?? 60_000;
+  // Every wait in ready() is bounded by the deadline. Should one still not return (a fetch whose
+  // timeout never fires, a process that never exits), the watchdog gives up 30 s after the deadline,
+  // naming the step, with wrangler's output, and takes the process group down: no caller waits unbounded.
+  let step = "waiting for / to answer";
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    watchdog = setTimeout(
+      () => {
+        try {
+          process.kill(-child.pid!, "SIGKILL");
+        } catch {
+          /* gone */
+        }
+        release();
+        reject(new Error(`wrangler dev's start stalled ${step} on ${url}, 30 s past its ${readyMs} ms ready deadline. Its output:\n${output.join("\n")}`));
+      },
+      Math.max(0, deadline - Date.now()) + 30_000,
+    );
+  });
+  try {
+    return await Promise.race([ready(), stalled]);
+  } finally {
+    clearTimeout(watchdog);
+  }
+
+  async function ready(): Promise<WranglerDev> {
+    let root: string; // what "/" answered once ready: how the Worker's own socket is recognised
+    while (true) {
+      if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output.join("\n")}`);
+      // A port taken before wrangler bound it: workerd says so and keeps running; give up at once so
+      // the caller can try another port instead of waiting out the whole ready timeout.
+      if (output.some((l) => /Address already in use/.test(l))) {
+        const holder = describePortHolders(port);
+        step = "stopping it after a taken port";
+        await stop();
+        throw new Error(`wrangler dev could not bind ${url}: Address already in use — ${holder}`);
       }
-    } catch {
-      /* not up yet */
+      try {
+        const res = await fetch(url + "/", { signal: AbortSignal.timeout(1_000) });
+        const text = await res.text();
+        if (res.status === 200) {
+          root = text;
+          break;
+        }
+      } catch {
+        /* not up yet */
+      }
+      if (Date.now() > deadline) {
+        step = "stopping it after its ready deadline";
+        await stop();
+        throw new Error(`wrangler dev did not answer on ${url} within ${readyMs} ms. Its output:\n${output.join("\n")}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
     }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`wrangler dev did not answer on ${url} within ${opts.readyTimeoutMs ?? 60_000} ms. Its output:\n${output.join("\n")}`);
+    // Not found: null, and the caller goes through the proxy (ownSocket). On Linux it is always there to
+    // find, so it is looked for until the ready deadline, then the start fails, naming what changed.
+    let directUrl: string | null = null;
+    step = "looking for the Worker's own socket";
+    while (opts.direct && (directUrl = await findUserWorker(child.pid!, port, root)) === null && process.platform === "linux") {
+      if (Date.now() > deadline) {
+        step = "stopping it after its ready deadline";
+        await stop();
+        throw new Error(
+          `wrangler dev answers on ${url} but its Worker's own workerd socket was not found in /proc (dev/wrangler.ts findUserWorker): has wrangler changed how it runs the Worker?`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 250));
     }
-    await new Promise((r) => setTimeout(r, 250));
+    return { url, port, directUrl, pgid: child.pid!, inspectorPort, stop };
   }
-  // Not found: null, and the caller goes through the proxy (ownSocket). On Linux it is always there to
-  // find, so it is looked for until the ready deadline, then the start fails, naming what changed.
-  let directUrl: string | null = null;
-  while (opts.direct && (directUrl = await findUserWorker(child.pid!, port, root)) === null && process.platform === "linux") {
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(
-        `wrangler dev answers on ${url} but its Worker's own workerd socket was not found in /proc (dev/wrangler.ts findUserWorker): has wrangler changed how it runs the Worker?`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { url, port, directUrl, pgid: child.pid!, inspectorPort, stop };
 }
 
 /**
