@@ -69,6 +69,11 @@ export function lastRound(ctx: BenchContext): boolean {
   return ctx.round === ctx.rounds - 1;
 }
 
+/** A figure's place in the run, for its name: the commit latency in the neon profile (each pass makes its own figures), else nothing. */
+export function passLabel(ctx: BenchContext): string {
+  return ctx.pass && ctx.settings ? ` (commit ${ctx.settings.commit_ms} ms)` : "";
+}
+
 /** A name unique to this row of this run (profile included), for keys and resources. */
 export function rowKey(ctx: BenchContext, ...parts: string[]): string {
   return [ctx.profile, ctx.pass, ...parts, ctx.rounds > 1 ? `r${ctx.round}` : ""].filter(Boolean).join("-");

@@ -11,7 +11,7 @@ import { ROOT } from "../dev/local";
 import { ownSocket } from "../dev/wrangler";
 import { cpuMeter } from "./cpu";
 import { type BenchContext, pgbenchMissing, rawFigures, type Scenario } from "./measure";
-import { commitPasses, neonTargets, parseProfile, type Settings, setCommitMs } from "./neon";
+import { commitPasses, neonTargets, parseProfile, passOrder, type Settings, setCommitMs } from "./neon";
 import { findPgbench } from "./pgbench";
 import { findPgbouncer, PGBOUNCER_INSTALL } from "./pgbouncer";
 import {
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
     stack = await startStack({ edge: opts.edge, pgbouncer, poolSize: opts.concurrency + 4, log, settings: opts.settings });
     if (opts.settings.profile === "neon")
       notes.push(
-        `neon profile: ${JSON.stringify(opts.settings)}; each scenario at commit ${commitPasses(opts.settings).join(" ms and ")} ms, which first alternating by scenario`,
+        `neon profile: ${JSON.stringify(opts.settings)}; each scenario at commit ${commitPasses(opts.settings).join(" ms and ")} ms, taking turns within each round, which first alternating by round and scenario`,
       );
     notes.push(stack.bridge.config);
     const s = stack;
@@ -217,16 +217,35 @@ async function main(): Promise<void> {
       rounds: opts.rounds,
       cpu: cpuMeter(s.pids),
     };
-    /** All rounds of a scenario in `base`'s profile, merged into one row per layer/impl/connection. */
-    const inRounds = async (scenario: Scenario, base: BenchContext): Promise<Row[]> => {
-      const rounds: Row[][] = [];
+    /**
+     * All rounds of a scenario in `base`'s profile, merged into one row per layer/impl/connection and
+     * commit latency; with two latencies (the neon profile) they take turns within each round (passOrder).
+     */
+    const inRounds = async (scenario: Scenario, base: BenchContext, passes: number[], flip = false): Promise<Row[]> => {
+      const neon = opts.settings.profile === "neon" && !base.profile;
+      const byPass = new Map<number, Row[][]>(passes.map((ms) => [ms, []]));
       for (let round = 0; round < opts.rounds; round++) {
         if (opts.rounds > 1) log(`  round ${round + 1}/${opts.rounds}`);
-        const c: BenchContext = { ...base, round, seconds: base.seconds / opts.rounds, requests: Math.ceil(base.requests / opts.rounds) };
-        rounds.push((await scenario.run(c)).filter((r) => r !== null));
-        byRound[round].push(...rounds[round]);
+        for (const ms of passOrder(passes, round, flip)) {
+          const settings = { ...opts.settings, commit_ms: ms };
+          if (neon) {
+            await setCommitMs(base.sql, ms);
+            log(`  commit ${ms} ms`);
+          }
+          const c: BenchContext = {
+            ...base,
+            ...(neon ? { pass: `c${ms}`, settings } : {}),
+            round,
+            seconds: base.seconds / opts.rounds,
+            requests: Math.ceil(base.requests / opts.rounds),
+          };
+          const got = (await scenario.run(c)).filter((r) => r !== null);
+          if (!base.profile) for (const r of got) r.settings = settings;
+          byPass.get(ms)!.push(got);
+          byRound[round].push(...got);
+        }
       }
-      return mergeRounds(rounds, (r) => rawFigures.get(r));
+      return passes.flatMap((ms) => mergeRounds(byPass.get(ms)!, (r) => rawFigures.get(r)));
     };
     const ran: Scenario[] = [];
     log(
@@ -243,18 +262,7 @@ async function main(): Promise<void> {
       log(`[${i + 1}/${scenarios.length}] ${scenario.name}`);
       const t0 = Date.now();
       try {
-        // Which commit latency goes first alternates by scenario: neither always runs on a cold stack.
-        const passes = commitPasses(opts.settings);
-        for (const ms of i % 2 === 0 ? passes : [...passes].reverse()) {
-          const settings = { ...opts.settings, commit_ms: ms };
-          if (settings.profile === "neon") {
-            await setCommitMs(ctx.sql, ms);
-            log(`  commit ${ms} ms`);
-          }
-          const got = await inRounds(scenario, { ...ctx, ...(settings.profile === "neon" ? { pass: `c${ms}` } : {}) });
-          for (const r of got) r.settings = settings;
-          rows.push(...got);
-        }
+        rows.push(...(await inRounds(scenario, ctx, commitPasses(opts.settings), i % 2 === 1)));
         ran.push(scenario);
       } catch (err) {
         const msg = `${scenario.name} failed: ${(err as Error).stack ?? err}`;
@@ -278,7 +286,7 @@ async function main(): Promise<void> {
       for (const [i, scenario] of profiled.entries()) {
         log(`[pgbouncer ${i + 1}/${profiled.length}] ${scenario.name}, per-request rows through PgBouncer`);
         try {
-          rows.push(...(await inRounds(scenario, pooled)));
+          rows.push(...(await inRounds(scenario, pooled, [opts.settings.commit_ms])));
         } catch (err) {
           const msg = `${scenario.name} through pgbouncer failed: ${(err as Error).stack ?? err}`;
           log(msg);

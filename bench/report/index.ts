@@ -24,4 +24,4 @@ export {
   viaAuthz,
 } from "./rows";
 export { cpuPerDecision, type LatencySummary, mergeRounds, percentile, type RawFigures, round, roundTripsPerDecision, summarize, tally } from "./stats";
-export { evaluateTargets, withRoundSpread } from "./targets";
+export { ADMIT_IMPLS, evaluateTargets, withRoundSpread } from "./targets";

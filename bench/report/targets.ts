@@ -75,7 +75,7 @@ export function withRoundSpread(targets: Target[], byRound: Row[][]): Target[] {
 }
 
 /** The impls whose violations count as Admit's: Admit's own rows, and pgbench and the driver alone, which run Admit's own statement. */
-const ADMIT_IMPLS = ["admit", METRICS_OFF, COALESCE_OFF, COALESCED, AUTHZ, "pgbench", DRIVER];
+export const ADMIT_IMPLS = ["admit", METRICS_OFF, COALESCE_OFF, COALESCED, AUTHZ, "pgbench", DRIVER];
 
 function zeroViolations(rows: Row[]): Target[] {
   const admitRows = rows.filter((r) => ADMIT_IMPLS.includes(r.impl) && !r.skipped);

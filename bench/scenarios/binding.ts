@@ -4,7 +4,7 @@
 // the first round and not through PgBouncer (it starts its own Workers); its rows are read against each other, not the
 // edge-noop row, and its target is the binding's advantage.
 import { bindingReport, mean, measureBinding, VIA_LABEL, type Via } from "../binding";
-import { hasFunctions, type Scenario } from "../measure";
+import { hasFunctions, passLabel, type Scenario } from "../measure";
 import { type Row, round, summarize } from "../report";
 
 export const BINDING_SCENARIO = "binding-vs-http";
@@ -40,7 +40,7 @@ export const bindingVsHttp: Scenario = {
     });
     const ratio = mean(f.sequential.http) / mean(f.sequential.rpc);
     ctx.figure({
-      name: "a check from another Worker: over HTTP ÷ over the Service Binding, mean time one at a time",
+      name: `a check from another Worker: over HTTP ÷ over the Service Binding, mean time one at a time${passLabel(ctx)}`,
       value: round(ratio, 2),
       min: 1,
       met: ratio > 1,

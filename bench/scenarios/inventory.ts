@@ -10,7 +10,7 @@
 // Violations = rooms sold beyond capacity, plus any disagreement between the design's own
 // bookkeeping (counter / claimed tokens) and the booking rows, from the database afterwards.
 import { hotNightBurst, INVENTORY_DESIGNS, type InventoryDesign, loadInventoryPeer } from "../inventory-designs";
-import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, rowKey, type Scenario } from "../measure";
+import { type BenchContext, ceiling, edge, hasFunctions, lastRound, library, passLabel, rowKey, type Scenario } from "../measure";
 import { COALESCE_OFF, type Row } from "../report";
 import { noopBeside } from "./noop";
 
@@ -144,12 +144,12 @@ async function sellOut(ctx: BenchContext): Promise<void> {
       concurrency: ctx.concurrency,
       requests: 2000,
       capacity: 100,
-      item: `${NAME}.sellout-${design}`,
+      item: `${NAME}.${rowKey(ctx, "sellout", design)}`,
       night: NIGHT,
     });
     ctx.log(`    ${r.created} created, ${r.refused} refused, errors ${JSON.stringify(r.errors)}, sold ${r.sold}/${r.capacity}, ${r.perSecond} req/s`);
     ctx.figure({
-      name: `inventory sell-out (${design === ADMIT ? "admit" : "guarded-counter"}): 2000 one-room bookings for 100 rooms → rooms sold`,
+      name: `inventory sell-out (${design === ADMIT ? "admit" : "guarded-counter"}): 2000 one-room bookings for 100 rooms → rooms sold${passLabel(ctx)}`,
       value: r.sold,
       max: 100,
       met: r.ok && r.sold === 100,

@@ -2,7 +2,7 @@
 // real Postgres: a synchronous commit waits at COMMIT with its row locks held; an asynchronous one
 // does not wait at all.
 import { describe, expect, it } from "vitest";
-import { commitPasses, installCommitLatency, LOCAL, NEON_DEFAULTS, neonTargets, parseProfile, setCommitMs } from "../../bench/neon";
+import { commitPasses, installCommitLatency, LOCAL, NEON_DEFAULTS, neonTargets, parseProfile, passOrder, setCommitMs } from "../../bench/neon";
 import type { Row } from "../../bench/report";
 import { parseArgs } from "../../bench/run";
 import { connect, freshDatabase, sql, until } from "../support";
@@ -22,6 +22,19 @@ describe("the neon profile's options", () => {
     expect(() => parseArgs(["--profile=neon", "--isolates=0"])).toThrow(/--isolates/);
     expect(() => parseArgs(["--profile=aws"])).toThrow(/--profile/);
     expect(() => parseProfile(() => undefined)).not.toThrow();
+  });
+
+  it("runs the two latencies in turns within each round, which first alternating by round and scenario", () => {
+    expect([0, 1, 2].map((round) => passOrder([0, 3], round, false))).toEqual([
+      [0, 3],
+      [3, 0],
+      [0, 3],
+    ]);
+    expect([0, 1].map((round) => passOrder([0, 3], round, true))).toEqual([
+      [3, 0],
+      [0, 3],
+    ]);
+    expect(passOrder([0], 1, true)).toEqual([0]);
   });
 
   it("judges each row at the commit latency against the same row at commit 0", () => {
@@ -70,10 +83,13 @@ describe("the neon profile's options", () => {
         burst(3, 160),
         sellOut(0, 200),
         sellOut(3, 300),
+        // A seed's naive design beside Admit's: its violations are what it is there to show.
+        row(0, "reservation-burst", 100, { impl: "seed000-naive", violations: 38 }),
       ],
       NEON_DEFAULTS,
     );
     const find = (part: string) => targets.find((t) => t.name.includes(part));
+    expect(find("no violation in any Admit row")).toMatchObject({ value: 0, met: true });
     expect(find("ratelimit-hot c=64")).toMatchObject({ value: 0.65, met: false });
     expect(find("ratelimit-hot-over c=64")).toMatchObject({ value: 0.95, met: true });
     expect(find("ratelimit-10k-keys c=64")).toMatchObject({ value: null, met: null });
@@ -81,6 +97,8 @@ describe("the neon profile's options", () => {
     expect(targets.filter((t) => t.name.includes("exactly 50×200")).map((t) => t.met)).toEqual([true, true]);
     expect(find("inventory sell-out 100 rooms: p99 at commit 3 ms ≤ commit 0's")).toMatchObject({ value: 1.5, met: null });
     expect(targets.filter((t) => t.name.includes("exactly 100×201, 900×409")).map((t) => t.met)).toEqual([true, true]);
+    const withAdmitViolation = neonTargets([row(3, "reservation-burst", 100, { violations: 2 })], NEON_DEFAULTS);
+    expect(withAdmitViolation.find((t) => t.name.includes("no violation"))).toMatchObject({ value: 2, met: false });
   });
 });
 

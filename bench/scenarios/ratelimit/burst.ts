@@ -4,7 +4,7 @@
 // says how many reached Postgres, `admitted` that no more than the limit got through.
 import { DenyCache, decideOne } from "../../../functions/ratelimits";
 import { httpRequest, pooledConnections, runLoad } from "../../load";
-import type { BenchContext } from "../../measure";
+import { type BenchContext, passLabel, rowKey } from "../../measure";
 import { dbOver, makePolicy } from "./common";
 
 export async function denyCacheBurst(ctx: BenchContext): Promise<void> {
@@ -12,7 +12,7 @@ export async function denyCacheBurst(ctx: BenchContext): Promise<void> {
   const burst = ctx.quick ? 2_000 : 10_000;
   for (const layer of ["library", "edge"] as const) {
     if (layer === "edge" && !ctx.worker) continue;
-    const policy = `ratelimit-burst.${layer}`;
+    const policy = `ratelimit-burst.${rowKey(ctx, layer)}`;
     // An hour-long window (aligned to the epoch), so the burst almost always falls in one window;
     // if it straddles two, each window may admit `limit` and the bound doubles.
     await makePolicy(ctx, policy, limit, 3_600_000);
@@ -60,7 +60,7 @@ export async function denyCacheBurst(ctx: BenchContext): Promise<void> {
     const windows = Math.max(1, c.windows);
     const bound = (limit + ctx.concurrency + 1) * windows;
     ctx.figure({
-      name: `deny-cache burst (${layer}): ${burst} calls on one key, limit ${limit} → database decisions`,
+      name: `deny-cache burst (${layer}): ${burst} calls on one key, limit ${limit} → database decisions${passLabel(ctx)}`,
       value: decided,
       max: bound,
       met: decided <= bound && c.excess === 0,
