@@ -5,6 +5,7 @@ import { type BenchContext, ceiling, pgbenchMissing } from "../../bench/measure"
 import { decisionLatencies, findPgbench, parsePgbenchLog, parsePgbenchSummary, pgbenchArgs, runPgbench } from "../../bench/pgbench";
 import { pgbouncerIni } from "../../bench/pgbouncer";
 import { DUPLICATE_PERMITS, pgbenchScript, releases } from "../../bench/scenarios/permits";
+import { PGBENCH_SCRIPT } from "../../bench/scenarios/webhooks";
 import { freshDatabase, sql } from "../support";
 
 describe("pgbench", () => {
@@ -99,6 +100,26 @@ describe("decisions of several pgbench transactions (permits: acquire, then rele
     expect(paired).toBe(claims.released);
     expect(decisionLatencies(r.logged, continuing)).toHaveLength(r.logged.length - paired);
     expect(await sql(db, DUPLICATE_PERMITS, ["semaphore", "s", 2])).toEqual([{ n: 0 }]);
+  });
+});
+
+describe("the scenarios' pgbench scripts", () => {
+  it("the webhook scenario's statements call the schema's functions as they are", async () => {
+    const db = await freshDatabase("bench_webhook_script");
+    await sql(db, "SELECT admit_webhook_put_source('s', 'standard-webhooks', $1, NULL, 300, NULL, NULL, NULL, NULL, NULL, NULL)", [
+      "whsec_" + Buffer.alloc(32, 7).toString("base64"),
+    ]);
+    const vars: Record<string, string> = { source: "'s'", n: "7", ts: String(Math.floor(Date.now() / 1000)) };
+    const statements = PGBENCH_SCRIPT.split("\n").filter((l) => l.startsWith("SELECT"));
+    expect(statements).toHaveLength(2);
+    for (let i = 0; i < 2; i++) {
+      for (const text of statements)
+        await sql(
+          db,
+          text.replace(/(?<!:):([a-z_]+)/g, (m, v: string) => vars[v] ?? m),
+        );
+    }
+    expect(await sql(db, "SELECT webhook_id FROM webhook_events WHERE source = 's'")).toEqual([{ webhook_id: "evt_7" }]);
   });
 });
 
