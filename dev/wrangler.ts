@@ -212,15 +212,10 @@ async function startOnce(opts: WranglerOptions, port: number, deadline: number):
         await stop();
         throw new Error(`wrangler dev could not bind ${url}: Address already in use — ${holder}`);
       }
-      try {
-        const res = await fetch(url + "/", { signal: AbortSignal.timeout(1_000) });
-        const text = await res.text();
-        if (res.status === 200) {
-          root = text;
-          break;
-        }
-      } catch {
-        /* not up yet */
+      const got = await probe(url + "/");
+      if (got?.status === 200) {
+        root = got.text;
+        break;
       }
       if (Date.now() > deadline) {
         step = "stopping it after its ready deadline";
@@ -273,12 +268,34 @@ async function findUserWorker(pgid: number, proxyPort: number, expected: string)
   ports.delete(proxyPort);
   for (const p of ports) {
     const candidate = `http://127.0.0.1:${p}`;
-    try {
-      const res = await fetch(candidate + "/", { signal: AbortSignal.timeout(1_000) });
-      if (res.status === 200 && (await res.text()) === expected) return candidate;
-    } catch {
-      /* the inspector or debug port */
-    }
+    const got = await probe(candidate + "/"); // null: the inspector or debug port
+    if (got?.status === 200 && got.text === expected) return candidate;
   }
   return null;
+}
+
+/**
+ * GET `url`: its status and body, or null when it failed or took over a second. The wait is its own
+ * timer, not only the request's abort signal: a probe of a workerd still starting once sat past a
+ * clean-clone CI run's 180 s with `AbortSignal.timeout(1_000)` set, and the ready loop behind it with
+ * it (the start watchdog named the step). A request left hanging is abandoned, its socket with it.
+ */
+async function probe(url: string): Promise<{ status: number; text: string } | null> {
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      resolve(null);
+    }, 1_000);
+  });
+  const asked = (async () => {
+    const res = await fetch(url, { signal: abort.signal });
+    return { status: res.status, text: await res.text() };
+  })().catch(() => null);
+  try {
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
