@@ -972,17 +972,19 @@ COMMENT ON FUNCTION admit_ratelimit_glob_overlap(a text, b text) IS 'Whether som
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone)
  RETURNS boolean
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
 AS $function$
-  -- Without patterns, only shadowed exact overrides matter (a partial index of those, usually empty).
-  SELECT p_pol.shadow OR CASE
-    WHEN p_pol.pattern_prefix_lengths = '{}' THEN
-      EXISTS (SELECT 1 FROM ratelimit_overrides o
-               WHERE o.policy = p_pol.name AND o.key = p_key AND o.shadow AND o.valid @> p_now)
-    ELSE EXISTS (SELECT 1 FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.shadow)
-         AND coalesce((admit_ratelimit_override_in_force(p_pol, p_key, p_now)).shadow, false)
-  END
+BEGIN
+  IF p_pol.shadow THEN RETURN true; END IF;
+  IF NOT EXISTS (SELECT FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.shadow) THEN RETURN false; END IF;
+  -- Without patterns, only the key's own shadowed override in force matters.
+  IF p_pol.pattern_prefix_lengths = '{}' THEN
+    RETURN EXISTS (SELECT FROM ratelimit_overrides o
+                    WHERE o.policy = p_pol.name AND o.key = p_key AND o.shadow AND o.valid @> p_now);
+  END IF;
+  RETURN coalesce((admit_ratelimit_override_in_force(p_pol, p_key, p_now)).shadow, false);
+END
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_in_shadow(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone) IS 'Whether checks of (policy, key) at p_now are in shadow mode: the policy is, or the override in force for the key (exact, else most specific pattern) is; the override is looked for only when some override of the policy is in shadow.';
 
@@ -1665,6 +1667,12 @@ DECLARE
   v_out json[] := '{}';
   n integer := json_array_length(p_res);
 BEGIN
+  IF NOT EXISTS (
+       SELECT FROM ratelimit_policies p
+        WHERE p.name IN (SELECT e ->> 'p' FROM jsonb_array_elements(p_items) e WHERE e ? 'p')
+          AND (p.shadow OR EXISTS (SELECT FROM ratelimit_overrides o WHERE o.policy = p.name AND o.shadow))) THEN
+    RETURN p_res;
+  END IF;
   -- In the batch's own lock order (key, then policy): the counter rows are already locked by it.
   FOR i IN 0 .. n - 1 LOOP
     v_out[i + 1] := CASE WHEN p_items -> i ? 'p' THEN admit_ratelimit_shadowed(p_res -> i, (p_items -> i ->> 'c')::integer) ELSE p_res -> i END;
@@ -1672,7 +1680,7 @@ BEGIN
   RETURN array_to_json(v_out);
 END
 $function$;
-COMMENT ON FUNCTION admit_ratelimit_shadowed_batch(p_res json, p_items jsonb) IS 'admit_ratelimit_shadowed over the answers of admit_ratelimit_check_batch (its single-policy items; several-policies items decide shadow mode themselves).';
+COMMENT ON FUNCTION admit_ratelimit_shadowed_batch(p_res json, p_items jsonb) IS 'admit_ratelimit_shadowed over the answers of admit_ratelimit_check_batch (its single-policy items; several-policies items decide shadow mode themselves); the answers as they are when no policy of the batch is in shadow or has an override in shadow.';
 
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_usage(p_policy text, p_key text, p_from timestamp with time zone, p_to timestamp with time zone, p_now timestamp with time zone DEFAULT now())
  RETURNS json

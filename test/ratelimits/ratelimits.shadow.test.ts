@@ -5,7 +5,8 @@
 // policy out of shadow is one audited PUT.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { tallyFor } from "../../functions/core/tally";
-import { bindings, SUITE_BUDGET_MS, servedApp, sql, until, withServedApp } from "../support";
+import { CHECK_BATCH_SQL } from "../../functions/ratelimits/sql";
+import { bindings, connect, SUITE_BUDGET_MS, servedApp, sql, until, withServedApp } from "../support";
 import { ratelimitApi } from "./helpers";
 
 const suite = servedApp("ratelimits_shadow", { METRICS_FLUSH_MS: "1000" }); // deny cache on (the default)
@@ -99,6 +100,46 @@ describe("an override in shadow mode", () => {
     expect((await check("ov", "other")).status).toBe(200);
     expect((await check("ov", "other")).status).toBe(429);
     expect((await usage("ov", "other")).shadow).toBe(false);
+  });
+});
+
+describe("a coalesced batch's answers", () => {
+  it("no policy of the batch in shadow and no override of it: answered as decided, without a shadow look-up per answer; an override in shadow marks its key", async () => {
+    await putPolicy("batch-enforced", { algorithm: "fixed_window", limit: 5, window_ms: YEAR });
+    const c = await connect(suite.db);
+    type Answer = { allowed: boolean; key: string; shadow?: boolean };
+    // The statement the Worker's coalescer sends, in a transaction of its own, with the calls of the
+    // shadow functions counted (track_functions) in that transaction.
+    const batch = async () => {
+      const items = Array.from({ length: 16 }, (_, i) => ({ k: i < 8 ? "a" : "b", p: "batch-enforced", c: 1, i: null }));
+      await c.query("BEGIN");
+      try {
+        const { rows } = await c.query(CHECK_BATCH_SQL, [JSON.stringify(items), 1000, true]);
+        const { rows: calls } = await c.query(
+          "SELECT funcname, calls::int FROM pg_stat_xact_user_functions WHERE funcname IN ('admit_ratelimit_shadowed', 'admit_ratelimit_in_shadow') ORDER BY funcname",
+        );
+        await c.query("COMMIT");
+        return { answers: rows[0].r as Answer[], calls };
+      } catch (err) {
+        await c.query("ROLLBACK");
+        throw err;
+      }
+    };
+    try {
+      await c.query("SET track_functions = 'all'");
+      const enforced = await batch();
+      const five = [true, true, true, true, true, false, false, false];
+      expect(enforced.answers.map((a) => a.allowed)).toEqual([...five, ...five]);
+      expect(enforced.answers.every((a) => a.shadow === undefined)).toBe(true);
+      expect(enforced.calls).toEqual([]);
+      const o = await suite.api("PUT", "/v1/ratelimits/policies/batch-enforced/overrides/b", { limit: 5, valid_from: "2020-01-01T00:00:00Z", shadow: true });
+      expect(o.status, o.text).toBe(201);
+      const shadowed = await batch();
+      expect(shadowed.answers.filter((a) => a.key === "a").map((a) => [a.allowed, a.shadow ?? false])).toEqual(Array(8).fill([false, false]));
+      expect(shadowed.answers.filter((a) => a.key === "b").map((a) => [a.allowed, a.shadow ?? false])).toEqual(Array(8).fill([false, true]));
+    } finally {
+      await c.end();
+    }
   });
 });
 
