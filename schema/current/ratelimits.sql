@@ -149,24 +149,9 @@ BEGIN
   v_set := set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
   -- The limit in force (the key's exact override valid now, else its most specific pattern override
   -- valid now, else the policy's) and the next boundary after now of any override matching the key
-  -- (the start of a later one, or the end of one in force): one index scan. No wait answered goes
+  -- (the start of a later one, or the end of one in force). No wait answered goes
   -- past that boundary, where the limit may change.
-  IF pol.pattern_prefix_lengths = '{}' THEN
-    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
-    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
-  ELSE
-    -- The key and its prefixes of the policy's pattern lengths: exact first, then the longest prefix.
-    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_policy AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths))
-       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
-  END IF;
+  SELECT b.o_quota, b.o_next INTO v_over, v_next FROM admit_ratelimit_override_bounds(pol, p_key, p_now) b;
   v_limit := coalesce(v_over, pol.quota);
   v_now := floor(extract(epoch FROM p_now) * 1000);
   v_ws := v_now / pol.window_ms * pol.window_ms;
@@ -261,28 +246,12 @@ BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms::text || 'ms', true);
   SELECT * INTO pol FROM ratelimit_policies WHERE name = p_policy;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  -- admit_ratelimit_frame(), inlined: a nested plpgsql call costs more than these lines on every check.
+  -- admit_ratelimit_frame(), inlined but for the override look-up, which every check shares.
   -- The limit in force (the key's exact override valid now, else its most specific pattern override
   -- valid now, else the policy's) and the next boundary after now of any override matching the key
-  -- (the start of a later one, or the end of one in force): one index scan. No wait answered goes
+  -- (the start of a later one, or the end of one in force). No wait answered goes
   -- past that boundary, where the limit may change.
-  IF pol.pattern_prefix_lengths = '{}' THEN
-    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
-    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
-  ELSE
-    -- The key and its prefixes of the policy's pattern lengths, on (policy, prefix, lower(valid)):
-    -- exact first, then the longest prefix.
-    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_policy AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths))
-       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
-  END IF;
+  SELECT b.o_quota, b.o_next INTO v_over, v_next FROM admit_ratelimit_override_bounds(pol, p_key, p_now) b;
   v_limit := coalesce(v_over, pol.quota);
   v_w := pol.window_ms;
   v_slot := floor(v_now / v_w);
@@ -542,23 +511,7 @@ BEGIN
     END IF;
     v_pols[i] := pol;
     -- The limit in force and the next boundary of an override matching the key (see admit_ratelimit_check_any).
-    IF pol.pattern_prefix_lengths = '{}' THEN
-      -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
-      SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
-             min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-        INTO v_over, v_next
-        FROM ratelimit_overrides o
-       WHERE o.policy = pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
-    ELSE
-      -- The key and its prefixes of the policy's pattern lengths, on (policy, prefix, lower(valid)):
-      -- exact first, then the longest prefix.
-      SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-             min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-        INTO v_over, v_next
-        FROM ratelimit_overrides o
-       WHERE o.policy = pol.name AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths))
-         AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
-    END IF;
+    SELECT b.o_quota, b.o_next INTO v_over, v_next FROM admit_ratelimit_override_bounds(pol, p_key, p_now) b;
     v_lim[i] := coalesce(v_over, pol.quota);
     v_stop[i] := admit_ts_to_ms(v_next) - v_now;  -- NULL: no boundary ahead
     v_w := pol.window_ms;
@@ -742,23 +695,7 @@ BEGIN
     RETURN v_res;
   END IF;
   -- As admit_ratelimit_check: the limit in force and the next boundary of a matching override, one scan.
-  IF pol.pattern_prefix_lengths = '{}' THEN
-    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
-    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_policy AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
-  ELSE
-    -- The key and its prefixes of the policy's pattern lengths, on (policy, prefix, lower(valid)):
-    -- exact first, then the longest prefix.
-    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_policy AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, pol.pattern_prefix_lengths))
-       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
-  END IF;
+  SELECT b.o_quota, b.o_next INTO v_over, v_next FROM admit_ratelimit_override_bounds(pol, p_key, p_now) b;
   v_limit := coalesce(v_over, pol.quota);
   IF pol.algorithm = 'token_bucket' THEN
     -- As admit_ratelimit_check_any's token bucket, item by item on the row's TAT: admitted iff
@@ -1147,21 +1084,51 @@ AS $function$
 $function$;
 COMMENT ON FUNCTION admit_ratelimit_lists_load() IS 'Every live deny/allow entry with its remaining lifetime in ms (database clock), for an isolate''s list cache: one statement per load, never per check.';
 
+CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_bounds(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone, OUT o_quota integer, OUT o_next timestamp with time zone)
+ RETURNS record
+ LANGUAGE plpgsql
+ STABLE
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
+BEGIN
+  IF p_pol.pattern_prefix_lengths = '{}' THEN
+    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
+    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO o_quota, o_next
+      FROM ratelimit_overrides o
+     WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
+  ELSE
+    -- The key and its prefixes of the policy's pattern lengths, each on (policy, prefix,
+    -- lower(valid)): exact first, then the longest prefix.
+    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
+           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
+      INTO o_quota, o_next
+      FROM unnest(admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths)) x(prefix)
+     CROSS JOIN LATERAL (SELECT * FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.prefix = x.prefix OFFSET 0) o
+     WHERE (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
+  END IF;
+END
+$function$;
+COMMENT ON FUNCTION admit_ratelimit_override_bounds(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone, OUT o_quota integer, OUT o_next timestamp with time zone) IS 'For a check of (policy, key) at p_now: the limit of the override in force (the key''s exact override, else its most specific pattern; NULL when none) and the next boundary after now of any override matching the key (the start of a later one, or the end of one in force), where the limit may change.';
+
 CREATE OR REPLACE FUNCTION public.admit_ratelimit_override_in_force(p_pol ratelimit_policies, p_key text, p_now timestamp with time zone)
  RETURNS ratelimit_overrides
  LANGUAGE plpgsql
  STABLE
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 DECLARE
   r ratelimit_overrides;
 BEGIN
-  -- The two forms of the check functions' look-up (see above), for the override in force only.
+  -- The two forms of admit_ratelimit_override_bounds, for the override in force only.
   IF p_pol.pattern_prefix_lengths = '{}' THEN
     SELECT * INTO r FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid @> p_now;
   ELSE
-    SELECT o.* INTO r FROM ratelimit_overrides o
-     WHERE o.policy = p_pol.name AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths))
-       AND lower(o.valid) <= p_now AND (upper_inf(o.valid) OR upper(o.valid) > p_now)
+    SELECT o.* INTO r
+      FROM unnest(admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths)) x(prefix)
+     CROSS JOIN LATERAL (SELECT * FROM ratelimit_overrides o WHERE o.policy = p_pol.name AND o.prefix = x.prefix OFFSET 0) o
+     WHERE lower(o.valid) <= p_now AND (upper_inf(o.valid) OR upper(o.valid) > p_now)
        AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like)
      ORDER BY o.pattern, length(o.prefix) DESC
      LIMIT 1;
@@ -1475,22 +1442,7 @@ BEGIN
    WHERE c.policy = p_pol.name AND c.key = p_key
      AND c.slot = CASE WHEN p_pol.algorithm = 'token_bucket' THEN -1 ELSE v_ms / p_pol.window_ms END;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  IF p_pol.pattern_prefix_lengths = '{}' THEN
-    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
-    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
-  ELSE
-    -- The key and its prefixes of the policy's pattern lengths: exact first, then the longest prefix.
-    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_pol.name AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths))
-       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
-  END IF;
+  SELECT b.o_quota, b.o_next INTO v_over, v_next FROM admit_ratelimit_override_bounds(p_pol, p_key, p_now) b;
   v_limit := coalesce(v_over, p_pol.quota);
   IF p_pol.algorithm = 'fixed_window' THEN
     -- Admitted iff consumed + cost ≤ limit (admit_ratelimit_check): not so, refused.
@@ -1561,22 +1513,7 @@ BEGIN
     FROM ratelimit_counters c
    WHERE c.policy = p_pol.name AND c.key = p_key AND c.slot IN (v_slot - 1, v_slot);
   v_weight := 1 - (v_now - v_ws) / v_w;
-  IF p_pol.pattern_prefix_lengths = '{}' THEN
-    -- No patterns: the key's own overrides, on the EXCLUDE constraint's index (policy, key, valid).
-    SELECT max(o.quota) FILTER (WHERE o.valid @> p_now),
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_pol.name AND o.key = p_key AND o.valid && tstzrange(p_now, NULL, '[)');
-  ELSE
-    -- The key and its prefixes of the policy's pattern lengths: exact first, then the longest prefix.
-    SELECT (array_agg(o.quota ORDER BY o.pattern, length(o.prefix) DESC) FILTER (WHERE o.valid @> p_now))[1],
-           min(CASE WHEN lower(o.valid) > p_now THEN lower(o.valid) ELSE upper(o.valid) END)
-      INTO v_over, v_next
-      FROM ratelimit_overrides o
-     WHERE o.policy = p_pol.name AND o.prefix = ANY (admit_ratelimit_key_prefixes(p_key, p_pol.pattern_prefix_lengths))
-       AND (upper_inf(o.valid) OR upper(o.valid) > p_now) AND (o.key = p_key OR o.pattern AND p_key LIKE o.key_like);
-  END IF;
+  SELECT b.o_quota, b.o_next INTO v_over, v_next FROM admit_ratelimit_override_bounds(p_pol, p_key, p_now) b;
   v_limit := coalesce(v_over, p_pol.quota);
   -- Admitted iff consumed ≤ limit − cost − prev·weight (admit_ratelimit_check_any): not so, refused.
   IF v_cur <= v_limit - p_cost - v_prev * v_weight THEN RETURN NULL; END IF;
