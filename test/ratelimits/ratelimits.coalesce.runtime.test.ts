@@ -36,7 +36,12 @@ describe("coalesced checks in wrangler dev", () => {
     "60 000 forward-auth checks from 64 clients on one hot key: every one 200, every one counted once, most in batches",
     async () => {
       const base = ownSocket(suite.worker);
-      const put = await suite.api("PUT", "/v1/ratelimits/policies/co-rt", { algorithm: "fixed_window", limit: 1_000_000_000, window_ms: 366 * 86_400_000, timeout_ms: 60_000 });
+      const put = await suite.api("PUT", "/v1/ratelimits/policies/co-rt", {
+        algorithm: "fixed_window",
+        limit: 1_000_000_000,
+        window_ms: 366 * 86_400_000,
+        timeout_ms: 60_000,
+      });
       expect(put.status).toBe(201);
       const statuses: Record<string, number> = {};
       const failures: Record<string, number> = {};

@@ -324,7 +324,9 @@ describe("over HTTP", () => {
     try {
       await c.query("ANALYZE ratelimit_overrides");
       await putPolicy("fresh", { algorithm: "fixed_window", limit: 5, window_ms: YEAR });
-      await c.query("SELECT admit_ratelimit_put_override('fresh', 'tenant-' || i || ':*', 7, now() - interval '1 day', NULL) FROM generate_series(1000, 1999) i");
+      await c.query(
+        "SELECT admit_ratelimit_put_override('fresh', 'tenant-' || i || ':*', 7, now() - interval '1 day', NULL) FROM generate_series(1000, 1999) i",
+      );
       const [{ l }] = await sql<{ l: number[] }>(suite.db, "SELECT pattern_prefix_lengths AS l FROM ratelimit_policies WHERE name = 'fresh'");
       expect(await lookupIndexes("fresh", "tenant-1042:k", l)).toEqual(["ratelimit_overrides_by_prefix"]);
       // A check as the Worker sends it, counted by the statistics of its own transaction: the override
